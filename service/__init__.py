@@ -1,0 +1,1 @@
+"""Atout's HTTP service: REST and GraphQL over a Redis store."""

@@ -1,0 +1,128 @@
+"""Run a real redis-server as a child process: for ``atout serve`` on a laptop and for tests.
+
+Data lives in a folder of our choosing with the append-only file on, so a laptop
+game survives a restart; ``stop()`` asks the server to shut down cleanly.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import socket
+import subprocess
+import time
+from pathlib import Path
+from types import TracebackType
+
+import redis
+
+from service.redis_binary import find
+
+
+class EmbeddedRedisError(RuntimeError):
+    """The embedded redis-server could not be started."""
+
+
+def free_port() -> int:
+    """A TCP port on the loopback that is free right now (never 6379)."""
+    while True:
+        with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+            sock.bind(("127.0.0.1", 0))
+            port = int(sock.getsockname()[1])
+        if port != 6379:
+            return port
+
+
+class EmbeddedRedis:
+    """A redis-server child process bound to 127.0.0.1 on a free port."""
+
+    def __init__(self, data_dir: str | Path, port: int | None = None, appendonly: bool = True) -> None:
+        self.data_dir = Path(data_dir)
+        self.requested_port = port
+        self.port = 0
+        self.appendonly = appendonly
+        self.process: subprocess.Popen[bytes] | None = None
+
+    @property
+    def url(self) -> str:
+        return f"redis://127.0.0.1:{self.port}/0"
+
+    def start(self, attempts: int = 5, wait_seconds: float = 10.0) -> EmbeddedRedis:
+        self.data_dir.mkdir(parents=True, exist_ok=True)
+        binary = find()
+        last_error = ""
+        for _ in range(attempts):
+            self.port = self.requested_port or free_port()
+            args = [
+                binary,
+                "--port", str(self.port),
+                "--bind", "127.0.0.1",
+                "--dir", str(self.data_dir),
+                "--appendonly", "yes" if self.appendonly else "no",
+                "--save", "",
+                "--daemonize", "no",
+                "--logfile", str(self.data_dir / "redis.log"),
+            ]  # fmt: skip
+            self.process = subprocess.Popen(args, stdin=subprocess.DEVNULL)
+            if self._wait_ready(wait_seconds):
+                return self
+            last_error = self._log_tail()
+            self._kill()
+            if self.requested_port:
+                break
+        raise EmbeddedRedisError(f"redis-server did not start: {last_error}")
+
+    def _wait_ready(self, wait_seconds: float) -> bool:
+        assert self.process is not None
+        client = redis.Redis(host="127.0.0.1", port=self.port, socket_connect_timeout=0.5)
+        deadline = time.monotonic() + wait_seconds
+        try:
+            while time.monotonic() < deadline:
+                if self.process.poll() is not None:
+                    return False
+                try:
+                    if client.ping():
+                        return True
+                except redis.exceptions.ConnectionError:
+                    pass
+                except redis.exceptions.BusyLoadingError:
+                    pass
+                time.sleep(0.05)
+            return False
+        finally:
+            client.close()
+
+    def _log_tail(self) -> str:
+        log = self.data_dir / "redis.log"
+        if not log.exists():
+            return "(no log)"
+        return " | ".join(log.read_text(errors="replace").strip().splitlines()[-3:])
+
+    def _kill(self) -> None:
+        if self.process is not None and self.process.poll() is None:
+            self.process.kill()
+            self.process.wait()
+        self.process = None
+
+    def stop(self, timeout: float = 10.0) -> None:
+        """Shut down cleanly (the AOF is fsynced); kill only if it does not exit in time."""
+        if self.process is None:
+            return
+        if self.process.poll() is None:
+            self.process.terminate()  # redis-server handles SIGTERM as SHUTDOWN
+            try:
+                self.process.wait(timeout)
+            except subprocess.TimeoutExpired:
+                self._kill()
+        self.process = None
+
+    def __enter__(self) -> EmbeddedRedis:
+        return self.start()
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        with contextlib.suppress(Exception):
+            self.stop()
