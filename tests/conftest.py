@@ -45,3 +45,8 @@ def redis_client(redis_url: str) -> Iterator[redis.Redis]:
         yield client
     finally:
         client.close()
+
+
+@pytest.fixture
+def anyio_backend() -> str:
+    return "asyncio"

@@ -1,0 +1,78 @@
+"""Errors as RFC 9457 ``application/problem+json``: a stable ``code``, a title and an actionable detail.
+
+The same codes are used by REST (the body) and GraphQL (``extensions.code``).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
+
+PROBLEM_JSON = "application/problem+json"
+
+# code -> (HTTP status, title). Codes are part of the API: never rename one.
+CODES: dict[str, tuple[int, str]] = {
+    "malformed_body": (400, "The request body is not valid JSON"),
+    "invalid_request": (422, "The request does not match the expected shape"),
+    "missing_token": (401, "A bearer token is required"),
+    "invalid_token": (401, "The bearer token is not valid for this game"),
+    "admin_required": (403, "Only the administrator may do this"),
+    "wrong_seat": (403, "This seat token does not belong to that seat"),
+    "game_not_found": (404, "No such game"),
+    "not_found": (404, "No such resource"),
+    "method_not_allowed": (405, "Method not allowed"),
+    "unknown_game": (422, "Unknown game id"),
+    "invalid_options": (422, "Invalid game options"),
+    "invalid_deal": (422, "Invalid explicit deal"),
+    "invalid_seats": (422, "Invalid seat list"),
+    "illegal_action": (422, "Illegal action"),
+    "idempotency_key_reused": (422, "This Idempotency-Key was used for a different request"),
+    "invalid_invite": (403, "The invite code is missing or wrong"),
+    "seat_taken": (409, "That seat is already taken"),
+    "game_full": (409, "Every seat is taken"),
+    "game_not_started": (409, "The game waits for players"),
+    "game_over": (409, "The match is over"),
+    "game_not_over": (409, "The match is not over yet"),
+    "not_your_turn": (409, "It is not your turn"),
+    "version_conflict": (409, "The game has moved on"),
+    "internal_error": (500, "Internal error"),
+    "unavailable": (503, "Service unavailable"),
+}
+
+
+class ProblemError(Exception):
+    """An expected failure that the client can act on."""
+
+    def __init__(self, code: str, detail: str, **extra: Any) -> None:
+        super().__init__(detail)
+        self.code = code
+        self.status, self.title = CODES[code]
+        self.detail = detail
+        self.extra = extra
+
+    def to_dict(self, instance: str | None = None) -> dict[str, Any]:
+        body: dict[str, Any] = {
+            "type": f"https://atout.dev/problems/{self.code}",
+            "title": self.title,
+            "status": self.status,
+            "code": self.code,
+            "detail": self.detail,
+        }
+        if instance:
+            body["instance"] = instance
+        body.update(self.extra)
+        return body
+
+
+def problem_response(error: ProblemError, instance: str | None = None) -> Response:
+    headers = {"WWW-Authenticate": "Bearer"} if error.status == 401 else None
+    return JSONResponse(
+        error.to_dict(instance), status_code=error.status, media_type=PROBLEM_JSON, headers=headers
+    )
+
+
+async def handle_problem(request: Request, exc: Exception) -> Response:
+    assert isinstance(exc, ProblemError)
+    return problem_response(exc, request.url.path)

@@ -1,0 +1,54 @@
+"""Every setting of the service, read from the environment in one place."""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+from pydantic import AliasChoices, Field
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+DAY = 24 * 3600
+
+
+class Settings(BaseSettings):
+    """Environment variables: ``REDIS_URL`` and ``ATOUT_*``."""
+
+    model_config = SettingsConfigDict(env_prefix="ATOUT_", extra="ignore", populate_by_name=True)
+
+    redis_url: str | None = Field(
+        default=None,
+        validation_alias=AliasChoices("REDIS_URL", "ATOUT_REDIS_URL"),
+        description="Redis to use; unset means `atout serve` starts an embedded redis-server.",
+    )
+    admin_token: str | None = Field(
+        default=None,
+        validation_alias=AliasChoices("ATOUT_ADMIN_TOKEN", "admin_token"),
+        description="Bearer token that may create games with an explicit deal and read seeds early.",
+    )
+    data_dir: str = Field(default="var/redis", description="Data folder of the embedded redis-server.")
+    host: str = "127.0.0.1"
+    port: int = 8000
+    abandoned_ttl: int = Field(
+        default=7 * DAY, ge=1, description="Seconds without activity after which an unfinished game expires."
+    )
+    finished_ttl: int = Field(
+        default=30 * DAY, ge=1, description="Seconds a finished game (and its replay log) is kept."
+    )
+    idempotency_ttl: int = Field(default=DAY, ge=1, description="Seconds an Idempotency-Key is remembered.")
+    cas_retries: int = Field(
+        default=5,
+        ge=0,
+        description="Retries of a move lost to a race when the client sent no expected_version.",
+    )
+    sse_ping: float = Field(default=15.0, gt=0, description="Seconds between SSE keep-alive comments.")
+    sse_block_ms: int = Field(default=5000, ge=1, description="XREAD block time of one SSE poll.")
+    bot_queue: str = "atout-bots"
+    log_json: bool = Field(default=True, description="JSON logs (true) or console logs (false).")
+    log_level: str = "info"
+    graphql_max_depth: int = 10
+    graphql_max_cost: int = 2000
+
+
+@lru_cache(maxsize=1)
+def get_settings() -> Settings:
+    return Settings()

@@ -1,0 +1,387 @@
+"""Games in Redis: one hash per game, one Stream of its events, one list of its moves.
+
+Keys of game ``g`` (all share the hash tag ``{g}``, so a game lives in one Cluster slot):
+
+- ``atout:game:{g}``      hash: ``version``, ``state`` (the engine's JSON), ``status``, the game's
+  fixed facts (``game``, ``players``, ``options``, ``seed`` …) and one ``seat:<i>:*`` group per seat;
+- ``atout:events:{g}``    stream: one entry per event, fields ``v`` (version) and ``e`` (event JSON);
+- ``atout:log:{g}``       list: the applied actions in order, the replay log;
+- ``atout:idem:{g}:<k>``  string: the first result of a request sent with an Idempotency-Key.
+
+A move is a compare-and-set: the Lua script checks the version, writes the state, bumps the
+version, appends the events and the log entry and records the idempotent result in one atomic
+step. A lost race writes nothing and reports the current version.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import redis.asyncio as aioredis
+
+OPEN_INDEX = "atout:open"  # sorted set of listed games with open seats: a hint, the game hash is the truth
+GAME_ID = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
+
+STATUS_WAITING = "waiting"
+STATUS_ACTIVE = "active"
+STATUS_FINISHED = "finished"
+
+
+def game_key(gid: str) -> str:
+    return f"atout:game:{{{gid}}}"
+
+
+def events_key(gid: str) -> str:
+    return f"atout:events:{{{gid}}}"
+
+
+def log_key(gid: str) -> str:
+    return f"atout:log:{{{gid}}}"
+
+
+def idem_key(gid: str, scope: str, key: str) -> str:
+    digest = hashlib.sha256(f"{scope}\0{key}".encode()).hexdigest()
+    return f"atout:idem:{{{gid}}}:{digest}"
+
+
+def hash_token(token: str) -> str:
+    return hashlib.sha256(token.encode()).hexdigest()
+
+
+class StoreError(Exception):
+    """Base of the store's expected failures."""
+
+
+class GameMissing(StoreError):
+    def __init__(self, gid: str) -> None:
+        super().__init__(f"no game {gid}")
+        self.gid = gid
+
+
+class VersionConflict(StoreError):
+    def __init__(self, current: int) -> None:
+        super().__init__(f"the game is at version {current}")
+        self.current = current
+
+
+class SeatTaken(StoreError):
+    def __init__(self, seat: int | None) -> None:
+        super().__init__("no open seat" if seat is None else f"seat {seat} is taken")
+        self.seat = seat
+
+
+@dataclass
+class Seat:
+    kind: str  # "open", "human" or "bot:<level>"
+    name: str = ""
+    token_hash: str = ""
+
+    @property
+    def is_open(self) -> bool:
+        return self.kind == "open"
+
+    @property
+    def is_bot(self) -> bool:
+        return self.kind.startswith("bot:")
+
+
+@dataclass
+class GameRecord:
+    id: str
+    game: str
+    players: int
+    options: dict[str, Any]
+    seed: int
+    version: int
+    state: str
+    status: str
+    seats: list[Seat]
+    listed: bool = True
+    invite_hash: str = ""
+    explicit_deal: bool = False
+    created_at: float = field(default_factory=time.time)
+    updated_at: float = field(default_factory=time.time)
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    def to_hash(self) -> dict[str, str]:
+        fields = {
+            "game": self.game,
+            "players": str(self.players),
+            "options": json.dumps(self.options, sort_keys=True),
+            "seed": str(self.seed),
+            "version": str(self.version),
+            "state": self.state,
+            "status": self.status,
+            "listed": "1" if self.listed else "0",
+            "invite_hash": self.invite_hash,
+            "explicit_deal": "1" if self.explicit_deal else "0",
+            "created_at": repr(self.created_at),
+            "updated_at": repr(self.updated_at),
+            "extra": json.dumps(self.extra, sort_keys=True),
+        }
+        for i, seat in enumerate(self.seats):
+            fields[f"seat:{i}:kind"] = seat.kind
+            fields[f"seat:{i}:name"] = seat.name
+            fields[f"seat:{i}:token"] = seat.token_hash
+        return fields
+
+    @classmethod
+    def from_hash(cls, gid: str, h: dict[str, str]) -> GameRecord:
+        players = int(h["players"])
+        seats = [
+            Seat(
+                kind=h.get(f"seat:{i}:kind", "open"),
+                name=h.get(f"seat:{i}:name", ""),
+                token_hash=h.get(f"seat:{i}:token", ""),
+            )
+            for i in range(players)
+        ]
+        return cls(
+            id=gid,
+            game=h["game"],
+            players=players,
+            options=json.loads(h["options"]),
+            seed=int(h["seed"]),
+            version=int(h["version"]),
+            state=h["state"],
+            status=h["status"],
+            seats=seats,
+            listed=h.get("listed") == "1",
+            invite_hash=h.get("invite_hash", ""),
+            explicit_deal=h.get("explicit_deal") == "1",
+            created_at=float(h.get("created_at", "0")),
+            updated_at=float(h.get("updated_at", "0")),
+            extra=json.loads(h.get("extra", "{}")),
+        )
+
+
+@dataclass(frozen=True)
+class StreamEvent:
+    id: str
+    version: int
+    event: dict[str, Any]
+
+
+@dataclass(frozen=True)
+class CommitResult:
+    version: int
+    replayed: str | None = None  # the stored first result when the Idempotency-Key was seen before
+
+
+# KEYS: game, events, log[, idem]
+# ARGV: expected version, state, status, now, ttl, idem ttl, idem value, log entry, event...
+COMMIT_LUA = """
+if #KEYS >= 4 then
+  local prior = redis.call('GET', KEYS[4])
+  if prior then return {'replay', prior} end
+end
+local cur = redis.call('HGET', KEYS[1], 'version')
+if not cur then return {'missing', ''} end
+if cur ~= ARGV[1] then return {'conflict', cur} end
+local v = tonumber(cur) + 1
+redis.call('HSET', KEYS[1], 'version', v, 'state', ARGV[2], 'status', ARGV[3], 'updated_at', ARGV[4])
+for i = 9, #ARGV do
+  redis.call('XADD', KEYS[2], '*', 'v', v, 'e', ARGV[i])
+end
+if ARGV[8] ~= '' then redis.call('RPUSH', KEYS[3], ARGV[8]) end
+local ttl = tonumber(ARGV[5])
+for i = 1, 3 do
+  if redis.call('EXISTS', KEYS[i]) == 1 then redis.call('EXPIRE', KEYS[i], ttl) end
+end
+if #KEYS >= 4 then redis.call('SET', KEYS[4], ARGV[7], 'EX', tonumber(ARGV[6])) end
+return {'ok', tostring(v)}
+"""
+
+# KEYS: game, events
+# ARGV: seat (-1 = first open), token hash, name, now, ttl
+JOIN_LUA = """
+local status = redis.call('HGET', KEYS[1], 'status')
+if not status then return {'missing', ''} end
+local n = tonumber(redis.call('HGET', KEYS[1], 'players'))
+local seat = tonumber(ARGV[1])
+if seat < 0 then
+  for i = 0, n - 1 do
+    if redis.call('HGET', KEYS[1], 'seat:' .. i .. ':kind') == 'open' then seat = i; break end
+  end
+  if seat < 0 then return {'full', ''} end
+end
+if redis.call('HGET', KEYS[1], 'seat:' .. seat .. ':kind') ~= 'open' then return {'taken', tostring(seat)} end
+redis.call('HSET', KEYS[1], 'seat:' .. seat .. ':kind', 'human', 'seat:' .. seat .. ':token', ARGV[2],
+  'seat:' .. seat .. ':name', ARGV[3], 'updated_at', ARGV[4])
+local v = redis.call('HGET', KEYS[1], 'version')
+redis.call('XADD', KEYS[2], '*', 'v', v, 'e', cjson.encode({type='seat_joined', seat=seat, name=ARGV[3]}))
+local open = 0
+for i = 0, n - 1 do
+  if redis.call('HGET', KEYS[1], 'seat:' .. i .. ':kind') == 'open' then open = open + 1 end
+end
+local result = 'joined'
+if open == 0 and status == 'waiting' then
+  redis.call('HSET', KEYS[1], 'status', 'active')
+  redis.call('XADD', KEYS[2], '*', 'v', v, 'e', cjson.encode({type='game_started'}))
+  result = 'started'
+end
+local ttl = tonumber(ARGV[5])
+redis.call('EXPIRE', KEYS[1], ttl)
+redis.call('EXPIRE', KEYS[2], ttl)
+return {result, tostring(seat)}
+"""
+
+
+class Store:
+    """Async access to the games in one Redis (or Redis Cluster)."""
+
+    def __init__(self, client: aioredis.Redis, abandoned_ttl: int, finished_ttl: int, idempotency_ttl: int):
+        # redis-py's return types are unions of bytes and str; with decode_responses they are str.
+        self.r: Any = client
+        self.abandoned_ttl = abandoned_ttl
+        self.finished_ttl = finished_ttl
+        self.idempotency_ttl = idempotency_ttl
+        self._commit = client.register_script(COMMIT_LUA)
+        self._join = client.register_script(JOIN_LUA)
+
+    @classmethod
+    def from_url(cls, url: str, abandoned_ttl: int, finished_ttl: int, idempotency_ttl: int) -> Store:
+        client = aioredis.Redis.from_url(url, decode_responses=True)
+        return cls(client, abandoned_ttl, finished_ttl, idempotency_ttl)
+
+    async def close(self) -> None:
+        await self.r.aclose()
+
+    async def ping(self) -> bool:
+        return bool(await self.r.ping())
+
+    def ttl_for(self, status: str) -> int:
+        return self.finished_ttl if status == STATUS_FINISHED else self.abandoned_ttl
+
+    async def create(self, record: GameRecord, events: Sequence[str]) -> None:
+        """Write a new game and the events of its first deal (version ``record.version``)."""
+        ttl = self.ttl_for(record.status)
+        async with self.r.pipeline(transaction=True) as pipe:
+            pipe.hset(game_key(record.id), mapping=record.to_hash())
+            for event in events:
+                pipe.xadd(events_key(record.id), {"v": str(record.version), "e": event})
+            pipe.expire(game_key(record.id), ttl)
+            if events:
+                pipe.expire(events_key(record.id), ttl)
+            await pipe.execute()
+        if record.listed and record.status == STATUS_WAITING:
+            await self.r.zadd(OPEN_INDEX, {record.id: record.created_at})
+
+    async def load(self, gid: str) -> GameRecord | None:
+        if not GAME_ID.match(gid):
+            return None
+        h = await self.r.hgetall(game_key(gid))
+        if not h:
+            return None
+        return GameRecord.from_hash(gid, h)
+
+    async def commit(
+        self,
+        gid: str,
+        expected_version: int,
+        state: str,
+        status: str,
+        events: Sequence[str],
+        log_entry: str | None = None,
+        idempotency: tuple[str, str] | None = None,
+        idempotent_result: str = "",
+    ) -> CommitResult:
+        """Compare-and-set: write ``state`` as version ``expected_version + 1`` or raise.
+
+        ``idempotency`` is (scope, key); ``idempotent_result`` is what a replay of the request returns.
+        """
+        keys = [game_key(gid), events_key(gid), log_key(gid)]
+        if idempotency is not None:
+            keys.append(idem_key(gid, *idempotency))
+        args = [
+            str(expected_version),
+            state,
+            status,
+            repr(time.time()),
+            str(self.ttl_for(status)),
+            str(self.idempotency_ttl),
+            idempotent_result,
+            log_entry or "",
+            *events,
+        ]
+        outcome, value = await self._commit(keys=keys, args=args)
+        if outcome == "ok":
+            if status != STATUS_WAITING:
+                await self.r.zrem(OPEN_INDEX, gid)
+            return CommitResult(version=int(value))
+        if outcome == "replay":
+            return CommitResult(version=-1, replayed=value)
+        if outcome == "conflict":
+            raise VersionConflict(int(value))
+        raise GameMissing(gid)
+
+    async def idempotent_result(self, gid: str, scope: str, key: str) -> str | None:
+        value = await self.r.get(idem_key(gid, scope, key))
+        return None if value is None else str(value)
+
+    async def join(self, gid: str, seat: int | None, token_hash: str, name: str) -> tuple[int, bool]:
+        """Take ``seat`` (or the first open one). Returns (seat, whether the game started)."""
+        outcome, value = await self._join(
+            keys=[game_key(gid), events_key(gid)],
+            args=[
+                str(-1 if seat is None else seat),
+                token_hash,
+                name,
+                repr(time.time()),
+                str(self.abandoned_ttl),
+            ],
+        )
+        if outcome == "missing":
+            raise GameMissing(gid)
+        if outcome == "full":
+            raise SeatTaken(None)
+        if outcome == "taken":
+            raise SeatTaken(int(value))
+        if outcome == "started":
+            await self.r.zrem(OPEN_INDEX, gid)
+        return int(value), outcome == "started"
+
+    async def events(self, gid: str, after: str = "0-0", count: int = 1000) -> list[StreamEvent]:
+        """The events after stream id ``after`` (exclusive), oldest first."""
+        entries = await self.r.xrange(
+            events_key(gid), min=f"({after}" if after != "0-0" else "-", count=count
+        )
+        return [_stream_event(eid, fields) for eid, fields in entries]
+
+    async def wait_events(self, gid: str, after: str, block_ms: int, count: int = 1000) -> list[StreamEvent]:
+        """Block up to ``block_ms`` for events after ``after``; [] on timeout."""
+        reply = await self.r.xread({events_key(gid): after}, count=count, block=block_ms)
+        out: list[StreamEvent] = []
+        for _key, entries in reply or []:
+            out.extend(_stream_event(eid, fields) for eid, fields in entries)
+        return out
+
+    async def log(self, gid: str) -> list[dict[str, Any]]:
+        return [json.loads(item) for item in await self.r.lrange(log_key(gid), 0, -1)]
+
+    async def open_games(self, limit: int = 50) -> list[GameRecord]:
+        """Listed games still waiting for players, newest first; stale index entries are dropped."""
+        ids = await self.r.zrevrange(OPEN_INDEX, 0, max(limit * 2, limit) - 1)
+        out: list[GameRecord] = []
+        for gid in ids:
+            record = await self.load(gid)
+            if record is None or record.status != STATUS_WAITING or not record.listed:
+                await self.r.zrem(OPEN_INDEX, gid)
+                continue
+            out.append(record)
+            if len(out) >= limit:
+                break
+        return out
+
+    async def ttl(self, gid: str) -> int:
+        return int(await self.r.ttl(game_key(gid)))
+
+
+def _stream_event(eid: str, fields: dict[str, str]) -> StreamEvent:
+    return StreamEvent(id=eid, version=int(fields["v"]), event=json.loads(fields["e"]))
