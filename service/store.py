@@ -362,7 +362,7 @@ class Store:
             out.extend(_stream_event(eid, fields) for eid, fields in entries)
         return out
 
-    async def log(self, gid: str) -> list[dict[str, Any]]:
+    async def log(self, gid: str) -> list[Any]:
         return [json.loads(item) for item in await self.r.lrange(log_key(gid), 0, -1)]
 
     async def open_games(self, limit: int = 50) -> list[GameRecord]:
