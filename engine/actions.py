@@ -1,0 +1,268 @@
+"""Actions: small typed records with exactly one JSON form each (DESIGN.md "Engine").
+
+REST, GraphQL, the bots and the replay log all speak the JSON form; the engine works on
+these records. ``parse`` is the only door from JSON in, and it refuses anything malformed
+with ``IllegalAction(code="malformed_action")`` rather than a KeyError or TypeError.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, ClassVar
+
+from .cards import CARD_OF, CODES, SUITS, cards_of, mask_of
+from .errors import IllegalAction
+
+JSON = dict[str, Any]
+DENOMINATIONS = ("S", "C", "D", "H", "NT")
+"""Le 500 bid denominations, low to high (F5-8)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Pass:
+    type: ClassVar[str] = "pass"
+
+    def to_json(self) -> JSON:
+        return {"type": "pass"}
+
+
+@dataclass(frozen=True, slots=True)
+class TrickBid:
+    """Le 500: a number of tricks and a denomination (F5-8)."""
+
+    type: ClassVar[str] = "bid"
+    tricks: int
+    denomination: int  # index into DENOMINATIONS
+
+    def to_json(self) -> JSON:
+        return {"type": "bid", "tricks": self.tricks, "suit": DENOMINATIONS[self.denomination]}
+
+    @property
+    def rank(self) -> int:
+        """Total order of bids: more tricks, then higher denomination (F5-8)."""
+        return self.tricks * 5 + self.denomination
+
+
+@dataclass(frozen=True, slots=True)
+class PointBid:
+    """Le Rough: a number of card points, 70..100 by fives (RG-6)."""
+
+    type: ClassVar[str] = "bid"
+    points: int
+
+    def to_json(self) -> JSON:
+        return {"type": "bid", "points": self.points}
+
+
+@dataclass(frozen=True, slots=True)
+class Keep:
+    """Le Rough: the dealer takes the highest bid over at the same value (RG-7)."""
+
+    type: ClassVar[str] = "keep"
+
+    def to_json(self) -> JSON:
+        return {"type": "keep"}
+
+
+@dataclass(frozen=True, slots=True)
+class Discard:
+    """The taker's discards, as a card mask (F5-10, RG-10)."""
+
+    type: ClassVar[str] = "discard"
+    cards: int
+
+    def to_json(self) -> JSON:
+        return {"type": "discard", "cards": sorted(CODES[c] for c in cards_of(self.cards))}
+
+
+@dataclass(frozen=True, slots=True)
+class Play:
+    """A card to the trick; ``no_trump`` only on the Rough taker's first lead (RG-11)."""
+
+    type: ClassVar[str] = "play"
+    card: int
+    no_trump: bool = False
+
+    def to_json(self) -> JSON:
+        out: JSON = {"type": "play", "card": CODES[self.card]}
+        if self.no_trump:
+            out["no_trump"] = True
+        return out
+
+
+@dataclass(frozen=True, slots=True)
+class OrderUp:
+    """Euchre round 1: accept the upcard's suit as trump (E5-5)."""
+
+    type: ClassVar[str] = "order_up"
+
+    def to_json(self) -> JSON:
+        return {"type": "order_up"}
+
+
+@dataclass(frozen=True, slots=True)
+class Exchange:
+    """Euchre: the dealer takes the upcard and discards ``card`` face down (E5-5)."""
+
+    type: ClassVar[str] = "exchange"
+    card: int
+
+    def to_json(self) -> JSON:
+        return {"type": "exchange", "discard": CODES[self.card]}
+
+
+@dataclass(frozen=True, slots=True)
+class NameTrump:
+    """Euchre round 2: name a suit other than the turned-down one (E5-6)."""
+
+    type: ClassVar[str] = "name_trump"
+    suit: int
+
+    def to_json(self) -> JSON:
+        return {"type": "name_trump", "suit": SUITS[self.suit]}
+
+
+@dataclass(frozen=True, slots=True)
+class CallPartner:
+    """Euchre: the maker names a card; its holder is his secret partner (E5-7)."""
+
+    type: ClassVar[str] = "call_partner"
+    card: int
+
+    def to_json(self) -> JSON:
+        return {"type": "call_partner", "card": CODES[self.card]}
+
+
+@dataclass(frozen=True, slots=True)
+class GoAlone:
+    type: ClassVar[str] = "go_alone"
+
+    def to_json(self) -> JSON:
+        return {"type": "go_alone"}
+
+
+Action = (
+    Pass
+    | TrickBid
+    | PointBid
+    | Keep
+    | Discard
+    | Play
+    | OrderUp
+    | Exchange
+    | NameTrump
+    | CallPartner
+    | GoAlone
+)
+
+
+@dataclass(frozen=True, slots=True)
+class DiscardTemplate:
+    """A combinatorial legal action: choose ``count`` of the cards of the mask ``cards``.
+
+    Never enumerated (DESIGN.md "Engine"): ``legal_actions`` shows it as
+    ``{"type": "discard", "count": n, "from": [...]}``; the answer is a ``Discard``.
+    """
+
+    type: ClassVar[str] = "discard"
+    count: int
+    cards: int
+
+    def to_json(self) -> JSON:
+        return {
+            "type": "discard",
+            "count": self.count,
+            "from": sorted(CODES[c] for c in cards_of(self.cards)),
+        }
+
+
+Move = Action | DiscardTemplate
+"""What ``legal_moves`` offers: a concrete action, or the discard template."""
+
+PASS = Pass()
+KEEP = Keep()
+ORDER_UP = OrderUp()
+GO_ALONE = GoAlone()
+PLAY: tuple[Play, ...] = tuple(Play(c) for c in range(len(CODES)))
+PLAY_NO_TRUMP: tuple[Play, ...] = tuple(Play(c, True) for c in range(len(CODES)))
+EXCHANGE: tuple[Exchange, ...] = tuple(Exchange(c) for c in range(len(CODES)))
+CALL: tuple[CallPartner, ...] = tuple(CallPartner(c) for c in range(len(CODES)))
+NAME: tuple[NameTrump, ...] = tuple(NameTrump(s) for s in range(4))
+
+
+def _malformed(message: str) -> IllegalAction:
+    return IllegalAction(message, rule="ALL-6", code="malformed_action")
+
+
+def _card(obj: JSON, key: str) -> int:
+    code = obj.get(key)
+    if not isinstance(code, str) or code.upper() not in CARD_OF:
+        raise _malformed(
+            f"'{key}' must be a card code like 'TS' or 'BJ' "
+            f"(rank A K Q J T 9 8 7 6 5 4, then suit S C D H), got {code!r}"
+        )
+    return CARD_OF[code.upper()]
+
+
+def _int(obj: JSON, key: str) -> int:
+    value = obj.get(key)
+    if not isinstance(value, int) or isinstance(value, bool):
+        raise _malformed(f"'{key}' must be a whole number, got {value!r}")
+    return value
+
+
+def _suit(obj: JSON, key: str, allowed: tuple[str, ...]) -> int:
+    value = obj.get(key)
+    if not isinstance(value, str) or value.upper() not in allowed:
+        raise _malformed(f"'{key}' must be one of {', '.join(allowed)}, got {value!r}")
+    return allowed.index(value.upper())
+
+
+def parse(obj: object) -> Action:
+    """The action record of a JSON action, or ``IllegalAction`` if it is malformed."""
+    if isinstance(
+        obj,
+        (Pass, TrickBid, PointBid, Keep, Discard, Play, OrderUp, Exchange, NameTrump, CallPartner, GoAlone),
+    ):
+        return obj
+    if not isinstance(obj, dict):
+        raise _malformed(f"an action is a JSON object with a 'type', got {type(obj).__name__}")
+    kind = obj.get("type")
+    if kind == "pass":
+        return PASS
+    if kind == "bid":
+        if "points" in obj:
+            return PointBid(_int(obj, "points"))
+        if "tricks" in obj:
+            return TrickBid(_int(obj, "tricks"), _suit(obj, "suit", DENOMINATIONS))
+        raise _malformed("a bid needs 'points' (Le Rough) or 'tricks' and 'suit' (Le 500)")
+    if kind == "keep":
+        return KEEP
+    if kind == "discard":
+        cards = obj.get("cards")
+        if not isinstance(cards, list):
+            raise _malformed("'cards' must be a list of card codes")
+        parsed = [_card({"card": c}, "card") for c in cards]
+        if len(set(parsed)) != len(parsed):
+            raise _malformed("'cards' names the same card twice")
+        return Discard(mask_of(parsed))
+    if kind == "play":
+        no_trump = obj.get("no_trump", False)
+        if not isinstance(no_trump, bool):
+            raise _malformed(f"'no_trump' must be true or false, got {no_trump!r}")
+        c = _card(obj, "card")
+        return PLAY_NO_TRUMP[c] if no_trump else PLAY[c]
+    if kind == "order_up":
+        return ORDER_UP
+    if kind == "exchange":
+        return EXCHANGE[_card(obj, "discard")]
+    if kind == "name_trump":
+        return NAME[_suit(obj, "suit", tuple(SUITS))]
+    if kind == "call_partner":
+        return CALL[_card(obj, "card")]
+    if kind == "go_alone":
+        return GO_ALONE
+    raise _malformed(
+        f"unknown action type {kind!r}; expected one of pass, bid, keep, discard, play, "
+        "order_up, exchange, name_trump, call_partner, go_alone"
+    )

@@ -1,0 +1,479 @@
+"""What every game shares: options, dealing, turn order, trick play, hand and match flow.
+
+In the spirit of OpenSpiel's game modules, a game subclass only says what is its own:
+the deck, the deal pattern, its bidding phases (``_legal_<phase>`` / ``_push_<phase>``),
+its trump table, the scoring of a hand and the end of the match. This class owns the
+bookkeeping (turns, tricks, card places, events, the deal record), so game modules never
+repeat it.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, ClassVar
+
+from . import actions as act
+from .actions import Action, Move
+from .cards import BIT, CARD_OF, CODES, cards_of, codes_of, mask_of
+from .errors import IllegalAction
+from .match import JSON, Match
+from .tricks import TrumpTable, legal_plays, trick_winner_index
+
+
+@dataclass(frozen=True)
+class Option:
+    """A RULES.md **[option]**: its default, the values allowed and the rule it varies."""
+
+    default: Any
+    allowed: tuple[Any, ...]
+    rule: str
+    doc: str
+
+    def to_json(self) -> JSON:
+        return {"default": self.default, "allowed": list(self.allowed), "rule": self.rule, "doc": self.doc}
+
+
+Deal = tuple[list[int], tuple[int, ...]]
+"""Hands (masks, per seat) and kitty (cards in order) of one hand."""
+
+
+class Game:
+    """One game's rules. Subclasses register themselves by ``id``."""
+
+    id: ClassVar[str]
+    name: ClassVar[str]
+    players: ClassVar[int]
+    teams: ClassVar[bool]
+    deck: ClassVar[tuple[int, ...]]
+    deal_pattern: ClassVar[tuple[tuple[str, int], ...]]
+    """Deal packets from left of the dealer: ("each", n) to every seat, ("kitty", n)."""
+    hand_size: ClassVar[int]
+    kitty_size: ClassVar[int]
+    option_specs: ClassVar[dict[str, Option]] = {}
+    deck_rule: ClassVar[str]
+    deal_rule: ClassVar[str]
+    end_rule: ClassVar[str]
+
+    registry: ClassVar[dict[str, Game]] = {}
+
+    def __init_subclass__(cls) -> None:
+        super().__init_subclass__()
+        cls.deck_mask = mask_of(cls.deck)
+        Game.registry[cls.id] = cls()
+
+    deck_mask: ClassVar[int]
+
+    # ----- options -------------------------------------------------------------------
+    def validate_options(self, options: JSON | None) -> JSON:
+        """Options checked up front (DESIGN.md): unknown names and values are refused."""
+        options = dict(options or {})
+        unknown = sorted(set(options) - set(self.option_specs))
+        if unknown:
+            known = ", ".join(sorted(self.option_specs)) or "none"
+            raise IllegalAction(
+                f"unknown option(s) {', '.join(unknown)} for {self.id}; known: {known}",
+                rule=self.deck_rule,
+                code="invalid_options",
+            )
+        out = {}
+        for name, spec in self.option_specs.items():
+            value = options.get(name, spec.default)
+            if value not in spec.allowed or type(value) is not type(spec.default):
+                allowed = ", ".join(str(v) for v in spec.allowed)
+                raise IllegalAction(
+                    f"option {name} must be one of {allowed}, got {value!r}",
+                    rule=spec.rule,
+                    code="invalid_options",
+                )
+            out[name] = value
+        return out
+
+    def describe(self) -> JSON:
+        return {
+            "id": self.id,
+            "name": self.name,
+            "players": self.players,
+            "teams": self.teams,
+            "deck": [CODES[c] for c in self.deck],
+            "options": {k: v.to_json() for k, v in self.option_specs.items()},
+        }
+
+    # ----- match and hand setup ------------------------------------------------------
+    def new_match(self, seed: int, options: JSON | None, deal: JSON | None) -> Match:
+        m = Match.__new__(Match)
+        m.game, m.options, m.seed, m.players = self.id, self.validate_options(options), seed, self.players
+        m.scores = [0] * (2 if self.teams else self.players)
+        m.hand_number, m.last_hand, m.winners, m.events = 0, None, None, []
+        explicit = self.parse_deal(deal) if deal is not None else None
+        # ALL-2: the first dealer is drawn from the game's seed.
+        dealer = explicit[0] if explicit else random.Random(f"{seed}:dealer").randrange(self.players)
+        self.start_hand(m, dealer, explicit[1] if explicit else None)
+        return m
+
+    def parse_deal(self, deal: JSON) -> tuple[int, Deal]:
+        """An explicit deal must be exactly a partition of the deck (ALL-3)."""
+
+        def bad(msg: str) -> IllegalAction:
+            return IllegalAction(f"explicit deal: {msg}", rule="ALL-3", code="invalid_deal")
+
+        if not isinstance(deal, dict):
+            raise bad("must be an object with dealer, hands and kitty")
+        dealer, hands, kitty = deal.get("dealer"), deal.get("hands"), deal.get("kitty")
+        if not isinstance(dealer, int) or isinstance(dealer, bool) or not 0 <= dealer < self.players:
+            raise bad(f"dealer must be a seat 0..{self.players - 1}")
+        if not isinstance(hands, list) or len(hands) != self.players:
+            raise bad(f"hands must be a list of {self.players} hands")
+        if not isinstance(kitty, list) or len(kitty) != self.kitty_size:
+            raise bad(f"kitty must list {self.kitty_size} cards")
+        seen: list[int] = []
+        for group in [*hands, kitty]:
+            if not isinstance(group, list):
+                raise bad("each hand is a list of card codes")
+            for code in group:
+                if not isinstance(code, str) or code.upper() not in CARD_OF:
+                    raise bad(f"{code!r} is not a card code")
+                seen.append(CARD_OF[code.upper()])
+        if any(len(h) != self.hand_size for h in hands):
+            raise bad(f"each hand must hold {self.hand_size} cards")
+        if len(set(seen)) != len(seen) or mask_of(seen) != self.deck_mask:
+            raise bad(
+                f"the hands and kitty must hold each of the {len(self.deck)} cards of the deck "
+                f"exactly once ({self.deck_rule})"
+            )
+        return dealer, (
+            [mask_of(CARD_OF[c.upper()] for c in h) for h in hands],
+            tuple(CARD_OF[c.upper()] for c in kitty),
+        )
+
+    def shuffle_deal(self, seed: int, hand_number: int, dealer: int) -> Deal:
+        """Deal from a per-hand seeded shuffle, in the packets of the game (ALL-3)."""
+        order = list(self.deck)
+        random.Random(f"{seed}:{hand_number}").shuffle(order)
+        hands = [0] * self.players
+        kitty: list[int] = []
+        i = 0
+        for target, count in self.deal_pattern:
+            if target == "kitty":
+                kitty.extend(order[i : i + count])
+                i += count
+                continue
+            for k in range(1, self.players + 1):
+                seat = (dealer + k) % self.players
+                for c in order[i : i + count]:
+                    hands[seat] |= BIT[c]
+                i += count
+        return hands, tuple(kitty)
+
+    def start_hand(self, m: Match, dealer: int, deal: Deal | None = None) -> None:
+        m.hand_number += 1
+        m.dealer = dealer
+        hands, kitty = deal if deal is not None else self.shuffle_deal(m.seed, m.hand_number, dealer)
+        m.hands, m.dealt = hands[:], hands[:]
+        m.kitty_dealt, m.kitty = kitty, mask_of(kitty)
+        m.discards, m.discarder = 0, None
+        m.bids, m.high_bid, m.high_bidder, m.turns = [], 0, None, 0
+        m.taker, m.trump, m.level, m.no_trump = None, None, 0, False
+        m.called, m.partner, m.alone, m.revealed = None, None, False, False
+        m.trick, m.tricks, m.tricks_won, m.played = [], [], [0] * self.players, 0
+        m.leader = (dealer + 1) % self.players
+        m.table = None
+        m.to_act = (dealer + 1) % self.players
+        m.events.append({"type": "hand_started", "hand_number": m.hand_number, "dealer": dealer})
+        for seat in range(self.players):
+            m.events.append(
+                {"type": "dealt", "seat": seat, "cards": codes_of(hands[seat]), "visible_to": [seat]}
+            )
+        self.open_bidding(m)
+
+    def open_bidding(self, m: Match) -> None:
+        raise NotImplementedError
+
+    def void_hand(self, m: Match, rule: str) -> None:
+        """Everybody passed: nobody scores and the deal passes left (F5-9, RG-8)."""
+        m.events.append({"type": "hand_void", "rule": rule})
+        self.finish_hand(m, {"void": True})
+
+    # ----- the legality gate ---------------------------------------------------------
+    def legal_moves(self, m: Match) -> list[Move]:
+        """The seat to act's legal actions as records (discards as a template only)."""
+        if m.to_act is None:
+            return []
+        moves: list[Move] = getattr(self, "_legal_" + m.phase)(m)
+        return moves
+
+    def push(self, m: Match, seat: int, action: Action) -> None:
+        """Apply in place. Every check comes before the first write."""
+        if m.to_act is None:
+            raise IllegalAction(
+                "the match is over; nobody acts any more", rule=self.end_rule, code="match_over"
+            )
+        if seat != m.to_act:
+            raise IllegalAction(
+                f"it is seat {m.to_act}'s turn, not seat {seat}'s", rule="ALL-1", code="not_your_turn"
+            )
+        m.events = []
+        handler: Callable[[Match, int, Action], None] | None = getattr(self, "_push_" + m.phase, None)
+        assert handler is not None, m.phase
+        handler(m, seat, action)
+
+    def discard_to_pile(self, m: Match, seat: int, action: Action, rule: str) -> None:
+        """The taker puts ``kitty_size`` cards of his hand face down (F5-10, RG-10)."""
+        if not isinstance(action, act.Discard):
+            raise self.refuse(action, rule, f"discard {self.kitty_size} cards")
+        n = action.cards.bit_count()
+        if n != self.kitty_size:
+            raise IllegalAction(f"discard exactly {self.kitty_size} cards, not {n}", rule=rule)
+        if action.cards & ~m.hands[seat]:
+            missing = ", ".join(codes_of(action.cards & ~m.hands[seat]))
+            raise IllegalAction(
+                f"you can only discard cards in your hand; you do not hold {missing}", rule=rule
+            )
+        m.hands[seat] &= ~action.cards
+        m.discards |= action.cards
+        m.discarder = seat
+        m.events.append({"type": "discard", "seat": seat, "count": n})
+        m.events.append(
+            {"type": "discarded", "seat": seat, "cards": codes_of(action.cards), "visible_to": [seat]}
+        )
+
+    def take_kitty(self, m: Match, taker: int) -> None:
+        """The taker picks up the kitty (F5-10, RG-10); only he sees what it held."""
+        m.events.append(
+            {"type": "kitty_taken", "seat": taker, "cards": codes_of(m.kitty), "visible_to": [taker]}
+        )
+        m.hands[taker] |= m.kitty
+        m.kitty = 0
+        m.phase, m.to_act = "discard", taker
+
+    def _legal_discard(self, m: Match) -> list[Move]:
+        assert m.to_act is not None
+        return [act.DiscardTemplate(self.kitty_size, m.hands[m.to_act])]
+
+    def refuse(self, action: Action, phase_rule: str, expected: str) -> IllegalAction:
+        return IllegalAction(f"'{action.type}' is not possible now: {expected}", rule=phase_rule)
+
+    # ----- trick play (ALL-4) --------------------------------------------------------
+    def start_play(self, m: Match, leader: int) -> None:
+        m.phase, m.leader, m.to_act = "play", leader, leader
+
+    def table_for(self, m: Match) -> TrumpTable:
+        raise NotImplementedError
+
+    def _legal_play(self, m: Match) -> list[Move]:
+        assert m.to_act is not None and m.table is not None
+        mask = legal_plays(m.hands[m.to_act], m.trick, m.table)
+        return [act.PLAY[c] for c in cards_of(mask)]
+
+    def check_play(self, m: Match, seat: int, action: Action) -> int:
+        if not isinstance(action, act.Play):
+            raise self.refuse(action, "ALL-4", "it is time to play a card")
+        c = action.card
+        if not m.hands[seat] & BIT[c]:
+            raise IllegalAction(f"{CODES[c]} is not in your hand", rule="ALL-4")
+        if action.no_trump:
+            raise IllegalAction("'no_trump' is only for Le Rough's taker on the first lead", rule="RG-11")
+        return c
+
+    def _push_play(self, m: Match, seat: int, action: Action) -> None:
+        c = self.check_play(m, seat, action)
+        self.play_card(m, seat, c)
+
+    def play_card(self, m: Match, seat: int, c: int) -> None:
+        table = m.table
+        assert table is not None
+        hand = m.hands[seat]
+        trick = m.trick
+        if trick:
+            same = hand & table.follow[table.suit[trick[0]]]
+            if same and not same & BIT[c]:
+                raise IllegalAction(
+                    f"you must follow suit: you hold {', '.join(codes_of(same))}",
+                    rule=self.follow_rule(m, trick[0]),
+                )
+        m.hands[seat] = hand ^ BIT[c]
+        m.played |= BIT[c]
+        trick.append(c)
+        m.events.append({"type": "play", "seat": seat, "card": CODES[c]})
+        self.after_card(m, seat, c)
+        if len(trick) < self.players:
+            m.to_act = (seat + 1) % self.players
+            return
+        winner = (m.leader + trick_winner_index(trick, table)) % self.players
+        m.tricks.append((m.leader, tuple(trick), winner))
+        m.tricks_won[winner] += 1
+        m.events.append(
+            {"type": "trick", "leader": m.leader, "cards": [CODES[x] for x in trick], "winner": winner}
+        )
+        m.trick = []
+        if len(m.tricks) == self.hand_size:
+            self.finish_hand(m, self.score_hand(m))
+        else:
+            m.leader = m.to_act = winner
+
+    def follow_rule(self, m: Match, led: int) -> str:
+        return "ALL-4"
+
+    def after_card(self, m: Match, seat: int, c: int) -> None:
+        """Hook: a game reacts to a card just played (euchre's partner reveal)."""
+
+    # ----- end of a hand and of the match --------------------------------------------
+    def score_hand(self, m: Match) -> JSON:
+        raise NotImplementedError
+
+    def finish_hand(self, m: Match, result: JSON) -> None:
+        """Record the hand (public from now on, ALL-7), then end the match or deal again."""
+        m.last_hand = {
+            "hand_number": m.hand_number,
+            **result,
+            "deal": self.deal_record(m),
+            "scores": m.scores[:],
+        }
+        m.events.append({"type": "hand_scored", **m.last_hand})
+        winners = self.match_winners(m, result)
+        if winners is not None:
+            m.winners = winners
+            m.to_act = None
+            m.phase = "over"
+            m.table = None
+            m.events.append({"type": "match_over", "winners": winners, "scores": m.scores[:]})
+            return
+        # ALL-2: the deal passes one seat left every hand.
+        self.start_hand(m, (m.dealer + 1) % self.players)
+
+    def deal_record(self, m: Match) -> JSON:
+        return {
+            "dealer": m.dealer,
+            "hands": [codes_of(h) for h in m.dealt],
+            "kitty": [CODES[c] for c in m.kitty_dealt],
+            "discards": codes_of(m.discards),
+            "discarder": m.discarder,
+            "tricks": [
+                {"leader": ld, "cards": [CODES[c] for c in cs], "winner": w} for ld, cs, w in m.tricks
+            ],
+        }
+
+    def match_winners(self, m: Match, result: JSON) -> list[int] | None:
+        raise NotImplementedError
+
+    def team_seats(self, team: int) -> list[int]:
+        return [s for s in range(self.players) if s % 2 == team]
+
+    # ----- views (ALL-7) -------------------------------------------------------------
+    def contract_view(self, m: Match, seat: int | None) -> JSON | None:
+        raise NotImplementedError
+
+    def extra_view(self, m: Match, seat: int | None) -> JSON:
+        return {}
+
+    def sort_for_display(self, m: Match, mask: int) -> list[str]:
+        table = m.table
+        if table is None:
+            cards = sorted(cards_of(mask), key=lambda c: (c // 11, -(c % 11)))
+        else:
+            keys = table.win_key
+            cards = sorted(cards_of(mask), key=lambda c: (table.suit[c], -keys[table.suit[c]][c]))
+        return [CODES[c] for c in cards]
+
+    def view(self, m: Match, seat: int | None) -> JSON:
+        """What ``seat`` may see (None: a spectator), and nothing more (ALL-7)."""
+        out: JSON = {
+            "game": self.id,
+            "phase": m.phase,
+            "to_act": m.to_act,
+            "seat": seat,
+            "players": self.players,
+            "dealer": m.dealer,
+            "hand_number": m.hand_number,
+            "options": dict(m.options),
+            "hand": self.sort_for_display(m, m.hands[seat]) if seat is not None else [],
+            "hand_sizes": [h.bit_count() for h in m.hands],
+            "bids": [{"seat": s, **b} for s, b in m.bids],
+            "contract": self.contract_view(m, seat),
+            "trump": self.trump_name(m),
+            "current_trick": [
+                {"seat": (m.leader + i) % self.players, "card": CODES[c]} for i, c in enumerate(m.trick)
+            ]
+            if m.phase == "play"
+            else [],
+            "tricks": [
+                {"leader": ld, "cards": [CODES[c] for c in cs], "winner": w} for ld, cs, w in m.tricks
+            ],
+            "tricks_won": m.tricks_won[:],
+            "scores": m.scores[:],
+            "last_hand": m.last_hand,
+            "winners": m.winners,
+        }
+        if seat is not None and m.discarder == seat:
+            out["my_discards"] = codes_of(m.discards)
+        out.update(self.extra_view(m, seat))
+        return out
+
+    def trump_name(self, m: Match) -> str | None:
+        if m.no_trump:
+            return "NT"
+        return "SCDH"[m.trump] if m.trump is not None else None
+
+    # ----- serialisation -------------------------------------------------------------
+    def state_json(self, m: Match) -> JSON:
+        return {
+            "game": m.game,
+            "options": m.options,
+            "seed": m.seed,
+            "hand_number": m.hand_number,
+            "dealer": m.dealer,
+            "phase": m.phase,
+            "to_act": m.to_act,
+            "hands": [codes_of(h) for h in m.hands],
+            "dealt": [codes_of(h) for h in m.dealt],
+            "kitty": codes_of(m.kitty),
+            "kitty_dealt": [CODES[c] for c in m.kitty_dealt],
+            "discards": codes_of(m.discards),
+            "discarder": m.discarder,
+            "bids": [[s, b] for s, b in m.bids],
+            "high_bid": m.high_bid,
+            "high_bidder": m.high_bidder,
+            "turns": m.turns,
+            "taker": m.taker,
+            "trump": m.trump,
+            "level": m.level,
+            "no_trump": m.no_trump,
+            "called": CODES[m.called] if m.called is not None else None,
+            "partner": m.partner,
+            "alone": m.alone,
+            "revealed": m.revealed,
+            "leader": m.leader,
+            "trick": [CODES[c] for c in m.trick],
+            "tricks": [[ld, [CODES[c] for c in cs], w] for ld, cs, w in m.tricks],
+            "tricks_won": m.tricks_won,
+            "scores": m.scores,
+            "last_hand": m.last_hand,
+            "winners": m.winners,
+        }
+
+    def state_from_json(self, d: JSON) -> Match:
+        m = Match.__new__(Match)
+
+        def cards(codes: list[str]) -> int:
+            return mask_of(CARD_OF[c] for c in codes)
+
+        m.game, m.options, m.seed = d["game"], self.validate_options(d["options"]), d["seed"]
+        m.players = self.players
+        m.hand_number, m.dealer, m.phase, m.to_act = d["hand_number"], d["dealer"], d["phase"], d["to_act"]
+        m.hands = [cards(h) for h in d["hands"]]
+        m.dealt = [cards(h) for h in d["dealt"]]
+        m.kitty = cards(d["kitty"])
+        m.kitty_dealt = tuple(CARD_OF[c] for c in d["kitty_dealt"])
+        m.discards, m.discarder = cards(d["discards"]), d["discarder"]
+        m.bids = [(s, b) for s, b in d["bids"]]
+        m.high_bid, m.high_bidder, m.turns = d["high_bid"], d["high_bidder"], d["turns"]
+        m.taker, m.trump, m.level, m.no_trump = d["taker"], d["trump"], d["level"], d["no_trump"]
+        m.called = CARD_OF[d["called"]] if d["called"] is not None else None
+        m.partner, m.alone, m.revealed, m.leader = d["partner"], d["alone"], d["revealed"], d["leader"]
+        m.trick = [CARD_OF[c] for c in d["trick"]]
+        m.tricks = [(ld, tuple(CARD_OF[c] for c in cs), w) for ld, cs, w in d["tricks"]]
+        m.tricks_won, m.scores = list(d["tricks_won"]), list(d["scores"])
+        m.last_hand, m.winners, m.events = d["last_hand"], d["winners"], []
+        m.table = self.table_for(m) if m.phase == "play" and (m.trump is not None or m.no_trump) else None
+        return m

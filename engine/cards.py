@@ -1,0 +1,70 @@
+"""Card codes and their integer form (RULES.md ALL-6).
+
+A card is a small int: ``suit * 11 + rank`` for the 44 suited cards (rank 0 is the four,
+10 the ace) and 44/45 for the black and red jokers. A set of cards (a hand, the kitty,
+the cards played) is a bitmask of those ints, so following suit is one ``&``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+SUITS = "SCDH"
+"""Suit letters in index order; S and C are black, D and H red (ALL-6)."""
+RANKS = "456789TJQKA"
+"""Rank letters low to high; the index is the rank's natural order."""
+
+BLACK_JOKER = 44
+RED_JOKER = 45
+JOKERS = (BLACK_JOKER, RED_JOKER)
+CARD_COUNT = 46
+
+CODES: tuple[str, ...] = (*tuple(r + s for s in SUITS for r in RANKS), "BJ", "RJ")
+CARD_OF: dict[str, int] = {code: i for i, code in enumerate(CODES)}
+BIT: tuple[int, ...] = tuple(1 << i for i in range(CARD_COUNT))
+CARD_OF_BIT: dict[int, int] = {1 << i: i for i in range(CARD_COUNT)}
+
+
+def card(suit: int, rank: str) -> int:
+    """The card of a suit index and a rank letter."""
+    return suit * 11 + RANKS.index(rank)
+
+
+def suit_of(c: int) -> int:
+    """Natural suit index of a suited card (jokers have none: -1)."""
+    return c // 11 if c < 44 else -1
+
+
+def rank_of(c: int) -> int:
+    """Natural rank index 0 (four) .. 10 (ace); jokers rank above every ace."""
+    return c % 11 if c < 44 else 11 + (c - 44)
+
+
+def same_colour_suit(s: int) -> int:
+    """The other suit of the same colour: S<->C, D<->H (the bower / compere / jick suit)."""
+    return s ^ 1
+
+
+def mask_of(cards: Iterable[int]) -> int:
+    m = 0
+    for c in cards:
+        m |= BIT[c]
+    return m
+
+
+def cards_of(mask: int) -> list[int]:
+    """The cards of a mask, low card int first."""
+    out = []
+    while mask:
+        low = mask & -mask
+        out.append(CARD_OF_BIT[low])
+        mask ^= low
+    return out
+
+
+def codes_of(mask: int) -> list[str]:
+    return [CODES[c] for c in cards_of(mask)]
+
+
+def popcount(mask: int) -> int:
+    return mask.bit_count()
