@@ -46,6 +46,11 @@ class EmbeddedRedis:
     def url(self) -> str:
         return f"redis://127.0.0.1:{self.port}/0"
 
+    @property
+    def url_file(self) -> Path:
+        """Where the running server's URL is written, for tools and people looking for it."""
+        return self.data_dir / "redis.url"
+
     def start(self, attempts: int = 5, wait_seconds: float = 10.0) -> EmbeddedRedis:
         self.data_dir.mkdir(parents=True, exist_ok=True)
         binary = find()
@@ -64,6 +69,7 @@ class EmbeddedRedis:
             ]  # fmt: skip
             self.process = subprocess.Popen(args, stdin=subprocess.DEVNULL)
             if self._wait_ready(wait_seconds):
+                self.url_file.write_text(self.url + "\n")
                 return self
             last_error = self._log_tail()
             self._kill()
@@ -114,6 +120,7 @@ class EmbeddedRedis:
             except subprocess.TimeoutExpired:
                 self._kill()
         self.process = None
+        self.url_file.unlink(missing_ok=True)
 
     def __enter__(self) -> EmbeddedRedis:
         return self.start()

@@ -15,7 +15,11 @@ ROOT = str(Path(__file__).resolve().parent.parent)
 if ROOT not in sys.path:
     sys.path.insert(0, ROOT)
 
+from starlette.testclient import TestClient  # noqa: E402
+
+from service.app import create_app  # noqa: E402
 from service.embedded_redis import EmbeddedRedis  # noqa: E402
+from service.settings import Settings  # noqa: E402
 
 
 @pytest.fixture(scope="session")
@@ -50,3 +54,17 @@ def redis_client(redis_url: str) -> Iterator[redis.Redis]:
 @pytest.fixture
 def anyio_backend() -> str:
     return "asyncio"
+
+
+ADMIN_TOKEN = "admin-secret-for-tests"
+
+
+@pytest.fixture
+def settings(redis_url: str) -> Settings:
+    return Settings(redis_url=redis_url, admin_token=ADMIN_TOKEN, log_json=True)
+
+
+@pytest.fixture
+def client(settings: Settings) -> Iterator[TestClient]:
+    with TestClient(create_app(settings)) as test_client:
+        yield test_client

@@ -1,0 +1,109 @@
+"""The Starlette application factory: one app per process, state in Redis only."""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import AsyncIterator
+
+from starlette.applications import Starlette
+from starlette.exceptions import HTTPException
+from starlette.middleware import Middleware
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
+from starlette.routing import BaseRoute, Route
+
+from service import logs
+from service.errors import ProblemError, handle_problem, problem_response
+from service.metrics import Metrics, MetricsMiddleware
+from service.settings import Settings, get_settings
+from service.store import Store
+
+log = logs.get_logger("atout.app")
+
+
+async def healthz(request: Request) -> Response:
+    """Liveness: the process answers. Never touches Redis, so a Redis outage does not restart pods."""
+    return JSONResponse({"status": "ok"})
+
+
+async def readyz(request: Request) -> Response:
+    """Readiness: Redis answers a PING."""
+    store: Store = request.app.state.store
+    try:
+        await store.ping()
+    except Exception as exc:  # any failure to reach Redis means "not ready"
+        return problem_response(
+            ProblemError("unavailable", f"Redis is not reachable: {exc}"), request.url.path
+        )
+    return JSONResponse({"status": "ready"})
+
+
+async def handle_http_exception(request: Request, exc: Exception) -> Response:
+    assert isinstance(exc, HTTPException)
+    if exc.status_code == 404:
+        error = ProblemError(
+            "not_found", f"Nothing at {request.url.path}; the API lives under /v1 and /graphql."
+        )
+    elif exc.status_code == 405:
+        error = ProblemError("method_not_allowed", f"{request.method} is not allowed on {request.url.path}.")
+    else:
+        error = ProblemError("invalid_request", str(exc.detail))
+        error.status = exc.status_code
+    return problem_response(error, request.url.path)
+
+
+async def handle_unexpected(request: Request, exc: Exception) -> Response:
+    log.exception("unhandled_error", path=request.url.path)
+    error = ProblemError("internal_error", "Something went wrong on our side; the error was logged.")
+    return problem_response(error, request.url.path)
+
+
+def routes() -> list[BaseRoute]:
+    from service import rest  # the REST routes need the engine; imported late so the store works alone
+
+    return [
+        Route("/healthz", healthz, include_in_schema=False),
+        Route("/readyz", readyz, include_in_schema=False),
+        *rest.routes(),
+    ]
+
+
+def create_app(settings: Settings | None = None) -> Starlette:
+    settings = settings or get_settings()
+    metrics = Metrics()
+
+    @contextlib.asynccontextmanager
+    async def lifespan(app: Starlette) -> AsyncIterator[None]:
+        if not settings.redis_url:
+            raise RuntimeError("REDIS_URL is not set (`atout serve` starts an embedded redis-server for you)")
+        store = Store.from_url(
+            settings.redis_url, settings.abandoned_ttl, settings.finished_ttl, settings.idempotency_ttl
+        )
+        app.state.store = store
+        log.info("started", redis=_redact(settings.redis_url))
+        try:
+            yield
+        finally:
+            await store.close()
+            log.info("stopped")
+
+    app = Starlette(
+        routes=[*routes(), Route("/metrics", metrics.endpoint, include_in_schema=False)],
+        middleware=[Middleware(MetricsMiddleware, metrics=metrics)],
+        exception_handlers={
+            ProblemError: handle_problem,
+            HTTPException: handle_http_exception,
+            Exception: handle_unexpected,
+        },
+        lifespan=lifespan,
+    )
+    app.state.settings = settings
+    app.state.metrics = metrics
+    return app
+
+
+def _redact(url: str) -> str:
+    if "@" not in url:
+        return url
+    scheme, _, rest = url.partition("://")
+    return f"{scheme}://***@{rest.rpartition('@')[2]}"

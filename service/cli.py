@@ -1,0 +1,113 @@
+"""The ``atout`` command: ``serve``, ``worker``, ``openapi``."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+from collections.abc import Sequence
+
+from service import logs
+from service.settings import get_settings
+
+
+def serve(args: argparse.Namespace) -> int:
+    """Serve the API; with no REDIS_URL, first start an embedded redis-server and one worker."""
+    import uvicorn
+
+    from service.embedded_redis import EmbeddedRedis
+
+    settings = get_settings()
+    log = logs.get_logger("atout.serve")
+    embedded: EmbeddedRedis | None = None
+    worker: subprocess.Popen[bytes] | None = None
+    if not settings.redis_url:
+        embedded = EmbeddedRedis(settings.data_dir).start()
+        os.environ["REDIS_URL"] = embedded.url
+        get_settings.cache_clear()
+        log.info("embedded_redis_started", url=embedded.url, data_dir=str(embedded.data_dir))
+        worker = subprocess.Popen([sys.executable, "-m", "service.cli", "worker"], env=os.environ.copy())
+        log.info("worker_started", pid=worker.pid)
+    try:
+        uvicorn.run(
+            "service.app:create_app",
+            factory=True,
+            host=args.host or settings.host,
+            port=args.port or settings.port,
+            workers=args.workers,
+            log_level=settings.log_level.lower(),
+            timeout_graceful_shutdown=10,
+        )
+    finally:
+        if worker is not None:
+            worker.terminate()  # RQ: warm shutdown, the current job finishes
+            try:
+                worker.wait(30)
+            except subprocess.TimeoutExpired:
+                worker.kill()
+                worker.wait()
+        if embedded is not None:
+            embedded.stop()
+            log.info("embedded_redis_stopped")
+    return 0
+
+
+def worker(args: argparse.Namespace) -> int:
+    """Run one RQ worker on the bot queue of REDIS_URL."""
+    import redis
+    from rq import Queue, Worker
+    from rq.serializers import JSONSerializer
+
+    settings = get_settings()
+    if not settings.redis_url:
+        print("atout worker: set REDIS_URL to the Redis the API uses", file=sys.stderr)
+        return 2
+    connection = redis.Redis.from_url(settings.redis_url)
+    queue = Queue(settings.bot_queue, connection=connection, serializer=JSONSerializer)
+    rq_worker = Worker([queue], connection=connection, serializer=JSONSerializer)
+    rq_worker.work(burst=args.burst, with_scheduler=True, logging_level=settings.log_level.upper())
+    return 0
+
+
+def openapi(args: argparse.Namespace) -> int:
+    """Print (or write) the OpenAPI document generated from the app's routes."""
+    from service.openapi import build
+
+    text = json.dumps(build(), indent=2, sort_keys=False) + "\n"
+    if args.output:
+        with open(args.output, "w", encoding="utf-8") as out:
+            out.write(text)
+    else:
+        sys.stdout.write(text)
+    return 0
+
+
+def parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="atout", description="Atout game service.")
+    sub = p.add_subparsers(dest="command", required=True)
+    s = sub.add_parser("serve", help="serve the API (embedded Redis and a worker when REDIS_URL is unset)")
+    s.add_argument("--host", default=None)
+    s.add_argument("--port", type=int, default=None)
+    s.add_argument("--workers", type=int, default=1, help="uvicorn worker processes")
+    s.set_defaults(func=serve)
+    w = sub.add_parser("worker", help="run an RQ worker for bot turns and turn timers")
+    w.add_argument("--burst", action="store_true", help="exit when the queue is empty")
+    w.set_defaults(func=worker)
+    o = sub.add_parser("openapi", help="print the OpenAPI document")
+    o.add_argument("--output", "-o", default=None)
+    o.set_defaults(func=openapi)
+    return p
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = parser().parse_args(argv)
+    settings = get_settings()
+    logs.configure(settings.log_json, settings.log_level)
+    result: int = args.func(args)
+    return result
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,85 @@
+"""Prometheus metrics: request counts and latencies by route template, and game counters."""
+
+from __future__ import annotations
+
+import time
+
+from prometheus_client import CONTENT_TYPE_LATEST, CollectorRegistry, Counter, Histogram, generate_latest
+from starlette.requests import Request
+from starlette.responses import Response
+from starlette.routing import Match
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+
+class Metrics:
+    """One registry per app, so several apps (tests) never share counters."""
+
+    def __init__(self) -> None:
+        self.registry = CollectorRegistry()
+        self.requests = Counter(
+            "atout_http_requests_total",
+            "HTTP requests by route template, method and status.",
+            ["route", "method", "status"],
+            registry=self.registry,
+        )
+        self.latency = Histogram(
+            "atout_http_request_duration_seconds",
+            "HTTP request latency by route template and method.",
+            ["route", "method"],
+            registry=self.registry,
+            buckets=(0.002, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5),
+        )
+        self.games_created = Counter(
+            "atout_games_created_total", "Games created.", ["game"], registry=self.registry
+        )
+        self.actions = Counter(
+            "atout_actions_total",
+            "Actions submitted, by outcome.",
+            ["game", "outcome"],
+            registry=self.registry,
+        )
+        self.conflicts = Counter(
+            "atout_version_conflicts_total", "Compare-and-set writes lost to a race.", registry=self.registry
+        )
+
+    async def endpoint(self, request: Request) -> Response:
+        return Response(generate_latest(self.registry), media_type=CONTENT_TYPE_LATEST)
+
+
+class MetricsMiddleware:
+    """Pure ASGI middleware (it does not buffer streamed responses such as SSE)."""
+
+    def __init__(self, app: ASGIApp, metrics: Metrics) -> None:
+        self.app = app
+        self.metrics = metrics
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        route = _route_template(scope)
+        method = scope["method"]
+        started = time.perf_counter()
+        status = 500
+
+        async def send_wrapper(message: Message) -> None:
+            nonlocal status
+            if message["type"] == "http.response.start":
+                status = message["status"]
+                self.metrics.latency.labels(route, method).observe(time.perf_counter() - started)
+            await send(message)
+
+        try:
+            await self.app(scope, receive, send_wrapper)
+        finally:
+            self.metrics.requests.labels(route, method, str(status)).inc()
+
+
+def _route_template(scope: Scope) -> str:
+    app = scope.get("app")
+    router = getattr(app, "router", None)
+    for route in getattr(router, "routes", []):
+        match, _ = route.matches(scope)
+        if match == Match.FULL:
+            return str(getattr(route, "path", "other"))
+    return "unmatched"

@@ -1,0 +1,63 @@
+"""Probes, metrics and the shape of errors that are not about games."""
+
+from __future__ import annotations
+
+from starlette.testclient import TestClient
+
+from service.app import create_app
+from service.embedded_redis import free_port
+from service.settings import Settings
+
+
+def test_healthz_answers_without_redis(client: TestClient) -> None:
+    response = client.get("/healthz")
+    assert response.status_code == 200
+    assert response.json() == {"status": "ok"}
+
+
+def test_readyz_answers_when_redis_is_reachable(client: TestClient) -> None:
+    response = client.get("/readyz")
+    assert response.status_code == 200
+    assert response.json() == {"status": "ready"}
+
+
+def test_readyz_is_503_problem_when_redis_is_down() -> None:
+    settings = Settings(redis_url=f"redis://127.0.0.1:{free_port()}/0")
+    with TestClient(create_app(settings)) as client:
+        response = client.get("/readyz")
+        assert response.status_code == 503
+        assert response.headers["content-type"] == "application/problem+json"
+        assert response.json()["code"] == "unavailable"
+        assert client.get("/healthz").status_code == 200
+
+
+def test_unknown_path_is_a_404_problem(client: TestClient) -> None:
+    response = client.get("/nowhere")
+    assert response.status_code == 404
+    assert response.headers["content-type"] == "application/problem+json"
+    body = response.json()
+    assert body["code"] == "not_found" and body["status"] == 404 and "/v1" in body["detail"]
+
+
+def test_wrong_method_is_a_405_problem(client: TestClient) -> None:
+    response = client.post("/healthz")
+    assert response.status_code == 405
+    assert response.json()["code"] == "method_not_allowed"
+
+
+def test_metrics_count_requests_by_route_template(client: TestClient) -> None:
+    client.get("/healthz")
+    text = client.get("/metrics").text
+    assert 'atout_http_requests_total{method="GET",route="/healthz",status="200"} 1.0' in text
+    assert "atout_http_request_duration_seconds_bucket" in text
+
+
+def test_the_app_refuses_to_start_without_redis_url() -> None:
+    app = create_app(Settings(redis_url=None))
+    try:
+        with TestClient(app):
+            pass
+    except RuntimeError as exc:
+        assert "REDIS_URL" in str(exc)
+    else:
+        raise AssertionError("expected the lifespan to fail")

@@ -1,0 +1,96 @@
+"""The ``atout`` command: ``serve`` with no REDIS_URL brings up Redis, a worker and the API."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import httpx
+import pytest
+import redis
+from rq import Worker
+
+from service.cli import main, parser
+from service.embedded_redis import free_port
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def wait_until_ready(url: str, proc: subprocess.Popen[bytes], deadline_seconds: float = 60.0) -> None:
+    deadline = time.monotonic() + deadline_seconds
+    while time.monotonic() < deadline:
+        assert proc.poll() is None, "atout serve exited early"
+        try:
+            if httpx.get(url, timeout=1.0).status_code == 200:
+                return
+        except httpx.TransportError:
+            pass
+        time.sleep(0.1)
+    raise AssertionError(f"{url} never became ready")
+
+
+def accepts_connections(port: int) -> bool:
+    with socket.socket() as sock:
+        sock.settimeout(1.0)
+        return sock.connect_ex(("127.0.0.1", port)) == 0
+
+
+def test_serve_without_redis_url_runs_embedded_redis_and_a_worker(tmp_path: Path) -> None:
+    port = free_port()
+    env = {k: v for k, v in os.environ.items() if k not in {"REDIS_URL", "ATOUT_REDIS_URL"}}
+    env.update(ATOUT_DATA_DIR=str(tmp_path / "redis"), PYTHONPATH=str(ROOT), ATOUT_LOG_JSON="true")
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "service.cli", "serve", "--port", str(port)],
+        cwd=tmp_path,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+    )
+    redis_url = ""
+    try:
+        wait_until_ready(f"http://127.0.0.1:{port}/readyz", proc)
+        conf = (tmp_path / "redis").iterdir()
+        assert any(p.name in {"appendonlydir", "appendonly.aof"} for p in conf)
+        redis_url = (tmp_path / "redis" / "redis.url").read_text().strip()
+        connection = redis.Redis.from_url(redis_url)
+        deadline = time.monotonic() + 60
+        while not Worker.all(connection=connection) and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert len(Worker.all(connection=connection)) == 1
+        connection.close()
+    finally:
+        proc.send_signal(signal.SIGINT)
+        output = proc.communicate(timeout=60)[0].decode(errors="replace")
+    assert proc.returncode == 0, output
+    assert "embedded_redis_stopped" in output
+    assert not accepts_connections(int(redis_url.rsplit(":", 1)[1].split("/")[0]))
+    assert not (tmp_path / "redis" / "redis.url").exists()
+
+
+def test_worker_refuses_to_run_without_redis_url(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("REDIS_URL", raising=False)
+    from service.settings import get_settings
+
+    get_settings.cache_clear()
+    try:
+        assert main(["worker", "--burst"]) == 2
+    finally:
+        get_settings.cache_clear()
+
+
+def test_the_parser_knows_the_three_commands() -> None:
+    p = parser()
+    for command in ("serve", "worker", "openapi"):
+        assert p.parse_args([command]).command == command
+
+
+def test_openapi_command_prints_the_document(tmp_path: Path) -> None:
+    out = tmp_path / "openapi.json"
+    assert main(["openapi", "--output", str(out)]) == 0
+    assert json.loads(out.read_text())["openapi"].startswith("3.1")
