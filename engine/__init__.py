@@ -24,6 +24,7 @@ from .api import (
     legal_moves,
     new_match,
     push,
+    random_move,
     to_json,
     view,
 )
@@ -47,6 +48,7 @@ __all__ = [
     "new_match",
     "parse",
     "push",
+    "random_move",
     "to_json",
     "view",
 ]

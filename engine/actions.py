@@ -179,6 +179,10 @@ class DiscardTemplate:
 Move = Action | DiscardTemplate
 """What ``legal_moves`` offers: a concrete action, or the discard template."""
 
+ACTION_TYPES = frozenset(
+    {Pass, TrickBid, PointBid, Keep, Discard, Play, OrderUp, Exchange, NameTrump, CallPartner, GoAlone}
+)
+
 PASS = Pass()
 KEEP = Keep()
 ORDER_UP = OrderUp()
@@ -188,6 +192,22 @@ PLAY_NO_TRUMP: tuple[Play, ...] = tuple(Play(c, True) for c in range(len(CODES))
 EXCHANGE: tuple[Exchange, ...] = tuple(Exchange(c) for c in range(len(CODES)))
 CALL: tuple[CallPartner, ...] = tuple(CallPartner(c) for c in range(len(CODES)))
 NAME: tuple[NameTrump, ...] = tuple(NameTrump(s) for s in range(4))
+
+
+_PLAYS: dict[int, list[Move]] = {}
+
+
+def plays_of(mask: int) -> list[Move]:
+    """The play actions of a mask of cards, memoised: the hottest list of a playout.
+
+    Callers must not mutate the list; the memo is dropped whole when it grows large.
+    """
+    plays = _PLAYS.get(mask)
+    if plays is None:
+        if len(_PLAYS) > 200_000:
+            _PLAYS.clear()
+        plays = _PLAYS[mask] = [PLAY[c] for c in cards_of(mask)]
+    return plays
 
 
 def _malformed(message: str) -> IllegalAction:

@@ -8,11 +8,13 @@ the two cannot disagree.
 from __future__ import annotations
 
 import json
+import random
 from typing import Any
 
 from . import actions as act
 from .actions import Action, Move
 from .base import Game
+from .cards import cards_of, mask_of
 from .errors import IllegalAction
 from .match import JSON, Match
 
@@ -48,6 +50,17 @@ def legal_moves(m: Match) -> list[Move]:
     return Game.registry[m.game].legal_moves(m)
 
 
+def random_move(m: Match, rng: random.Random) -> Action:
+    """A uniformly random legal action of the seat to act (a random set for a discard).
+
+    The random bot, the property tests and the benchmark all draw moves this way.
+    """
+    move = rng.choice(legal_moves(m))
+    if isinstance(move, act.DiscardTemplate):
+        return act.Discard(mask_of(rng.sample(cards_of(move.cards), move.count)))
+    return move
+
+
 def legal_actions(m: Match, seat: int) -> list[JSON]:
     """The legal actions of ``seat`` in their JSON form; [] when it is not that seat's turn."""
     if seat != m.to_act:
@@ -60,7 +73,9 @@ def push(m: Match, seat: int, action: Action | JSON) -> Match:
 
     On ``IllegalAction`` the match is unchanged: every check precedes the first write.
     """
-    Game.registry[m.game].push(m, seat, act.parse(action))
+    if action.__class__ not in act.ACTION_TYPES:
+        action = act.parse(action)
+    Game.registry[m.game].push(m, seat, action)  # type: ignore[arg-type]
     return m
 
 

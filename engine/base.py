@@ -12,13 +12,14 @@ from __future__ import annotations
 import random
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import cache
 from typing import Any, ClassVar
 
 from . import actions as act
 from .actions import Action, Move
 from .cards import BIT, CARD_OF, CODES, cards_of, codes_of, mask_of
 from .errors import IllegalAction
-from .match import JSON, Match
+from .match import DEALT, HAND_SCORED, JSON, PLAYED, TRICK, LastHand, Match
 from .tricks import TrumpTable, legal_plays, trick_winner_index
 
 
@@ -61,9 +62,14 @@ class Game:
     def __init_subclass__(cls) -> None:
         super().__init_subclass__()
         cls.deck_mask = mask_of(cls.deck)
+        # Phase dispatch tables (OpenSpiel's per-phase methods), resolved once.
+        cls.pushers = {n[6:]: getattr(cls, n) for n in dir(cls) if n.startswith("_push_")}
+        cls.legals = {n[7:]: getattr(cls, n) for n in dir(cls) if n.startswith("_legal_")}
         Game.registry[cls.id] = cls()
 
     deck_mask: ClassVar[int]
+    pushers: ClassVar[dict[str, Callable[[Game, Match, int, Action], None]]]
+    legals: ClassVar[dict[str, Callable[[Game, Match], list[Move]]]]
 
     # ----- options -------------------------------------------------------------------
     def validate_options(self, options: JSON | None) -> JSON:
@@ -105,7 +111,7 @@ class Game:
         m = Match.__new__(Match)
         m.game, m.options, m.seed, m.players = self.id, self.validate_options(options), seed, self.players
         m.scores = [0] * (2 if self.teams else self.players)
-        m.hand_number, m.last_hand, m.winners, m.events = 0, None, None, []
+        m.hand_number, m.prev, m.winners, m.log = 0, None, None, []
         explicit = self.parse_deal(deal) if deal is not None else None
         # ALL-2: the first dealer is drawn from the game's seed.
         dealer = explicit[0] if explicit else random.Random(f"{seed}:dealer").randrange(self.players)
@@ -148,23 +154,30 @@ class Game:
         )
 
     def shuffle_deal(self, seed: int, hand_number: int, dealer: int) -> Deal:
-        """Deal from a per-hand seeded shuffle, in the packets of the game (ALL-3)."""
+        """Deal from a per-hand seeded shuffle, in the packets of the game (ALL-3, F5-3, RG-5, E5-3)."""
         order = list(self.deck)
         random.Random(f"{seed}:{hand_number}").shuffle(order)
         hands = [0] * self.players
         kitty: list[int] = []
-        i = 0
-        for target, count in self.deal_pattern:
-            if target == "kitty":
-                kitty.extend(order[i : i + count])
-                i += count
-                continue
-            for k in range(1, self.players + 1):
-                seat = (dealer + k) % self.players
-                for c in order[i : i + count]:
-                    hands[seat] |= BIT[c]
-                i += count
+        for c, seat in zip(order, self.deal_targets(dealer), strict=True):
+            if seat < 0:
+                kitty.append(c)
+            else:
+                hands[seat] |= BIT[c]
         return hands, tuple(kitty)
+
+    @classmethod
+    @cache
+    def deal_targets(cls, dealer: int) -> tuple[int, ...]:
+        """Where each card of the shuffled deck goes, top first: a seat, or -1 for the kitty."""
+        targets: list[int] = []
+        for target, count in cls.deal_pattern:
+            if target == "kitty":
+                targets += [-1] * count
+            else:
+                for k in range(1, cls.players + 1):
+                    targets += [(dealer + k) % cls.players] * count
+        return tuple(targets)
 
     def start_hand(self, m: Match, dealer: int, deal: Deal | None = None) -> None:
         m.hand_number += 1
@@ -180,11 +193,9 @@ class Game:
         m.leader = (dealer + 1) % self.players
         m.table = None
         m.to_act = (dealer + 1) % self.players
-        m.events.append({"type": "hand_started", "hand_number": m.hand_number, "dealer": dealer})
+        m.log.append({"type": "hand_started", "hand_number": m.hand_number, "dealer": dealer})
         for seat in range(self.players):
-            m.events.append(
-                {"type": "dealt", "seat": seat, "cards": codes_of(hands[seat]), "visible_to": [seat]}
-            )
+            m.log.append((DEALT, seat, hands[seat]))
         self.open_bidding(m)
 
     def open_bidding(self, m: Match) -> None:
@@ -192,7 +203,7 @@ class Game:
 
     def void_hand(self, m: Match, rule: str) -> None:
         """Everybody passed: nobody scores and the deal passes left (F5-9, RG-8)."""
-        m.events.append({"type": "hand_void", "rule": rule})
+        m.log.append({"type": "hand_void", "rule": rule})
         self.finish_hand(m, {"void": True})
 
     # ----- the legality gate ---------------------------------------------------------
@@ -200,8 +211,10 @@ class Game:
         """The seat to act's legal actions as records (discards as a template only)."""
         if m.to_act is None:
             return []
-        moves: list[Move] = getattr(self, "_legal_" + m.phase)(m)
-        return moves
+        table = m.table
+        if table is not None:  # the play phase, inlined: it is most of the steps of a playout
+            return act.plays_of(legal_plays(m.hands[m.to_act], m.trick, table))
+        return self.legals[m.phase](self, m)
 
     def push(self, m: Match, seat: int, action: Action) -> None:
         """Apply in place. Every check comes before the first write."""
@@ -213,10 +226,13 @@ class Game:
             raise IllegalAction(
                 f"it is seat {m.to_act}'s turn, not seat {seat}'s", rule="ALL-1", code="not_your_turn"
             )
-        m.events = []
-        handler: Callable[[Match, int, Action], None] | None = getattr(self, "_push_" + m.phase, None)
-        assert handler is not None, m.phase
-        handler(m, seat, action)
+        m.log = []
+        if m.table is not None and type(action) is act.Play:  # the play phase, inlined
+            if action.no_trump:
+                raise IllegalAction("'no_trump' is only for Le Rough's taker on the first lead", rule="RG-11")
+            self.play_card(m, seat, action.card)
+            return
+        self.pushers[m.phase](self, m, seat, action)
 
     def discard_to_pile(self, m: Match, seat: int, action: Action, rule: str) -> None:
         """The taker puts ``kitty_size`` cards of his hand face down (F5-10, RG-10)."""
@@ -233,14 +249,14 @@ class Game:
         m.hands[seat] &= ~action.cards
         m.discards |= action.cards
         m.discarder = seat
-        m.events.append({"type": "discard", "seat": seat, "count": n})
-        m.events.append(
+        m.log.append({"type": "discard", "seat": seat, "count": n})
+        m.log.append(
             {"type": "discarded", "seat": seat, "cards": codes_of(action.cards), "visible_to": [seat]}
         )
 
     def take_kitty(self, m: Match, taker: int) -> None:
         """The taker picks up the kitty (F5-10, RG-10); only he sees what it held."""
-        m.events.append(
+        m.log.append(
             {"type": "kitty_taken", "seat": taker, "cards": codes_of(m.kitty), "visible_to": [taker]}
         )
         m.hands[taker] |= m.kitty
@@ -263,27 +279,23 @@ class Game:
 
     def _legal_play(self, m: Match) -> list[Move]:
         assert m.to_act is not None and m.table is not None
-        mask = legal_plays(m.hands[m.to_act], m.trick, m.table)
-        return [act.PLAY[c] for c in cards_of(mask)]
-
-    def check_play(self, m: Match, seat: int, action: Action) -> int:
-        if not isinstance(action, act.Play):
-            raise self.refuse(action, "ALL-4", "it is time to play a card")
-        c = action.card
-        if not m.hands[seat] & BIT[c]:
-            raise IllegalAction(f"{CODES[c]} is not in your hand", rule="ALL-4")
-        if action.no_trump:
-            raise IllegalAction("'no_trump' is only for Le Rough's taker on the first lead", rule="RG-11")
-        return c
+        return act.plays_of(legal_plays(m.hands[m.to_act], m.trick, m.table))
 
     def _push_play(self, m: Match, seat: int, action: Action) -> None:
-        c = self.check_play(m, seat, action)
-        self.play_card(m, seat, c)
+        if action.__class__ is not act.Play:
+            raise self.refuse(action, "ALL-4", "it is time to play a card")
+        assert isinstance(action, act.Play)
+        if action.no_trump:
+            raise IllegalAction("'no_trump' is only for Le Rough's taker on the first lead", rule="RG-11")
+        self.play_card(m, seat, action.card)
 
     def play_card(self, m: Match, seat: int, c: int) -> None:
+        """ALL-4: the card must be in the hand and follow the led (effective, ALL-5) suit if able."""
         table = m.table
         assert table is not None
         hand = m.hands[seat]
+        if not hand & BIT[c]:
+            raise IllegalAction(f"{CODES[c]} is not in your hand", rule="ALL-4")
         trick = m.trick
         if trick:
             same = hand & table.follow[table.suit[trick[0]]]
@@ -295,17 +307,17 @@ class Game:
         m.hands[seat] = hand ^ BIT[c]
         m.played |= BIT[c]
         trick.append(c)
-        m.events.append({"type": "play", "seat": seat, "card": CODES[c]})
-        self.after_card(m, seat, c)
+        m.log.append((PLAYED, seat, c))
+        if c == m.called:
+            self.called_card_played(m, seat, c)
         if len(trick) < self.players:
             m.to_act = (seat + 1) % self.players
             return
         winner = (m.leader + trick_winner_index(trick, table)) % self.players
-        m.tricks.append((m.leader, tuple(trick), winner))
+        done = (m.leader, tuple(trick), winner)
+        m.tricks.append(done)
         m.tricks_won[winner] += 1
-        m.events.append(
-            {"type": "trick", "leader": m.leader, "cards": [CODES[x] for x in trick], "winner": winner}
-        )
+        m.log.append((TRICK, *done))
         m.trick = []
         if len(m.tricks) == self.hand_size:
             self.finish_hand(m, self.score_hand(m))
@@ -315,8 +327,8 @@ class Game:
     def follow_rule(self, m: Match, led: int) -> str:
         return "ALL-4"
 
-    def after_card(self, m: Match, seat: int, c: int) -> None:
-        """Hook: a game reacts to a card just played (euchre's partner reveal)."""
+    def called_card_played(self, m: Match, seat: int, c: int) -> None:
+        """Hook: euchre's called card was just played (E5-8)."""
 
     # ----- end of a hand and of the match --------------------------------------------
     def score_hand(self, m: Match) -> JSON:
@@ -324,35 +336,28 @@ class Game:
 
     def finish_hand(self, m: Match, result: JSON) -> None:
         """Record the hand (public from now on, ALL-7), then end the match or deal again."""
-        m.last_hand = {
-            "hand_number": m.hand_number,
-            **result,
-            "deal": self.deal_record(m),
-            "scores": m.scores[:],
-        }
-        m.events.append({"type": "hand_scored", **m.last_hand})
+        m.prev = LastHand(
+            m.hand_number,
+            result,
+            m.dealer,
+            tuple(m.dealt),
+            m.kitty_dealt,
+            m.discards,
+            m.discarder,
+            tuple(m.tricks),
+            tuple(m.scores),
+        )
+        m.log.append((HAND_SCORED, m.prev))
         winners = self.match_winners(m, result)
         if winners is not None:
             m.winners = winners
             m.to_act = None
             m.phase = "over"
             m.table = None
-            m.events.append({"type": "match_over", "winners": winners, "scores": m.scores[:]})
+            m.log.append({"type": "match_over", "winners": winners, "scores": m.scores[:]})
             return
         # ALL-2: the deal passes one seat left every hand.
         self.start_hand(m, (m.dealer + 1) % self.players)
-
-    def deal_record(self, m: Match) -> JSON:
-        return {
-            "dealer": m.dealer,
-            "hands": [codes_of(h) for h in m.dealt],
-            "kitty": [CODES[c] for c in m.kitty_dealt],
-            "discards": codes_of(m.discards),
-            "discarder": m.discarder,
-            "tricks": [
-                {"leader": ld, "cards": [CODES[c] for c in cs], "winner": w} for ld, cs, w in m.tricks
-            ],
-        }
 
     def match_winners(self, m: Match, result: JSON) -> list[int] | None:
         raise NotImplementedError
@@ -474,6 +479,7 @@ class Game:
         m.trick = [CARD_OF[c] for c in d["trick"]]
         m.tricks = [(ld, tuple(CARD_OF[c] for c in cs), w) for ld, cs, w in d["tricks"]]
         m.tricks_won, m.scores = list(d["tricks_won"]), list(d["scores"])
-        m.last_hand, m.winners, m.events = d["last_hand"], d["winners"], []
+        m.prev = LastHand.from_json(d["last_hand"]) if d["last_hand"] is not None else None
+        m.winners, m.log = d["winners"], []
         m.table = self.table_for(m) if m.phase == "play" and (m.trump is not None or m.no_trump) else None
         return m

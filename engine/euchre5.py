@@ -44,7 +44,7 @@ class Euchre5(Game):
 
     def open_bidding(self, m: Match) -> None:
         m.phase = "order"
-        m.events.append({"type": "upcard", "card": CODES[self.upcard(m)]})
+        m.log.append({"type": "upcard", "card": CODES[self.upcard(m)]})
 
     def next_seat(self, seat: int) -> int:
         return (seat + 1) % self.players
@@ -57,19 +57,19 @@ class Euchre5(Game):
         if isinstance(action, act.OrderUp):
             m.taker, m.trump = seat, suit_of(self.upcard(m))
             m.bids.append((seat, action.to_json()))
-            m.events.append({"type": "order_up", "seat": seat, "suit": "SCDH"[m.trump]})
+            m.log.append({"type": "order_up", "seat": seat, "suit": "SCDH"[m.trump]})
             m.phase, m.to_act = "exchange", m.dealer
             return
         if not isinstance(action, act.Pass):
             raise self.refuse(action, "E5-5", "order the upcard's suit up or pass")
         m.bids.append((seat, action.to_json()))
-        m.events.append({"type": "bid", "seat": seat, "action": action.to_json()})
+        m.log.append({"type": "bid", "seat": seat, "action": action.to_json()})
         if seat != m.dealer:
             m.to_act = self.next_seat(seat)
             return
         # E5-6: all five passed, the upcard is turned down.
         m.phase, m.to_act = "name", self.next_seat(m.dealer)
-        m.events.append({"type": "upcard_turned_down", "card": CODES[self.upcard(m)]})
+        m.log.append({"type": "upcard_turned_down", "card": CODES[self.upcard(m)]})
 
     # ----- the dealer's exchange (E5-5) ----------------------------------------------
     def _legal_exchange(self, m: Match) -> list[Move]:
@@ -87,10 +87,10 @@ class Euchre5(Game):
             m.hands[seat] = (m.hands[seat] | up) ^ BIT[c]
             m.kitty = (m.kitty ^ up) | BIT[c]
             m.discards, m.discarder = BIT[c], seat
-            m.events.append({"type": "exchange", "seat": seat, "took": CODES[self.upcard(m)]})
-            m.events.append({"type": "discarded", "seat": seat, "cards": [CODES[c]], "visible_to": [seat]})
+            m.log.append({"type": "exchange", "seat": seat, "took": CODES[self.upcard(m)]})
+            m.log.append({"type": "discarded", "seat": seat, "cards": [CODES[c]], "visible_to": [seat]})
         elif isinstance(action, act.Pass):
-            m.events.append({"type": "exchange_declined", "seat": seat})
+            m.log.append({"type": "exchange_declined", "seat": seat})
         else:
             raise self.refuse(action, "E5-5", "exchange a card for the upcard, or pass to keep your hand")
         m.phase, m.to_act = "call", m.taker
@@ -107,7 +107,7 @@ class Euchre5(Game):
                 raise IllegalAction("the turned-down upcard's suit may not be trump this hand", rule="E5-6")
             m.taker, m.trump = seat, action.suit
             m.bids.append((seat, action.to_json()))
-            m.events.append({"type": "name_trump", "seat": seat, "suit": "SCDH"[action.suit]})
+            m.log.append({"type": "name_trump", "seat": seat, "suit": "SCDH"[action.suit]})
             m.phase, m.to_act = "call", seat
             return
         if not isinstance(action, act.Pass):
@@ -117,7 +117,7 @@ class Euchre5(Game):
                 "the four others passed: the dealer must name a suit (stick the dealer)", rule="E5-6"
             )
         m.bids.append((seat, action.to_json()))
-        m.events.append({"type": "bid", "seat": seat, "action": action.to_json()})
+        m.log.append({"type": "bid", "seat": seat, "action": action.to_json()})
         m.to_act = self.next_seat(seat)
 
     # ----- calling the partner (E5-7, E5-8) ------------------------------------------
@@ -135,9 +135,9 @@ class Euchre5(Game):
             m.called = c
             holders = [s for s in range(self.players) if m.hands[s] & BIT[c]]
             m.partner = holders[0] if holders else None  # None: buried, the maker is alone (E5-8)
-            m.events.append({"type": "partner_called", "seat": seat, "card": CODES[c]})
+            m.log.append({"type": "partner_called", "seat": seat, "card": CODES[c]})
             if m.partner is not None:
-                m.events.append(
+                m.log.append(
                     {
                         "type": "you_are_partner",
                         "seat": m.partner,
@@ -147,7 +147,7 @@ class Euchre5(Game):
                 )
         elif isinstance(action, act.GoAlone):
             m.alone = True
-            m.events.append({"type": "go_alone", "seat": seat})
+            m.log.append({"type": "go_alone", "seat": seat})
         else:
             raise self.refuse(action, "E5-7", "call a partner card or go alone")
         m.bids.append((seat, action.to_json()))
@@ -159,11 +159,10 @@ class Euchre5(Game):
         assert m.trump is not None
         return euchre_table(m.trump)
 
-    def after_card(self, m: Match, seat: int, c: int) -> None:
+    def called_card_played(self, m: Match, seat: int, c: int) -> None:
         """E5-8: the partnership becomes public when the called card is played."""
-        if c == m.called:
-            m.revealed = True
-            m.events.append({"type": "partner_revealed", "seat": seat, "card": CODES[c]})
+        m.revealed = True
+        m.log.append({"type": "partner_revealed", "seat": seat, "card": CODES[c]})
 
     # ----- scoring (E5-10, E5-11, E5-12) ---------------------------------------------
     def score_hand(self, m: Match) -> JSON:

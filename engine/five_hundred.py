@@ -71,7 +71,7 @@ class FiveHundred(Game):
         elif not isinstance(action, act.Pass):
             raise self.refuse(action, "F5-8", "bid or pass")
         m.bids.append((seat, action.to_json()))
-        m.events.append({"type": "bid", "seat": seat, "action": action.to_json()})
+        m.log.append({"type": "bid", "seat": seat, "action": action.to_json()})
         m.turns += 1
         if m.turns < self.players:
             m.to_act = (seat + 1) % self.players
@@ -89,7 +89,7 @@ class FiveHundred(Game):
         m.taker, m.level = taker, tricks
         m.no_trump = d == NT
         m.trump = None if d == NT else d
-        m.events.append({"type": "contract", "taker": taker, "tricks": tricks, "suit": DENOMINATIONS[d]})
+        m.log.append({"type": "contract", "taker": taker, "tricks": tricks, "suit": DENOMINATIONS[d]})
         self.take_kitty(m, taker)
 
     # ----- discard (F5-10) -----------------------------------------------------------

@@ -7,11 +7,81 @@ only the few lists a step edits in place are copied.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
+from .cards import CARD_OF, CODES, codes_of, mask_of
 from .tricks import TrumpTable
 
 JSON = dict[str, Any]
+
+PLAYED = 1
+TRICK = 2
+DEALT = 3
+HAND_SCORED = 4
+
+
+@dataclass(frozen=True, slots=True)
+class LastHand:
+    """A scored hand: its result and its deal record, which become public (ALL-7)."""
+
+    hand_number: int
+    result: JSON
+    dealer: int
+    dealt: tuple[int, ...]
+    kitty: tuple[int, ...]
+    discards: int
+    discarder: int | None
+    tricks: tuple[tuple[int, tuple[int, ...], int], ...]
+    scores: tuple[int, ...]
+
+    def to_json(self) -> JSON:
+        return {
+            "hand_number": self.hand_number,
+            **self.result,
+            "deal": {
+                "dealer": self.dealer,
+                "hands": [codes_of(h) for h in self.dealt],
+                "kitty": [CODES[c] for c in self.kitty],
+                "discards": codes_of(self.discards),
+                "discarder": self.discarder,
+                "tricks": [
+                    {"leader": ld, "cards": [CODES[c] for c in cs], "winner": w} for ld, cs, w in self.tricks
+                ],
+            },
+            "scores": list(self.scores),
+        }
+
+    @staticmethod
+    def from_json(d: JSON) -> LastHand:
+        deal = d["deal"]
+        result = {k: v for k, v in d.items() if k not in ("hand_number", "deal", "scores")}
+        return LastHand(
+            d["hand_number"],
+            result,
+            deal["dealer"],
+            tuple(mask_of(CARD_OF[c] for c in h) for h in deal["hands"]),
+            tuple(CARD_OF[c] for c in deal["kitty"]),
+            mask_of(CARD_OF[c] for c in deal["discards"]),
+            deal["discarder"],
+            tuple((t["leader"], tuple(CARD_OF[c] for c in t["cards"]), t["winner"]) for t in deal["tricks"]),
+            tuple(d["scores"]),
+        )
+
+
+def render_event(e: JSON | tuple[Any, ...]) -> JSON:
+    """Turn a compact log entry into its JSON event (events are built only when read)."""
+    if isinstance(e, dict):
+        return e
+    kind = e[0]
+    if kind == PLAYED:
+        return {"type": "play", "seat": e[1], "card": CODES[e[2]]}
+    if kind == TRICK:
+        return {"type": "trick", "leader": e[1], "cards": [CODES[c] for c in e[2]], "winner": e[3]}
+    if kind == DEALT:
+        return {"type": "dealt", "seat": e[1], "cards": codes_of(e[2]), "visible_to": [e[1]]}
+    assert kind == HAND_SCORED
+    return {"type": "hand_scored", **e[1].to_json()}
 
 
 class Match:
@@ -30,7 +100,6 @@ class Match:
         "dealt",
         "discarder",
         "discards",
-        "events",
         "game",
         "hand_number",
         "hands",
@@ -38,15 +107,16 @@ class Match:
         "high_bidder",
         "kitty",
         "kitty_dealt",
-        "last_hand",
         "leader",
         "level",
+        "log",
         "no_trump",
         "options",
         "partner",
         "phase",
         "played",
         "players",
+        "prev",
         "revealed",
         "scores",
         "seed",
@@ -93,10 +163,13 @@ class Match:
     tricks_won: list[int]
     played: int
     scores: list[int]
-    last_hand: JSON | None
+    prev: LastHand | None
+    """The hand just scored, kept as its raw parts and rendered only when asked for."""
     winners: list[int] | None
-    events: list[JSON]
+    log: list[JSON | tuple[Any, ...]]
+    """What the last step caused: event dicts, or compact tuples for the frequent ones."""
     table: TrumpTable | None
+    """Set exactly while cards are being played with trump known; the fast paths test it."""
 
     def copy(self) -> Match:
         other = Match.__new__(Match)
@@ -109,10 +182,20 @@ class Match:
         other.tricks = self.tricks[:]
         other.tricks_won = self.tricks_won[:]
         other.scores = self.scores[:]
-        other.events = []
+        other.log = []
         if self.winners is not None:
             other.winners = self.winners[:]
         return other
+
+    @property
+    def events(self) -> list[JSON]:
+        """The public (and seat-private, see ``visible_to``) events of the last step."""
+        return [render_event(e) for e in self.log]
+
+    @property
+    def last_hand(self) -> JSON | None:
+        """The result and full deal record of the hand just scored, public (ALL-7)."""
+        return self.prev.to_json() if self.prev is not None else None
 
     @property
     def over(self) -> bool:

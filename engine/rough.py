@@ -98,7 +98,7 @@ class Rough(Game):
         elif not isinstance(action, act.Pass):
             raise self.refuse(action, "RG-6", "bid, keep (dealer) or pass")
         m.bids.append((seat, action.to_json()))
-        m.events.append({"type": "bid", "seat": seat, "action": action.to_json()})
+        m.log.append({"type": "bid", "seat": seat, "action": action.to_json()})
         if not dealer:
             m.to_act = (seat + 1) % self.players
             return
@@ -106,7 +106,7 @@ class Rough(Game):
             self.void_hand(m, "RG-8")
             return
         m.taker, m.level = m.high_bidder, m.high_bid
-        m.events.append({"type": "contract", "taker": m.taker, "points": m.level})
+        m.log.append({"type": "contract", "taker": m.taker, "points": m.level})
         self.take_kitty(m, m.taker)
 
     # ----- discard (RG-10) -----------------------------------------------------------
@@ -138,10 +138,10 @@ class Rough(Game):
             raise IllegalAction(f"{CODES[c]} is not in your hand", rule="ALL-4")
         if action.no_trump:
             m.no_trump = True
-            m.events.append({"type": "trump", "suit": "NT", "seat": seat})
+            m.log.append({"type": "trump", "suit": "NT", "seat": seat})
         else:
             m.trump = suit_of(c)
-            m.events.append({"type": "trump", "suit": "SCDH"[m.trump], "seat": seat})
+            m.log.append({"type": "trump", "suit": "SCDH"[m.trump], "seat": seat})
         m.table = self.table_for(m)
         self.play_card(m, seat, c)
 

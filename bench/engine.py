@@ -1,0 +1,129 @@
+"""Engine speed: random playouts of each game, JSON round trip, and OpenSpiel's euchre.
+
+For each game: complete hands per second and actions per second of uniformly random
+playouts on one core (deal, bidding, play to the end of the hand; the legal actions
+computed at every step) through ``engine.legal_moves`` / ``engine.push``, the in-place
+path the search bots use (tests/engine/test_push_agrees_with_apply.py ties it to
+``apply``). Then the JSON round trip of a mid-hand match, and the size of a mid-match
+state's JSON. In the same run, the same loop on OpenSpiel's four-player ``euchre`` driven
+from Python (``pip install '.[bench]'``), and our euchre5 hands/s as a ratio to it.
+
+    python bench/engine.py [--quick]
+
+The last line is ``bench engine: key=value ...`` with every figure.
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import statistics
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+import engine  # noqa: E402
+
+GAMES = ("five_hundred", "rough", "euchre5")
+
+
+def our_playouts(game: str, seconds: float, seed: int = 1) -> tuple[float, float]:
+    """Hands/s and actions/s of random playouts; a new match when one ends."""
+    rng = random.Random(seed)
+    push, random_move = engine.push, engine.random_move
+    m = engine.new_match(game, seed=seed)
+    hands = actions = 0
+    start = time.perf_counter()
+    deadline = start + seconds
+    while True:
+        hand = m.hand_number
+        while m.hand_number == hand and m.to_act is not None:
+            push(m, m.to_act, random_move(m, rng))  # random_move computes the legal moves
+            actions += 1
+        hands += 1
+        if m.to_act is None:
+            m = engine.new_match(game, seed=seed + hands)
+        if time.perf_counter() >= deadline:
+            break
+    elapsed = time.perf_counter() - start
+    return hands / elapsed, actions / elapsed
+
+
+def openspiel_playouts(seconds: float, seed: int = 1) -> float | None:
+    """Hands/s of the same loop on OpenSpiel's euchre (chance nodes sampled uniformly)."""
+    try:
+        import pyspiel  # type: ignore[import-not-found]
+    except ImportError:
+        return None
+    rng = random.Random(seed)
+    game = pyspiel.load_game("euchre")
+    hands = 0
+    start = time.perf_counter()
+    deadline = start + seconds
+    while True:
+        state = game.new_initial_state()
+        while not state.is_terminal():
+            if state.is_chance_node():
+                state.apply_action(rng.choice(state.chance_outcomes())[0])
+            else:
+                state.apply_action(rng.choice(state.legal_actions()))
+        hands += 1
+        if time.perf_counter() >= deadline:
+            break
+    return hands / (time.perf_counter() - start)
+
+
+def mid_hand(game: str, seed: int = 5) -> engine.Match:
+    """A match in its third hand, halfway through the tricks."""
+    rng = random.Random(seed)
+    m = engine.new_match(game, seed=seed)
+    g = engine.game(game)
+    while m.to_act is not None and not (m.hand_number >= 3 and len(m.tricks) == g.hand_size // 2):
+        engine.push(m, m.to_act, engine.random_move(m, rng))
+    return m
+
+
+def round_trip_us(m: engine.Match, repeat: int) -> float:
+    samples = []
+    for _ in range(5):
+        start = time.perf_counter()
+        for _ in range(repeat):
+            engine.from_json(engine.to_json(m))
+        samples.append((time.perf_counter() - start) / repeat * 1e6)
+    return statistics.median(samples)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="short runs (under a minute)")
+    args = parser.parse_args()
+    seconds = 3.0 if args.quick else 15.0
+    figures: dict[str, str] = {}
+    for game in GAMES:
+        hands, actions = our_playouts(game, seconds)
+        m = mid_hand(game)
+        size = len(engine.to_json(m).encode())
+        rt = round_trip_us(m, 200 if args.quick else 2000)
+        print(f"{game:13s} {hands:9.0f} hands/s {actions:10.0f} actions/s   "
+              f"JSON round trip {rt:6.1f} us   mid-match state {size} bytes")
+        figures[f"{game}_hands_per_s"] = f"{hands:.0f}"
+        figures[f"{game}_actions_per_s"] = f"{actions:.0f}"
+        figures[f"{game}_json_roundtrip_us"] = f"{rt:.1f}"
+        figures[f"{game}_state_bytes"] = str(size)
+    ours = float(figures["euchre5_hands_per_s"])
+    theirs = openspiel_playouts(seconds)
+    if theirs is None:
+        print("OpenSpiel not installed (pip install '.[bench]'): no ratio")
+        figures["openspiel_euchre_hands_per_s"] = "na"
+        figures["ratio_euchre5_vs_openspiel"] = "na"
+    else:
+        print(f"OpenSpiel euchre {theirs:9.0f} hands/s; euchre5/OpenSpiel = {ours / theirs:.2f} (target >= 0.5)")
+        figures["openspiel_euchre_hands_per_s"] = f"{theirs:.0f}"
+        figures["ratio_euchre5_vs_openspiel"] = f"{ours / theirs:.2f}"
+    print("bench engine: " + " ".join(f"{k}={v}" for k, v in figures.items()))
+
+
+if __name__ == "__main__":
+    main()
