@@ -5,15 +5,18 @@ from __future__ import annotations
 import contextlib
 from collections.abc import AsyncIterator
 
+import redis
 from starlette.applications import Starlette
+from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException
 from starlette.middleware import Middleware
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import BaseRoute, Route
 
-from service import logs
+from service import bots, logs
 from service.errors import ProblemError, handle_problem, problem_response
+from service.games import Games
 from service.metrics import Metrics, MetricsMiddleware
 from service.settings import Settings, get_settings
 from service.store import Store
@@ -79,12 +82,20 @@ def create_app(settings: Settings | None = None) -> Starlette:
         store = Store.from_url(
             settings.redis_url, settings.abandoned_ttl, settings.finished_ttl, settings.idempotency_ttl
         )
+        sync_redis = redis.Redis.from_url(settings.redis_url)
+        bot_queue = settings.bot_queue
+
+        async def enqueue_bot(game_id: str, version: int) -> None:
+            await run_in_threadpool(bots.enqueue, sync_redis, bot_queue, game_id, version)
+
         app.state.store = store
+        app.state.games = Games(store, settings, metrics, enqueue_bot)
         log.info("started", redis=_redact(settings.redis_url))
         try:
             yield
         finally:
             await store.close()
+            sync_redis.close()
             log.info("stopped")
 
     app = Starlette(

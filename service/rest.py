@@ -1,13 +1,491 @@
-"""REST routes under /v1."""
+"""REST under /v1: one table of endpoints gives both the Starlette routes and the OpenAPI document."""
 
 from __future__ import annotations
 
-from starlette.routing import BaseRoute
+import json
+import re
+from collections.abc import AsyncIterator, Awaitable, Callable
+from dataclasses import dataclass
+from typing import Any, TypeVar
+
+from pydantic import BaseModel, ValidationError
+from pydantic.json_schema import models_json_schema
+from sse_starlette import EventSourceResponse, ServerSentEvent
+from starlette.requests import Request
+from starlette.responses import HTMLResponse, JSONResponse, Response
+from starlette.routing import BaseRoute, Route
+
+import engine
+from schema.rest import (
+    ActionRequest,
+    ActionResponse,
+    CreateGameRequest,
+    CreateGameResponse,
+    GameEvent,
+    GameList,
+    GameSummary,
+    JoinRequest,
+    JoinResponse,
+    LegalActionsResponse,
+    LogResponse,
+    Problem,
+    RulesResponse,
+    ViewResponse,
+)
+from service.errors import CODES, PROBLEM_JSON, ProblemError
+from service.games import Games
+from service.store import STATUS_FINISHED
+
+M = TypeVar("M", bound=BaseModel)
+Endpoint = Callable[[Request], Awaitable[Response]]
+STREAM_ID = re.compile(r"^\d{1,20}-\d{1,20}$")
+API_VERSION = "1.0.0"
+
+
+# --- request helpers ----------------------------------------------------------------------
+
+
+def games_of(request: Request) -> Games:
+    games: Games = request.app.state.games
+    return games
+
+
+def bearer(request: Request) -> str | None:
+    header = request.headers.get("authorization")
+    if header is None:
+        return None
+    scheme, _, token = header.partition(" ")
+    if scheme.lower() != "bearer" or not token.strip():
+        raise ProblemError("invalid_token", "Send the token as `Authorization: Bearer <token>`.")
+    return token.strip()
+
+
+async def parse_body(request: Request, model: type[M]) -> M:
+    raw = await request.body()
+    try:
+        data = json.loads(raw or b"null")
+    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+        raise ProblemError("malformed_body", f"The body must be a JSON object: {exc}.") from None
+    if data is None:
+        data = {}
+    try:
+        return model.model_validate(data)
+    except ValidationError as exc:
+        raise invalid_request(exc) from None
+
+
+def invalid_request(exc: ValidationError) -> ProblemError:
+    issues = [
+        {
+            "loc": [str(p) if not isinstance(p, int) else p for p in e["loc"]],
+            "msg": e["msg"],
+            "type": e["type"],
+        }
+        for e in exc.errors(include_url=False, include_context=False, include_input=False)
+    ]
+    first = issues[0]
+    where = ".".join(str(p) for p in first["loc"]) or "body"
+    return ProblemError("invalid_request", f"{where}: {first['msg']}", errors=issues)
+
+
+def int_query(request: Request, name: str, default: int | None, low: int, high: int) -> int | None:
+    raw = request.query_params.get(name)
+    if raw is None:
+        return default
+    try:
+        value = int(raw)
+    except ValueError:
+        value = low - 1
+    if not low <= value <= high:
+        raise ProblemError(
+            "invalid_request",
+            f"Query parameter {name} must be a whole number from {low} to {high}.",
+            errors=[{"loc": ["query", name], "msg": f"must be {low}..{high}", "type": "value_error"}],
+        )
+    return value
+
+
+def ok(model: BaseModel, status: int = 200, headers: dict[str, str] | None = None) -> Response:
+    return JSONResponse(model.model_dump(mode="json"), status_code=status, headers=headers)
+
+
+# --- endpoints ----------------------------------------------------------------------------
+
+
+async def rules(request: Request) -> Response:
+    return ok(RulesResponse(games=engine.games()))
+
+
+async def create_game(request: Request) -> Response:
+    body = await parse_body(request, CreateGameRequest)
+    games = games_of(request)
+    record, invite = await games.create(body, bearer(request))
+    summary = games.summary(record)
+    return ok(
+        CreateGameResponse(game=summary, invite_code=invite),
+        201,
+        headers={"Location": f"/v1/games/{record.id}"},
+    )
+
+
+async def list_games(request: Request) -> Response:
+    limit = int_query(request, "limit", 50, 1, 100) or 50
+    return ok(GameList(games=await games_of(request).open_games(limit)))
+
+
+async def get_game(request: Request) -> Response:
+    games = games_of(request)
+    record = await games.get(request.path_params["game_id"])
+    caller = games.caller(record, bearer(request), required=False)
+    return ok(games.summary(record, caller))
+
+
+async def join_game(request: Request) -> Response:
+    gid = request.path_params["game_id"]
+    body = await parse_body(request, JoinRequest)
+    seat, token, started = await games_of(request).join(gid, body.seat, body.name, body.invite_code)
+    return ok(JoinResponse(game_id=gid, seat=seat, token=token, started=started), 201)
+
+
+async def get_view(request: Request) -> Response:
+    seat = int_query(request, "seat", None, 0, 4)
+    return ok(await games_of(request).view(request.path_params["game_id"], bearer(request), seat))
+
+
+async def get_legal_actions(request: Request) -> Response:
+    return ok(await games_of(request).legal_actions(request.path_params["game_id"], bearer(request)))
+
+
+async def post_action(request: Request) -> Response:
+    gid = request.path_params["game_id"]
+    games = games_of(request)
+    record = await games.get(gid)
+    token = bearer(request)
+    key = request.headers.get("idempotency-key")
+    if key is not None and not 1 <= len(key) <= 200:
+        raise ProblemError("invalid_request", "Idempotency-Key must be 1 to 200 characters.")
+    games.caller(record, token, required=True)  # 401 before a body error tells a stranger anything
+    body = await parse_body(request, ActionRequest)
+    response, replayed = await games.act(
+        gid,
+        token,
+        body.action.model_dump(exclude_none=True),
+        expected_version=body.expected_version,
+        claimed_seat=body.seat,
+        idempotency_key=key,
+    )
+    return ok(response, headers={"Idempotent-Replayed": "true"} if replayed else None)
+
+
+async def get_log(request: Request) -> Response:
+    return ok(await games_of(request).replay_log(request.path_params["game_id"], bearer(request)))
+
+
+async def game_events(request: Request) -> Response:
+    """Server-Sent Events of one game, filtered for the caller's seat, resumable with Last-Event-ID."""
+    games = games_of(request)
+    gid = request.path_params["game_id"]
+    record = await games.get(gid)
+    token = bearer(request) or request.query_params.get("access_token")
+    caller = games.caller(record, token, required=False)
+    after = request.headers.get("last-event-id") or request.query_params.get("last_event_id") or "0-0"
+    if not STREAM_ID.match(after):
+        raise ProblemError("invalid_request", "Last-Event-ID must be an event id such as 1733140000000-0.")
+    settings = request.app.state.settings
+
+    async def stream() -> AsyncIterator[ServerSentEvent]:
+        cursor = after
+        while True:
+            batch = await games.store.events(gid, cursor)
+            if not batch:
+                current = await games.store.load(gid)
+                if current is None or current.status == STATUS_FINISHED:
+                    return
+                batch = await games.store.wait_events(gid, cursor, settings.sse_block_ms)
+            finished = False
+            for item in batch:
+                cursor = item.id
+                seen = games.deliver(item, caller.seat)
+                if seen is None:
+                    continue
+                yield ServerSentEvent(data=json.dumps(seen), id=item.id, event=str(seen.get("type", "event")))
+                finished = finished or (seen.get("type") == "turn" and seen.get("status") == STATUS_FINISHED)
+            if finished:
+                return
+
+    return EventSourceResponse(stream(), ping=settings.sse_ping)
+
+
+# --- the table ----------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Param:
+    name: str
+    where: str  # "query" or "header"
+    schema: dict[str, Any]
+    description: str
+
+
+@dataclass(frozen=True)
+class Op:
+    method: str
+    path: str
+    endpoint: Endpoint
+    operation_id: str
+    summary: str
+    tag: str
+    response: type[BaseModel] | None
+    status: int = 200
+    request: type[BaseModel] | None = None
+    errors: tuple[str, ...] = ()
+    auth: str = "none"  # none | optional | seat
+    params: tuple[Param, ...] = ()
+    stream: bool = False
+    description: str = ""
+
+
+GAME = ("game_not_found",)
+BODY = ("malformed_body", "invalid_request")
+SEAT = ("missing_token", "invalid_token")
+
+OPS: tuple[Op, ...] = (
+    Op("GET", "/v1/rules", rules, "getRules", "Rules and options of each game", "rules", RulesResponse),
+    Op(
+        "POST",
+        "/v1/games",
+        create_game,
+        "createGame",
+        "Create a game",
+        "games",
+        CreateGameResponse,
+        201,
+        CreateGameRequest,
+        (*BODY, "admin_required", "invalid_seats", "unknown_game", "invalid_options", "invalid_deal"),
+        "optional",
+        description="Seats are `open` or `bot:<level>`. An explicit `deal` needs the administrator token.",
+    ),
+    Op(
+        "GET",
+        "/v1/games",
+        list_games,
+        "listGames",
+        "List open games (listed, waiting for players)",
+        "games",
+        GameList,
+        errors=("invalid_request",),
+        params=(
+            Param("limit", "query", {"type": "integer", "minimum": 1, "maximum": 100}, "At most this many."),
+        ),
+    ),
+    Op(
+        "GET",
+        "/v1/games/{game_id}",
+        get_game,
+        "getGame",
+        "Get a game",
+        "games",
+        GameSummary,
+        errors=(*GAME, "invalid_token"),
+        auth="optional",
+    ),
+    Op(
+        "POST",
+        "/v1/games/{game_id}/join",
+        join_game,
+        "joinGame",
+        "Join a seat: the seat token is shown once",
+        "games",
+        JoinResponse,
+        201,
+        JoinRequest,
+        (*GAME, *BODY, "invalid_invite", "invalid_seats", "seat_taken", "game_full"),
+    ),
+    Op(
+        "GET",
+        "/v1/games/{game_id}/view",
+        get_view,
+        "getView",
+        "The caller's seat view (spectator view without a token)",
+        "play",
+        ViewResponse,
+        errors=(*GAME, *SEAT, "wrong_seat", "invalid_request"),
+        auth="optional",
+        params=(
+            Param("seat", "query", {"type": "integer", "minimum": 0, "maximum": 4}, "Must be the token's."),
+        ),
+    ),
+    Op(
+        "GET",
+        "/v1/games/{game_id}/actions",
+        get_legal_actions,
+        "getLegalActions",
+        "The caller's legal actions (discards come as a template: choose `count` of `from`)",
+        "play",
+        LegalActionsResponse,
+        errors=(*GAME, *SEAT),
+        auth="seat",
+    ),
+    Op(
+        "POST",
+        "/v1/games/{game_id}/actions",
+        post_action,
+        "submitAction",
+        "Submit an action for the caller's seat",
+        "play",
+        ActionResponse,
+        200,
+        ActionRequest,
+        (
+            *GAME,
+            *BODY,
+            *SEAT,
+            "wrong_seat",
+            "game_not_started",
+            "game_over",
+            "not_your_turn",
+            "version_conflict",
+            "illegal_action",
+            "idempotency_key_reused",
+        ),
+        "seat",
+        (
+            Param(
+                "Idempotency-Key",
+                "header",
+                {"type": "string", "minLength": 1, "maxLength": 200},
+                "A retried request with the same key returns the first result.",
+            ),
+        ),
+    ),
+    Op(
+        "GET",
+        "/v1/games/{game_id}/events",
+        game_events,
+        "streamEvents",
+        "Server-Sent Events of the game, as the caller's seat may see them",
+        "play",
+        GameEvent,
+        errors=(*GAME, "invalid_token", "invalid_request"),
+        auth="optional",
+        params=(
+            Param("Last-Event-ID", "header", {"type": "string"}, "Resume after this event id."),
+            Param("last_event_id", "query", {"type": "string"}, "Same as the Last-Event-ID header."),
+            Param("access_token", "query", {"type": "string"}, "Seat token, for EventSource clients."),
+        ),
+        stream=True,
+        description="Each event's `id` is its stream id; the stream ends after the match is over.",
+    ),
+    Op(
+        "GET",
+        "/v1/games/{game_id}/log",
+        get_log,
+        "getReplayLog",
+        "The replay log (seed, options, deal, every action) once the match is over",
+        "games",
+        LogResponse,
+        errors=(*GAME, "invalid_token", "game_not_over"),
+        auth="optional",
+    ),
+)
+
+
+async def openapi_json(request: Request) -> Response:
+    return JSONResponse(openapi_document())
+
+
+async def swagger_ui(request: Request) -> Response:
+    return HTMLResponse(
+        """<!doctype html><html><head><title>Atout API</title>
+<link rel="stylesheet" href="https://unpkg.com/swagger-ui-dist@5/swagger-ui.css"></head>
+<body><div id="ui"></div><script src="https://unpkg.com/swagger-ui-dist@5/swagger-ui-bundle.js"></script>
+<script>SwaggerUIBundle({url: "/openapi.json", dom_id: "#ui"});</script></body></html>"""
+    )
 
 
 def routes() -> list[BaseRoute]:
-    return []
+    return [
+        *(Route(op.path, op.endpoint, methods=[op.method]) for op in OPS),
+        Route("/openapi.json", openapi_json, include_in_schema=False),
+        Route("/docs", swagger_ui, include_in_schema=False),
+    ]
 
 
-def openapi_document() -> dict[str, object]:
-    return {"openapi": "3.1.0", "info": {"title": "Atout", "version": "1"}, "paths": {}}
+def openapi_document() -> dict[str, Any]:
+    models: list[tuple[type[BaseModel], Any]] = [(Problem, "serialization")]
+    for op in OPS:
+        if op.request:
+            models.append((op.request, "validation"))
+        if op.response:
+            models.append((op.response, "serialization"))
+    refs, defs = models_json_schema(models, ref_template="#/components/schemas/{model}")
+    problem_ref = refs[(Problem, "serialization")]
+    paths: dict[str, dict[str, Any]] = {}
+    for op in OPS:
+        parameters: list[dict[str, Any]] = []
+        if "{game_id}" in op.path:
+            parameters.append(
+                {"name": "game_id", "in": "path", "required": True, "schema": {"type": "string"}}
+            )
+        for p in op.params:
+            parameters.append({"name": p.name, "in": p.where, "required": False, "schema": p.schema,
+                               "description": p.description})  # fmt: skip
+        operation: dict[str, Any] = {
+            "operationId": op.operation_id,
+            "summary": op.summary,
+            "tags": [op.tag],
+            "parameters": parameters,
+        }
+        if op.description:
+            operation["description"] = op.description
+        if op.request:
+            operation["requestBody"] = {
+                "required": True,
+                "content": {"application/json": {"schema": refs[(op.request, "validation")]}},
+            }
+        responses: dict[str, Any] = {}
+        if op.response:
+            media = "text/event-stream" if op.stream else "application/json"
+            content_schema = (
+                {"type": "string", "description": "SSE frames whose data is a GameEvent"}
+                if op.stream
+                else refs[(op.response, "serialization")]
+            )
+            responses[str(op.status)] = {
+                "description": op.summary,
+                "content": {media: {"schema": content_schema}},
+            }
+        by_status: dict[int, list[str]] = {}
+        for code in op.errors:
+            by_status.setdefault(CODES[code][0], []).append(code)
+        for status, codes in sorted(by_status.items()):
+            responses[str(status)] = {
+                "description": "Problem: " + ", ".join(f"`{c}`" for c in codes),
+                "content": {PROBLEM_JSON: {"schema": problem_ref}},
+            }
+        operation["responses"] = responses
+        if op.auth == "seat":
+            operation["security"] = [{"seatToken": []}]
+        elif op.auth == "optional":
+            operation["security"] = [{}, {"seatToken": []}]
+        paths.setdefault(op.path, {})[op.method.lower()] = operation
+    return {
+        "openapi": "3.1.0",
+        "info": {
+            "title": "Atout",
+            "version": API_VERSION,
+            "description": "Le 500, Le Rough and five-handed euchre for app and bot developers. "
+            "Errors are application/problem+json with a stable `code`.",
+        },
+        "paths": paths,
+        "components": {
+            "schemas": defs.get("$defs", {}),
+            "securitySchemes": {
+                "seatToken": {
+                    "type": "http",
+                    "scheme": "bearer",
+                    "description": "The seat token from joinGame (or the administrator token).",
+                }
+            },
+        },
+    }

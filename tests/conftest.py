@@ -60,6 +60,11 @@ ADMIN_TOKEN = "admin-secret-for-tests"
 
 
 @pytest.fixture
+def admin_token() -> str:
+    return ADMIN_TOKEN
+
+
+@pytest.fixture
 def settings(redis_url: str) -> Settings:
     return Settings(redis_url=redis_url, admin_token=ADMIN_TOKEN, log_json=True)
 

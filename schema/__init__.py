@@ -1,0 +1,1 @@
+"""The API's shapes: pydantic models for REST, Strawberry types for GraphQL."""

@@ -1,0 +1,92 @@
+"""Bot turns as RQ jobs: the service enqueues one per (game, version) when a bot seat is to act.
+
+The job sees only the bot seat's view and legal actions, and commits through the same
+compare-and-set path as a human (``Games.act_as``), so a duplicate or late job is harmless.
+Every level plays uniformly random legal actions for now; real strategies belong in ``workers/``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import random
+from typing import Any
+
+import redis
+from rq import Queue
+from rq.exceptions import DuplicateJobError
+from rq.serializers import JSONSerializer
+
+import engine
+from service.errors import ProblemError
+from service.settings import Settings, get_settings
+from service.store import STATUS_ACTIVE, Store
+
+
+def job_id(game_id: str, version: int) -> str:
+    return f"bot-{game_id}-{version}"
+
+
+def enqueue(connection: redis.Redis, queue_name: str, game_id: str, version: int) -> None:
+    """Enqueue the bot turn of ``game_id`` at ``version``; a duplicate is dropped."""
+    queue = Queue(queue_name, connection=connection, serializer=JSONSerializer)
+    with contextlib.suppress(DuplicateJobError):
+        queue.enqueue_call(
+            "service.bots.play_turn",
+            args=(game_id, version),
+            job_id=job_id(game_id, version),
+            unique=True,
+            result_ttl=300,
+            failure_ttl=7 * 24 * 3600,
+        )
+
+
+def choose(
+    view: dict[str, Any], legal: list[dict[str, Any]], level: str, rng: random.Random
+) -> dict[str, Any]:
+    """A legal action for the seat whose ``view`` this is; a discard template is filled at random."""
+    action = dict(rng.choice(legal))
+    if action.get("type") == "discard" and "from" in action:
+        return {"type": "discard", "cards": rng.sample(list(action["from"]), int(action["count"]))}
+    return action
+
+
+def play_turn(game_id: str, version: int) -> str:
+    """RQ job: play the bot seat's move at ``version`` (or do nothing if the game moved on)."""
+    return asyncio.run(_play_turn(get_settings(), game_id, version))
+
+
+async def _play_turn(settings: Settings, game_id: str, version: int) -> str:
+    from service.games import Games
+
+    assert settings.redis_url
+    store = Store.from_url(
+        settings.redis_url, settings.abandoned_ttl, settings.finished_ttl, settings.idempotency_ttl
+    )
+    sync = redis.Redis.from_url(settings.redis_url)
+
+    async def enqueue_next(gid: str, v: int) -> None:
+        enqueue(sync, settings.bot_queue, gid, v)
+
+    try:
+        record = await store.load(game_id)
+        if record is None or record.version != version or record.status != STATUS_ACTIVE:
+            return "stale"
+        m = engine.from_json(record.state)
+        seat = m.to_act
+        if seat is None or not record.seats[seat].is_bot:
+            return "not a bot's turn"
+        level = record.seats[seat].kind.partition(":")[2]
+        rng = random.Random(f"{game_id}:{version}")
+        action = choose(engine.view(m, seat), engine.legal_actions(m, seat), level, rng)
+        games = Games(store, settings, enqueue_bot=enqueue_next)
+        try:
+            await games.act_as(record, seat, action, expected_version=version)
+        except ProblemError as error:
+            if error.code == "version_conflict":
+                return "lost the race"
+            raise
+        return "played"
+    finally:
+        await store.close()
+        sync.close()

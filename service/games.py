@@ -1,0 +1,411 @@
+"""What a caller may do with games, whatever the API (REST or GraphQL): the server loop.
+
+A move is checked in boardgame.io's order (credentials, game exists and is running, the state
+version matches, it is this seat's turn), applied by the engine, then committed with the
+store's compare-and-set together with its events. Every refusal is a :class:`ProblemError`.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import json
+import secrets
+import time
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from typing import Any
+
+import engine
+from schema.rest import (
+    ActionResponse,
+    CreateGameRequest,
+    GameSummary,
+    LegalActionsResponse,
+    LogEntry,
+    LogResponse,
+    SeatInfo,
+    ViewResponse,
+)
+from service.errors import ProblemError
+from service.metrics import Metrics
+from service.settings import Settings
+from service.store import (
+    STATUS_ACTIVE,
+    STATUS_FINISHED,
+    STATUS_WAITING,
+    GameMissing,
+    GameRecord,
+    Seat,
+    SeatTaken,
+    Store,
+    StreamEvent,
+    VersionConflict,
+    hash_token,
+)
+
+EnqueueBot = Callable[[str, int], Awaitable[None]]
+
+# engine IllegalAction.code -> our problem code
+ENGINE_CODES = {
+    "malformed_action": "illegal_action",
+    "illegal_action": "illegal_action",
+    "not_your_turn": "not_your_turn",
+    "match_over": "game_over",
+    "unknown_game": "unknown_game",
+    "invalid_options": "invalid_options",
+    "invalid_deal": "invalid_deal",
+    "invalid_seed": "invalid_options",
+}
+
+
+def engine_problem(error: engine.IllegalAction) -> ProblemError:
+    code = ENGINE_CODES.get(getattr(error, "code", "illegal_action"), "illegal_action")
+    return ProblemError(code, str(error), rule=error.rule, reason=getattr(error, "code", "illegal_action"))
+
+
+@dataclass(frozen=True)
+class Caller:
+    """Who sent the request: a seat of this game, the administrator, or nobody (a spectator)."""
+
+    seat: int | None = None
+    admin: bool = False
+
+
+def new_game_id() -> str:
+    return secrets.token_urlsafe(9).replace("-", "x").replace("_", "y")
+
+
+class Games:
+    def __init__(
+        self,
+        store: Store,
+        settings: Settings,
+        metrics: Metrics | None = None,
+        enqueue_bot: EnqueueBot | None = None,
+    ) -> None:
+        self.store = store
+        self.settings = settings
+        self.metrics = metrics
+        self.enqueue_bot = enqueue_bot
+
+    # --- who is calling -------------------------------------------------------------------
+
+    def is_admin(self, token: str | None) -> bool:
+        admin = self.settings.admin_token
+        return bool(token and admin and hmac.compare_digest(token.encode(), admin.encode()))
+
+    def caller(
+        self, record: GameRecord, token: str | None, required: bool, claimed_seat: int | None = None
+    ) -> Caller:
+        """Resolve a bearer token to a seat of ``record``; 401 for a missing or foreign token, 403 for
+        a token of another seat than the one claimed."""
+        if not token:
+            if required:
+                raise ProblemError(
+                    "missing_token",
+                    "Send your seat token as `Authorization: Bearer <token>` (from the join).",
+                )
+            return Caller()
+        if self.is_admin(token):
+            if required:
+                raise ProblemError(
+                    "invalid_token", "The administrator token is not a seat token; join a seat."
+                )
+            return Caller(admin=True)
+        digest = hash_token(token)
+        for i, seat in enumerate(record.seats):
+            if seat.token_hash and hmac.compare_digest(seat.token_hash, digest):
+                if claimed_seat is not None and claimed_seat != i:
+                    raise ProblemError(
+                        "wrong_seat", f"Your token is for seat {i}, not seat {claimed_seat}.", token_seat=i
+                    )
+                return Caller(seat=i)
+        raise ProblemError("invalid_token", f"This token does not hold a seat in game {record.id}.")
+
+    # --- reading --------------------------------------------------------------------------
+
+    async def get(self, gid: str) -> GameRecord:
+        record = await self.store.load(gid)
+        if record is None:
+            raise ProblemError("game_not_found", f"There is no game {gid!r} (it may have expired).")
+        return record
+
+    def summary(self, record: GameRecord, caller: Caller | None = None) -> GameSummary:
+        m = engine.from_json(record.state)
+        show_seed = record.status == STATUS_FINISHED or (caller is not None and caller.admin)
+        return GameSummary(
+            id=record.id,
+            game=record.game,
+            players=record.players,
+            options=record.options,
+            status=record.status,  # type: ignore[arg-type]
+            version=record.version,
+            to_act=m.to_act if record.status == STATUS_ACTIVE else None,
+            seats=[
+                SeatInfo(seat=i, kind=s.kind, name=s.name, filled=not s.is_open)
+                for i, s in enumerate(record.seats)
+            ],
+            listed=record.listed,
+            created_at=record.created_at,
+            winners=m.winners,
+            seed=record.seed if show_seed else None,
+        )
+
+    async def open_games(self, limit: int = 50) -> list[GameSummary]:
+        return [self.summary(r) for r in await self.store.open_games(limit)]
+
+    async def view(self, gid: str, token: str | None, claimed_seat: int | None = None) -> ViewResponse:
+        record = await self.get(gid)
+        caller = self.caller(record, token, required=False, claimed_seat=claimed_seat)
+        if claimed_seat is not None and caller.seat is None:
+            raise ProblemError("missing_token", f"Seat {claimed_seat}'s view needs that seat's token.")
+        m = engine.from_json(record.state)
+        return ViewResponse(
+            game_id=gid,
+            version=record.version,
+            seat=caller.seat,
+            status=record.status,
+            view=engine.view(m, caller.seat),
+        )
+
+    async def legal_actions(self, gid: str, token: str | None) -> LegalActionsResponse:
+        record = await self.get(gid)
+        caller = self.caller(record, token, required=True)
+        assert caller.seat is not None
+        m = engine.from_json(record.state)
+        running = record.status == STATUS_ACTIVE
+        return LegalActionsResponse(
+            game_id=gid,
+            version=record.version,
+            seat=caller.seat,
+            to_act=m.to_act if running else None,
+            actions=engine.legal_actions(m, caller.seat) if running else [],
+        )
+
+    async def replay_log(self, gid: str, token: str | None) -> LogResponse:
+        record = await self.get(gid)
+        caller = self.caller(record, token, required=False)
+        if record.status != STATUS_FINISHED and not caller.admin:
+            raise ProblemError(
+                "game_not_over", "The replay log (with the seed) is published when the match is over."
+            )
+        m = engine.from_json(record.state)
+        return LogResponse(
+            game_id=gid,
+            game=record.game,
+            options=record.options,
+            seed=record.seed,
+            deal=record.extra.get("deal"),
+            actions=[LogEntry.model_validate(e) for e in await self.store.log(gid)],
+            version=record.version,
+            winners=m.winners,
+        )
+
+    async def events_after(self, gid: str, seat: int | None, after: str) -> list[dict[str, Any]]:
+        return [e for e in (self.deliver(ev, seat) for ev in await self.store.events(gid, after)) if e]
+
+    @staticmethod
+    def deliver(stream_event: StreamEvent, seat: int | None) -> dict[str, Any] | None:
+        """The stream event as ``seat`` may see it (ALL-7), with its stream id and version."""
+        seen = engine.event_for(stream_event.event, seat)
+        if seen is None:
+            return None
+        return {"id": stream_event.id, "version": stream_event.version, **seen}
+
+    # --- writing --------------------------------------------------------------------------
+
+    async def create(self, request: CreateGameRequest, token: str | None) -> tuple[GameRecord, str | None]:
+        admin = self.is_admin(token)
+        if request.deal is not None and not admin:
+            raise ProblemError(
+                "admin_required", "Creating a game with an explicit deal needs the administrator token."
+            )
+        players = int(engine.games()[request.game]["players"])
+        seats = request.seats or ["open"] * players
+        if len(seats) != players:
+            raise ProblemError(
+                "invalid_seats",
+                f"{request.game} is played by {players}; give one seat entry each, not {len(seats)}.",
+            )
+        seed = request.seed if request.seed is not None else secrets.randbelow(2**53)
+        try:
+            m = engine.new_match(request.game, seed=seed, options=request.options or None, deal=request.deal)
+        except engine.IllegalAction as error:
+            raise engine_problem(error) from None
+        invite = None if request.listed else secrets.token_urlsafe(12)
+        status = STATUS_WAITING if "open" in seats else STATUS_ACTIVE
+        now = time.time()
+        record = GameRecord(
+            id=new_game_id(),
+            game=request.game,
+            players=players,
+            options=engine.view(m, None).get("options", request.options),
+            seed=seed,
+            version=0,
+            state=engine.to_json(m),
+            status=status,
+            seats=[Seat(kind=k, name=k if k.startswith("bot:") else "") for k in seats],
+            listed=request.listed,
+            invite_hash=hash_token(invite) if invite else "",
+            explicit_deal=request.deal is not None,
+            created_at=now,
+            updated_at=now,
+            extra={"deal": request.deal} if request.deal is not None else {},
+        )
+        created = {"type": "game_created", "game": request.game, "seats": seats}
+        events = [created, *m.events]
+        if status == STATUS_ACTIVE:
+            events.append({"type": "game_started"})
+        await self.store.create(record, [json.dumps(e) for e in events])
+        if self.metrics:
+            self.metrics.games_created.labels(request.game).inc()
+        if status == STATUS_ACTIVE:
+            await self._maybe_enqueue_bot(record, m)
+        return record, invite
+
+    async def join(
+        self, gid: str, seat: int | None, name: str, invite_code: str | None
+    ) -> tuple[int, str, bool]:
+        record = await self.get(gid)
+        if record.invite_hash and not (
+            invite_code and hmac.compare_digest(record.invite_hash, hash_token(invite_code))
+        ):
+            raise ProblemError(
+                "invalid_invite", "This game is private: send the invite code its creator got."
+            )
+        if seat is not None and seat >= record.players:
+            raise ProblemError("invalid_seats", f"Seats of this game are 0..{record.players - 1}.")
+        token = secrets.token_urlsafe(32)
+        try:
+            taken, started = await self.store.join(gid, seat, hash_token(token), name)
+        except GameMissing:
+            raise ProblemError("game_not_found", f"There is no game {gid!r} (it may have expired).") from None
+        except SeatTaken as error:
+            if error.seat is None:
+                raise ProblemError("game_full", "Every seat of this game is taken.") from None
+            raise ProblemError(
+                "seat_taken", f"Seat {error.seat} is taken; join another or omit `seat`."
+            ) from None
+        if started:
+            record = await self.get(gid)
+            await self._maybe_enqueue_bot(record, engine.from_json(record.state))
+        return taken, token, started
+
+    async def act(
+        self,
+        gid: str,
+        token: str | None,
+        action: dict[str, Any],
+        expected_version: int | None = None,
+        claimed_seat: int | None = None,
+        idempotency_key: str | None = None,
+    ) -> tuple[ActionResponse, bool]:
+        """Apply ``action`` for the caller's seat. Returns the response and whether it is a replay."""
+        record = await self.get(gid)
+        caller = self.caller(record, token, required=True, claimed_seat=claimed_seat)
+        assert caller.seat is not None
+        return await self.act_as(record, caller.seat, action, expected_version, idempotency_key)
+
+    async def act_as(
+        self,
+        record: GameRecord,
+        seat: int,
+        action: dict[str, Any],
+        expected_version: int | None = None,
+        idempotency_key: str | None = None,
+    ) -> tuple[ActionResponse, bool]:
+        gid = record.id
+        fingerprint = hashlib.sha256(
+            json.dumps({"action": action, "expected_version": expected_version}, sort_keys=True).encode()
+        ).hexdigest()
+        scope = str(seat)
+        if idempotency_key:
+            prior = await self.store.idempotent_result(gid, scope, idempotency_key)
+            if prior is not None:
+                return self._replay(prior, fingerprint), True
+        retries = 0
+        while True:
+            if record.status == STATUS_WAITING:
+                raise ProblemError("game_not_started", "The game starts when every seat is taken.")
+            if record.status == STATUS_FINISHED:
+                raise ProblemError("game_over", "The match is over; see /log for the replay.")
+            if expected_version is not None and expected_version != record.version:
+                raise self._conflict(record.version)
+            m = engine.from_json(record.state)
+            try:
+                applied = engine.parse(action).to_json()
+                nxt = engine.apply(m, seat, action)
+            except engine.IllegalAction as error:
+                if self.metrics:
+                    self.metrics.actions.labels(record.game, "refused").inc()
+                raise engine_problem(error) from None
+            version = record.version + 1
+            status = STATUS_FINISHED if nxt.over else STATUS_ACTIVE
+            events = [*nxt.events, {"type": "turn", "to_act": nxt.to_act, "status": status}]
+            response = ActionResponse(
+                game_id=gid,
+                version=version,
+                seat=seat,
+                action=applied,
+                events=[e for e in (engine.event_for(ev, seat) for ev in events) if e is not None],
+                to_act=nxt.to_act,
+                status=status,
+                winners=nxt.winners,
+            )
+            try:
+                result = await self.store.commit(
+                    gid,
+                    record.version,
+                    engine.to_json(nxt),
+                    status,
+                    [json.dumps(e) for e in events],
+                    log_entry=json.dumps({"version": version, "seat": seat, "action": applied}),
+                    idempotency=(scope, idempotency_key) if idempotency_key else None,
+                    idempotent_result=json.dumps(
+                        {"fingerprint": fingerprint, "response": response.model_dump(mode="json")}
+                    ),
+                )
+            except VersionConflict as conflict:
+                if self.metrics:
+                    self.metrics.conflicts.inc()
+                if expected_version is not None or retries >= self.settings.cas_retries:
+                    raise self._conflict(conflict.current) from None
+                retries += 1
+                record = await self.get(gid)
+                continue
+            except GameMissing:
+                raise ProblemError(
+                    "game_not_found", f"There is no game {gid!r} (it may have expired)."
+                ) from None
+            if result.replayed is not None:
+                return self._replay(result.replayed, fingerprint), True
+            if self.metrics:
+                self.metrics.actions.labels(record.game, "applied").inc()
+            record.version, record.state, record.status = version, engine.to_json(nxt), status
+            await self._maybe_enqueue_bot(record, nxt)
+            return response, False
+
+    @staticmethod
+    def _conflict(current: int) -> ProblemError:
+        return ProblemError(
+            "version_conflict",
+            f"The game is at version {current}: reload the view and decide again.",
+            current_version=current,
+        )
+
+    @staticmethod
+    def _replay(stored: str, fingerprint: str) -> ActionResponse:
+        data = json.loads(stored)
+        if data["fingerprint"] != fingerprint:
+            raise ProblemError(
+                "idempotency_key_reused",
+                "This Idempotency-Key was already used with another action; use a fresh key per action.",
+            )
+        return ActionResponse.model_validate(data["response"])
+
+    async def _maybe_enqueue_bot(self, record: GameRecord, m: engine.Match) -> None:
+        if self.enqueue_bot is None or record.status != STATUS_ACTIVE or m.to_act is None:
+            return
+        if record.seats[m.to_act].is_bot:
+            await self.enqueue_bot(record.id, record.version)

@@ -1,0 +1,85 @@
+"""Helpers for the service tests: seat a game with tokens, play random legal actions through REST."""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass, field
+from typing import Any
+
+from starlette.testclient import TestClient
+
+FAST_OPTIONS: dict[str, dict[str, Any]] = {
+    "five_hundred": {"target_score": 300},
+    "rough": {"target_score": 200},
+    "euchre5": {"target_score": 5},
+}
+PLAYERS = {"five_hundred": 4, "rough": 4, "euchre5": 5}
+
+
+def auth(token: str) -> dict[str, str]:
+    return {"Authorization": f"Bearer {token}"}
+
+
+def fill(action: dict[str, Any], rng: random.Random) -> dict[str, Any]:
+    """A concrete action from a legal one; a discard template becomes a random choice."""
+    if action["type"] == "discard" and "from" in action:
+        return {"type": "discard", "cards": rng.sample(action["from"], action["count"])}
+    return dict(action)
+
+
+@dataclass
+class Table:
+    client: TestClient
+    game_id: str
+    tokens: dict[int, str] = field(default_factory=dict)
+
+    def game(self) -> dict[str, Any]:
+        response = self.client.get(f"/v1/games/{self.game_id}")
+        assert response.status_code == 200, response.text
+        body: dict[str, Any] = response.json()
+        return body
+
+    def legal(self, seat: int) -> list[dict[str, Any]]:
+        response = self.client.get(f"/v1/games/{self.game_id}/actions", headers=auth(self.tokens[seat]))
+        assert response.status_code == 200, response.text
+        actions: list[dict[str, Any]] = response.json()["actions"]
+        return actions
+
+    def act(self, seat: int, action: dict[str, Any], **extra: Any) -> Any:
+        headers = auth(self.tokens[seat])
+        if "idempotency_key" in extra:
+            headers["Idempotency-Key"] = extra.pop("idempotency_key")
+        return self.client.post(
+            f"/v1/games/{self.game_id}/actions", json={"action": action, **extra}, headers=headers
+        )
+
+    def play_random(self, rng: random.Random, max_actions: int = 100_000) -> dict[str, Any]:
+        """Play uniformly random legal actions, each with expected_version, until the match is over."""
+        for _ in range(max_actions):
+            game = self.game()
+            if game["status"] == "finished":
+                return game
+            seat = game["to_act"]
+            action = fill(rng.choice(self.legal(seat)), rng)
+            response = self.act(seat, action, expected_version=game["version"])
+            assert response.status_code == 200, response.text
+            assert response.json()["version"] == game["version"] + 1
+        raise AssertionError("the match did not end")
+
+
+def create(client: TestClient, game: str, **body: Any) -> dict[str, Any]:
+    response = client.post("/v1/games", json={"game": game, **body}, headers=body.pop("headers", None) or {})
+    assert response.status_code == 201, response.text
+    created: dict[str, Any] = response.json()
+    return created
+
+
+def seated(client: TestClient, game: str, **body: Any) -> Table:
+    """A started game with every seat joined by a human holding a token."""
+    created = create(client, game, **body)
+    table = Table(client, created["game"]["id"])
+    for seat in range(created["game"]["players"]):
+        response = client.post(f"/v1/games/{table.game_id}/join", json={"seat": seat, "name": f"p{seat}"})
+        assert response.status_code == 201, response.text
+        table.tokens[seat] = response.json()["token"]
+    return table
