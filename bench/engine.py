@@ -24,7 +24,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-import engine  # noqa: E402
+import engine
 
 GAMES = ("five_hundred", "rough", "euchre5")
 
@@ -106,8 +106,10 @@ def main() -> None:
         m = mid_hand(game)
         size = len(engine.to_json(m).encode())
         rt = round_trip_us(m, 200 if args.quick else 2000)
-        print(f"{game:13s} {hands:9.0f} hands/s {actions:10.0f} actions/s   "
-              f"JSON round trip {rt:6.1f} us   mid-match state {size} bytes")
+        print(
+            f"{game:13s} {hands:9.0f} hands/s {actions:10.0f} actions/s   "
+            f"JSON round trip {rt:6.1f} us   mid-match state {size} bytes"
+        )
         figures[f"{game}_hands_per_s"] = f"{hands:.0f}"
         figures[f"{game}_actions_per_s"] = f"{actions:.0f}"
         figures[f"{game}_json_roundtrip_us"] = f"{rt:.1f}"
@@ -119,7 +121,9 @@ def main() -> None:
         figures["openspiel_euchre_hands_per_s"] = "na"
         figures["ratio_euchre5_vs_openspiel"] = "na"
     else:
-        print(f"OpenSpiel euchre {theirs:9.0f} hands/s; euchre5/OpenSpiel = {ours / theirs:.2f} (target >= 0.5)")
+        print(
+            f"OpenSpiel euchre {theirs:9.0f} hands/s; euchre5/OpenSpiel = {ours / theirs:.2f} (target >= 0.5)"
+        )
         figures["openspiel_euchre_hands_per_s"] = f"{theirs:.0f}"
         figures["ratio_euchre5_vs_openspiel"] = f"{ours / theirs:.2f}"
     print("bench engine: " + " ".join(f"{k}={v}" for k, v in figures.items()))

@@ -478,6 +478,7 @@ class Game:
         m.partner, m.alone, m.revealed, m.leader = d["partner"], d["alone"], d["revealed"], d["leader"]
         m.trick = [CARD_OF[c] for c in d["trick"]]
         m.tricks = [(ld, tuple(CARD_OF[c] for c in cs), w) for ld, cs, w in d["tricks"]]
+        m.played = mask_of(m.trick) | mask_of(c for _, cs, _ in m.tricks for c in cs)
         m.tricks_won, m.scores = list(d["tricks_won"]), list(d["scores"])
         m.prev = LastHand.from_json(d["last_hand"]) if d["last_hand"] is not None else None
         m.winners, m.log = d["winners"], []

@@ -85,7 +85,7 @@ class Euchre5(Game):
                 )
             up = BIT[self.upcard(m)]
             m.hands[seat] = (m.hands[seat] | up) ^ BIT[c]
-            m.kitty = (m.kitty ^ up) | BIT[c]
+            m.kitty ^= up
             m.discards, m.discarder = BIT[c], seat
             m.log.append({"type": "exchange", "seat": seat, "took": CODES[self.upcard(m)]})
             m.log.append({"type": "discarded", "seat": seat, "cards": [CODES[c]], "visible_to": [seat]})

@@ -4,7 +4,8 @@ Four players in two teams, 36 cards (A..7 and the five), card points (aces and t
 fives 5: 100 in all), one round of point bids from 70 to 100 where the dealer speaks last
 and may *keep* the highest bid, a four-card kitty whose discards count for the taker, and
 trump fixed by the first card the taker leads unless he declares no trump.
-Options: ``dealer_may_open`` (RG-7), ``target_score`` (RG-15).
+Options: ``dealer_may_open`` (RG-7), ``target_score`` (RG-15), ``floor_loses`` (RG-16, a
+[decision] of ours: see ``match_winners``).
 """
 
 from __future__ import annotations
@@ -42,6 +43,9 @@ class Rough(Game):
             True, (True, False), "RG-7", "the dealer may take a contract when the three others passed"
         ),
         "target_score": Option(350, (200, 250, 300, 350, 400, 500), "RG-15", "points that win the match"),
+        "floor_loses": Option(
+            True, (True, False), "RG-16", "a team whose score falls to minus the target score loses the match"
+        ),
     }
     points_mask: ClassVar[tuple[int, ...]]
 
@@ -180,10 +184,13 @@ class Rough(Game):
             return self.team_seats(team if result["made"] else 1 - team)
         target = m.options["target_score"]
         over = [t for t in (0, 1) if m.scores[t] >= target]
-        if not over:
-            return None
-        # RG-15: both over in one hand -> the taking team wins.
-        return self.team_seats(team if team in over else over[0])
+        if over:
+            # RG-15: both over in one hand -> the taking team wins.
+            return self.team_seats(team if team in over else over[0])
+        if m.options["floor_loses"] and m.scores[team] <= -target:
+            # RG-16 [decision]: a team at minus the target loses, so that every match ends.
+            return self.team_seats(1 - team)
+        return None
 
     def contract_view(self, m: Match, seat: int | None) -> JSON | None:
         if m.taker is None:
