@@ -12,7 +12,7 @@ from starlette.exceptions import HTTPException
 from starlette.middleware import Middleware
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
-from starlette.routing import BaseRoute, Route
+from starlette.routing import BaseRoute, Route, WebSocketRoute
 
 from service import bots, logs
 from service.errors import ProblemError, handle_problem, problem_response
@@ -61,18 +61,22 @@ async def handle_unexpected(request: Request, exc: Exception) -> Response:
     return problem_response(error, request.url.path)
 
 
-def routes() -> list[BaseRoute]:
-    from service import rest  # the REST routes need the engine; imported late so the store works alone
+def routes(settings: Settings) -> list[BaseRoute]:
+    from service import graphql, rest  # these need the engine; imported late so the store works alone
 
+    gql = graphql.graphql_app(settings.graphql_max_depth, settings.graphql_max_cost)
     return [
         Route("/healthz", healthz, include_in_schema=False),
         Route("/readyz", readyz, include_in_schema=False),
         *rest.routes(),
+        Route("/graphql", gql, methods=["GET", "POST"]),
+        WebSocketRoute("/graphql", gql),
     ]
 
 
 def create_app(settings: Settings | None = None) -> Starlette:
     settings = settings or get_settings()
+    logs.configure(settings.log_json, settings.log_level)
     metrics = Metrics()
 
     @contextlib.asynccontextmanager
@@ -99,7 +103,7 @@ def create_app(settings: Settings | None = None) -> Starlette:
             log.info("stopped")
 
     app = Starlette(
-        routes=[*routes(), Route("/metrics", metrics.endpoint, include_in_schema=False)],
+        routes=[*routes(settings), Route("/metrics", metrics.endpoint, include_in_schema=False)],
         middleware=[Middleware(MetricsMiddleware, metrics=metrics)],
         exception_handlers={
             ProblemError: handle_problem,

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any, TypeVar
@@ -34,11 +33,10 @@ from schema.rest import (
 )
 from service.errors import CODES, PROBLEM_JSON, ProblemError
 from service.games import Games
-from service.store import STATUS_FINISHED
+from service.store import STATUS_FINISHED, STREAM_ID_PATTERN
 
 M = TypeVar("M", bound=BaseModel)
 Endpoint = Callable[[Request], Awaitable[Response]]
-STREAM_ID = re.compile(r"^\d{1,20}-\d{1,20}$")
 API_VERSION = "1.0.0"
 
 
@@ -189,9 +187,10 @@ async def game_events(request: Request) -> Response:
     token = bearer(request) or request.query_params.get("access_token")
     caller = games.caller(record, token, required=False)
     after = request.headers.get("last-event-id") or request.query_params.get("last_event_id") or "0-0"
-    if not STREAM_ID.match(after):
+    if not STREAM_ID_PATTERN.match(after):
         raise ProblemError("invalid_request", "Last-Event-ID must be an event id such as 1733140000000-0.")
     settings = request.app.state.settings
+    follow = request.query_params.get("follow", "true").lower() not in {"false", "0", "no"}
 
     async def stream() -> AsyncIterator[ServerSentEvent]:
         cursor = after
@@ -199,7 +198,7 @@ async def game_events(request: Request) -> Response:
             batch = await games.store.events(gid, cursor)
             if not batch:
                 current = await games.store.load(gid)
-                if current is None or current.status == STATUS_FINISHED:
+                if not follow or current is None or current.status == STATUS_FINISHED:
                     return
                 batch = await games.store.wait_events(gid, cursor, settings.sse_block_ms)
             finished = False
@@ -372,6 +371,7 @@ OPS: tuple[Op, ...] = (
             Param("Last-Event-ID", "header", {"type": "string"}, "Resume after this event id."),
             Param("last_event_id", "query", {"type": "string"}, "Same as the Last-Event-ID header."),
             Param("access_token", "query", {"type": "string"}, "Seat token, for EventSource clients."),
+            Param("follow", "query", {"type": "boolean"}, "false: send the events so far, then end."),
         ),
         stream=True,
         description="Each event's `id` is its stream id; the stream ends after the match is over.",

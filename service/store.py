@@ -27,6 +27,7 @@ import redis.asyncio as aioredis
 
 OPEN_INDEX = "atout:open"  # sorted set of listed games with open seats: a hint, the game hash is the truth
 GAME_ID = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
+STREAM_ID_PATTERN = re.compile(r"^\d{1,20}-\d{1,20}$")
 
 STATUS_WAITING = "waiting"
 STATUS_ACTIVE = "active"
@@ -247,7 +248,10 @@ class Store:
 
     @classmethod
     def from_url(cls, url: str, abandoned_ttl: int, finished_ttl: int, idempotency_ttl: int) -> Store:
-        client = aioredis.Redis.from_url(url, decode_responses=True)
+        # socket_timeout must outlast the longest XREAD BLOCK of an event stream
+        client = aioredis.Redis.from_url(
+            url, decode_responses=True, socket_timeout=60, socket_connect_timeout=5
+        )
         return cls(client, abandoned_ttl, finished_ttl, idempotency_ttl)
 
     async def close(self) -> None:

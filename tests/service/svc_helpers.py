@@ -45,8 +45,9 @@ class Table:
         actions: list[dict[str, Any]] = response.json()["actions"]
         return actions
 
-    def act(self, seat: int, action: dict[str, Any], **extra: Any) -> Any:
-        headers = auth(self.tokens[seat])
+    def act(self, who: int, action: dict[str, Any], **extra: Any) -> Any:
+        """POST ``action`` with the token of seat ``who``; ``extra`` goes into the body."""
+        headers = auth(self.tokens[who])
         if "idempotency_key" in extra:
             headers["Idempotency-Key"] = extra.pop("idempotency_key")
         return self.client.post(

@@ -1,0 +1,151 @@
+# mypy: disable-error-code="untyped-decorator,arg-type,return-value,list-item"
+"""Strawberry types of the GraphQL API: the same shapes as the REST models (``schema.rest``)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import strawberry
+from strawberry.scalars import JSON
+
+from schema import rest
+
+
+@strawberry.type(description="A seat: `open`, `human` or `bot:<level>`.")
+class Seat:
+    seat: int
+    kind: str
+    name: str
+    filled: bool
+
+
+@strawberry.type(description="A game and its seats; `seed` once the match is over (or for the admin).")
+class Game:
+    id: strawberry.ID
+    game: str
+    players: int
+    options: JSON
+    status: str
+    version: int
+    to_act: int | None
+    seats: list[Seat]
+    listed: bool
+    created_at: float
+    winners: list[int] | None
+    seed: str | None = strawberry.field(description="A decimal string: seeds exceed GraphQL's 32-bit Int.")
+
+    @classmethod
+    def of(cls, s: rest.GameSummary) -> Game:
+        return cls(
+            id=strawberry.ID(s.id),
+            game=s.game,
+            players=s.players,
+            options=s.options,
+            status=s.status,
+            version=s.version,
+            to_act=s.to_act,
+            seats=[Seat(seat=x.seat, kind=x.kind, name=x.name, filled=x.filled) for x in s.seats],
+            listed=s.listed,
+            created_at=s.created_at,
+            winners=s.winners,
+            seed=None if s.seed is None else str(s.seed),
+        )
+
+
+@strawberry.type(description="What the caller's seat may see (a spectator's view without a token).")
+class View:
+    game_id: strawberry.ID
+    version: int
+    seat: int | None
+    status: str
+    view: JSON
+
+    @classmethod
+    def of(cls, v: rest.ViewResponse) -> View:
+        return cls(
+            game_id=strawberry.ID(v.game_id), version=v.version, seat=v.seat, status=v.status, view=v.view
+        )
+
+
+@strawberry.type
+class LegalActions:
+    game_id: strawberry.ID
+    version: int
+    seat: int
+    to_act: int | None
+    actions: list[JSON]
+
+    @classmethod
+    def of(cls, la: rest.LegalActionsResponse) -> LegalActions:
+        return cls(
+            game_id=strawberry.ID(la.game_id),
+            version=la.version,
+            seat=la.seat,
+            to_act=la.to_act,
+            actions=list(la.actions),
+        )
+
+
+@strawberry.type
+class CreateGameResult:
+    game: Game
+    invite_code: str | None
+
+
+@strawberry.type(description="The seat token is shown once: send it as `Authorization: Bearer <token>`.")
+class JoinResult:
+    game_id: strawberry.ID
+    seat: int
+    token: str
+    started: bool
+
+
+@strawberry.type
+class ActionResult:
+    game_id: strawberry.ID
+    version: int
+    seat: int
+    action: JSON
+    events: list[JSON]
+    to_act: int | None
+    status: str
+    winners: list[int] | None
+    replayed: bool
+
+    @classmethod
+    def of(cls, r: rest.ActionResponse, replayed: bool) -> ActionResult:
+        return cls(
+            game_id=strawberry.ID(r.game_id),
+            version=r.version,
+            seat=r.seat,
+            action=r.action,
+            events=list(r.events),
+            to_act=r.to_act,
+            status=r.status,
+            winners=r.winners,
+            replayed=replayed,
+        )
+
+
+@strawberry.type(description="One event of a game; `id` is its stream id, to resume with `after`.")
+class GameEvent:
+    id: str
+    version: int
+    type: str
+    data: JSON
+
+    @classmethod
+    def of(cls, delivered: dict[str, Any]) -> GameEvent:
+        return cls(
+            id=delivered["id"], version=delivered["version"], type=str(delivered["type"]), data=delivered
+        )
+
+
+@strawberry.input
+class CreateGameInput:
+    game: str
+    options: JSON | None = None
+    seats: list[str] | None = None
+    seed: str | None = strawberry.field(default=None, description="A decimal string.")
+    deal: JSON | None = None
+    listed: bool = True

@@ -1,0 +1,315 @@
+# mypy: disable-error-code="untyped-decorator,arg-type,return-value,list-item"
+"""GraphQL at /graphql (Strawberry): the REST capabilities with the same semantics and error codes.
+
+Expected failures are GraphQL errors whose ``extensions.code`` is the REST problem ``code``.
+Queries are bounded by depth and by a cost (fields selected, lists weighted by their limit).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import AsyncGenerator, Callable
+from typing import Any, TypeVar
+
+import strawberry
+from graphql import GraphQLError, ValidationContext, ValidationRule
+from graphql.language import FieldNode, FragmentSpreadNode, InlineFragmentNode, OperationDefinitionNode
+from pydantic import TypeAdapter, ValidationError
+from strawberry.asgi import GraphQL
+from strawberry.extensions import AddValidationRules, MaxAliasesLimiter, QueryDepthLimiter
+from strawberry.scalars import JSON
+from strawberry.types import Info
+
+import engine
+from schema import graphql_types as t
+from schema.rest import Action, CreateGameRequest
+from service.errors import ProblemError
+from service.games import Games
+from service.rest import invalid_request
+from service.store import STATUS_FINISHED, STREAM_ID_PATTERN
+
+R = TypeVar("R")
+ACTION = TypeAdapter(Action)
+
+
+def problem_error(error: ProblemError) -> GraphQLError:
+    return GraphQLError(error.detail, extensions={"code": error.code, "status": error.status, **error.extra})
+
+
+async def guarded(call: Callable[[], Any]) -> Any:
+    try:
+        return await call()
+    except ProblemError as error:
+        raise problem_error(error) from None
+
+
+def games_of(info: Info) -> Games:
+    games: Games = info.context["games"]
+    return games
+
+
+def token_of(info: Info, explicit: str | None = None) -> str | None:
+    if explicit:
+        return explicit
+    context = info.context
+    params = context.get("connection_params") or {}
+    header = None
+    request = context.get("request")
+    if request is not None:
+        header = request.headers.get("authorization")
+    header = header or params.get("Authorization") or params.get("authorization")
+    if not header:
+        return None
+    scheme, _, token = str(header).partition(" ")
+    if scheme.lower() != "bearer" or not token.strip():
+        raise problem_error(
+            ProblemError("invalid_token", "Send the token as `Authorization: Bearer <token>`.")
+        )
+    return token.strip()
+
+
+def parse_seed(seed: str | None) -> int | None:
+    if seed is None:
+        return None
+    if not seed.isdigit():
+        raise problem_error(ProblemError("invalid_request", "seed must be a decimal string of digits."))
+    return int(seed)
+
+
+@strawberry.type
+class Query:
+    @strawberry.field(description="A game by id.")
+    async def game(self, info: Info, id: strawberry.ID) -> t.Game:
+        games = games_of(info)
+
+        async def run() -> t.Game:
+            record = await games.get(str(id))
+            return t.Game.of(games.summary(record, games.caller(record, token_of(info), required=False)))
+
+        result: t.Game = await guarded(run)
+        return result
+
+    @strawberry.field(description="Open games: listed and waiting for players, newest first.")
+    async def games(self, info: Info, limit: int = 50) -> list[t.Game]:
+        if not 1 <= limit <= 100:
+            raise problem_error(ProblemError("invalid_request", "limit must be from 1 to 100."))
+        return [t.Game.of(s) for s in await games_of(info).open_games(limit)]
+
+    @strawberry.field(
+        description="Each game id with its players and rule options (defaults, allowed values)."
+    )
+    def rules(self) -> JSON:
+        return engine.games()
+
+    @strawberry.field(description="The caller's view: the seat of the bearer token, or a spectator's.")
+    async def view(self, info: Info, game_id: strawberry.ID) -> t.View:
+        result = await guarded(lambda: games_of(info).view(str(game_id), token_of(info)))
+        return t.View.of(result)
+
+    @strawberry.field(description="The caller's legal actions (needs the seat token).")
+    async def legal_actions(self, info: Info, game_id: strawberry.ID) -> t.LegalActions:
+        result = await guarded(lambda: games_of(info).legal_actions(str(game_id), token_of(info)))
+        return t.LegalActions.of(result)
+
+
+@strawberry.type
+class Mutation:
+    @strawberry.mutation(description="Create a game; an explicit deal needs the administrator token.")
+    async def create_game(self, info: Info, input: t.CreateGameInput) -> t.CreateGameResult:
+        raw: dict[str, Any] = {
+            "game": input.game,
+            "options": input.options or {},
+            "seats": input.seats,
+            "seed": parse_seed(input.seed),
+            "deal": input.deal,
+            "listed": input.listed,
+        }
+        try:
+            request = CreateGameRequest.model_validate(raw)
+        except ValidationError as exc:
+            raise problem_error(invalid_request(exc)) from None
+        games = games_of(info)
+        record, invite = await guarded(lambda: games.create(request, token_of(info)))
+        return t.CreateGameResult(game=t.Game.of(games.summary(record)), invite_code=invite)
+
+    @strawberry.mutation(
+        description="Take a seat (the first open one without `seat`); the token is shown once."
+    )
+    async def join_seat(
+        self,
+        info: Info,
+        game_id: strawberry.ID,
+        seat: int | None = None,
+        name: str = "",
+        invite_code: str | None = None,
+    ) -> t.JoinResult:
+        if (seat is not None and not 0 <= seat <= 4) or len(name) > 40:
+            raise problem_error(
+                ProblemError("invalid_request", "seat is 0..4 and name at most 40 characters.")
+            )
+        taken, token, started = await guarded(
+            lambda: games_of(info).join(str(game_id), seat, name, invite_code)
+        )
+        return t.JoinResult(game_id=game_id, seat=taken, token=token, started=started)
+
+    @strawberry.mutation(description="Submit an action for the caller's seat (same rules as REST).")
+    async def submit_action(
+        self,
+        info: Info,
+        game_id: strawberry.ID,
+        action: JSON,
+        expected_version: int | None = None,
+        idempotency_key: str | None = None,
+    ) -> t.ActionResult:
+        games = games_of(info)
+        token = token_of(info)
+
+        async def run() -> t.ActionResult:
+            record = await games.get(str(game_id))
+            games.caller(record, token, required=True)
+            try:
+                parsed = ACTION.validate_python(action)
+            except ValidationError as exc:
+                raise invalid_request(exc) from None
+            if expected_version is not None and expected_version < 0:
+                raise ProblemError("invalid_request", "expected_version must be 0 or more.")
+            if idempotency_key is not None and not 1 <= len(idempotency_key) <= 200:
+                raise ProblemError("invalid_request", "idempotencyKey must be 1 to 200 characters.")
+            response, replayed = await games.act(
+                str(game_id),
+                token,
+                parsed.model_dump(exclude_none=True),
+                expected_version=expected_version,
+                idempotency_key=idempotency_key,
+            )
+            return t.ActionResult.of(response, replayed)
+
+        result: t.ActionResult = await guarded(run)
+        return result
+
+
+@strawberry.type
+class Subscription:
+    @strawberry.subscription(
+        description="The game's events as the caller's seat may see them, after the event id `after`; "
+        "ends after the match is over. Authenticate with connection_init {Authorization: 'Bearer …'}."
+    )
+    async def game_events(
+        self, info: Info, game_id: strawberry.ID, after: str | None = None
+    ) -> AsyncGenerator[t.GameEvent, None]:
+        games = games_of(info)
+        gid = str(game_id)
+        try:
+            record = await games.get(gid)
+            caller = games.caller(record, token_of(info), required=False)
+        except ProblemError as error:
+            raise problem_error(error) from None
+        cursor = after or "0-0"
+        if not STREAM_ID_PATTERN.match(cursor):
+            raise problem_error(
+                ProblemError("invalid_request", "after must be an event id such as 1733140000000-0.")
+            )
+        block_ms = info.context["settings"].sse_block_ms
+        while True:
+            batch = await games.store.events(gid, cursor)
+            if not batch:
+                current = await games.store.load(gid)
+                if current is None or current.status == STATUS_FINISHED:
+                    return
+                batch = await games.store.wait_events(gid, cursor, block_ms)
+            finished = False
+            for item in batch:
+                cursor = item.id
+                seen = games.deliver(item, caller.seat)
+                if seen is None:
+                    continue
+                yield t.GameEvent.of(seen)
+                finished = finished or (seen.get("type") == "turn" and seen.get("status") == STATUS_FINISHED)
+            if finished:
+                return
+            await asyncio.sleep(0)
+
+
+class CostLimit(ValidationRule):
+    """Refuse operations selecting too many fields: each field costs 1, times the size of enclosing lists."""
+
+    max_cost = 2000
+    list_fields = {"games": 50, "seats": 5, "actions": 50, "events": 50}
+
+    def enter_operation_definition(self, node: OperationDefinitionNode, *_: Any) -> None:
+        cost = self._cost(node.selection_set, 1, set())
+        if cost > self.max_cost:
+            self.report_error(
+                GraphQLError(
+                    f"The query costs {cost}, over the limit of {self.max_cost}: select fewer fields.",
+                    node,
+                    extensions={"code": "query_too_costly"},
+                )
+            )
+
+    def _cost(self, selection_set: Any, multiplier: int, seen: set[str]) -> int:
+        if selection_set is None:
+            return 0
+        total = 0
+        context: ValidationContext = self.context
+        for selection in selection_set.selections:
+            if isinstance(selection, FieldNode):
+                total += multiplier
+                inner = multiplier * self._list_size(selection)
+                total += self._cost(selection.selection_set, inner, seen)
+            elif isinstance(selection, InlineFragmentNode):
+                total += self._cost(selection.selection_set, multiplier, seen)
+            elif isinstance(selection, FragmentSpreadNode) and selection.name.value not in seen:
+                fragment = context.get_fragment(selection.name.value)
+                if fragment is not None:
+                    total += self._cost(fragment.selection_set, multiplier, seen | {selection.name.value})
+        return total
+
+    def _list_size(self, node: FieldNode) -> int:
+        size = self.list_fields.get(node.name.value, 1)
+        for argument in node.arguments or ():
+            if argument.name.value == "limit" and hasattr(argument.value, "value"):
+                with contextlib.suppress(TypeError, ValueError):
+                    size = max(1, int(argument.value.value))
+        return size
+
+
+def build_schema(max_depth: int = 10, max_cost: int = 2000) -> strawberry.Schema:
+    rule = type("ConfiguredCostLimit", (CostLimit,), {"max_cost": max_cost})
+    return strawberry.Schema(
+        query=Query,
+        mutation=Mutation,
+        subscription=Subscription,
+        extensions=[
+            lambda: QueryDepthLimiter(max_depth=max_depth),
+            lambda: MaxAliasesLimiter(max_alias_count=30),
+            lambda: AddValidationRules([rule]),
+        ],
+    )
+
+
+class AtoutGraphQL(GraphQL[dict[str, Any], None]):
+    """Context: the request (or websocket), the Games service and settings."""
+
+    async def get_context(self, request: Any, response: Any) -> dict[str, Any]:
+        return {
+            "request": request,
+            "response": response,
+            "games": request.app.state.games,
+            "settings": request.app.state.settings,
+        }
+
+
+def graphql_app(max_depth: int, max_cost: int) -> AtoutGraphQL:
+    return AtoutGraphQL(build_schema(max_depth, max_cost), graphql_ide="graphiql")
+
+
+def sdl() -> str:
+    return build_schema().as_str() + "\n"
+
+
+if __name__ == "__main__":
+    import sys
+
+    sys.stdout.write(sdl())

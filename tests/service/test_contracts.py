@@ -1,0 +1,57 @@
+"""The committed API contracts match the code: openapi/openapi.json and schema/schema.graphql."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from starlette.testclient import TestClient
+
+from service.graphql import sdl
+from service.openapi import build
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def test_openapi_json_is_committed_and_current() -> None:
+    committed = json.loads((ROOT / "openapi" / "openapi.json").read_text())
+    assert committed == build(), "openapi/openapi.json drifted: run `atout openapi -o openapi/openapi.json`"
+
+
+def test_graphql_sdl_is_committed_and_current() -> None:
+    committed = (ROOT / "schema" / "schema.graphql").read_text()
+    assert committed == sdl(), (
+        "schema/schema.graphql drifted: run `python -m service.graphql > schema/schema.graphql`"
+    )
+
+
+def test_the_app_serves_its_openapi_document_and_docs(client: TestClient) -> None:
+    assert client.get("/openapi.json").json() == build()
+    assert "swagger-ui" in client.get("/docs").text
+
+
+def test_every_route_under_v1_is_documented(client: TestClient) -> None:
+    documented = {(path, method.upper()) for path, ops in build()["paths"].items() for method in ops}
+    routes = {
+        (route.path, method)
+        for route in client.app.routes  # type: ignore[attr-defined]
+        if getattr(route, "path", "").startswith("/v1")
+        for method in (route.methods or set()) - {"HEAD"}
+    }
+    assert routes == documented
+
+
+def test_every_documented_error_code_is_a_known_problem_code() -> None:
+    from service.errors import CODES
+
+    for ops in build()["paths"].values():
+        for op in ops.values():
+            for status, response in op["responses"].items():
+                if "Problem" in response["description"]:
+                    codes = [c.strip("` ") for c in response["description"].split(":", 1)[1].split(",")]
+                    assert all(CODES[c][0] == int(status) for c in codes)
+
+
+def test_graphiql_is_served(client: TestClient) -> None:
+    response = client.get("/graphql", headers={"Accept": "text/html"})
+    assert response.status_code == 200 and "graphiql" in response.text.lower()
