@@ -19,7 +19,7 @@ from . import actions as act
 from .actions import Action, Move
 from .cards import BIT, CARD_OF, CODES, cards_of, codes_of, mask_of
 from .errors import IllegalAction
-from .match import DEALT, HAND_SCORED, JSON, PLAYED, TRICK, LastHand, Match
+from .match import BID, DEALT, HAND_SCORED, JSON, PLAYED, TRICK, LastHand, Match
 from .tricks import TrumpTable, legal_plays, trick_winner_index
 
 
@@ -267,6 +267,11 @@ class Game:
         assert m.to_act is not None
         return [act.DiscardTemplate(self.kitty_size, m.hands[m.to_act])]
 
+    def record_bid(self, m: Match, seat: int, action: Action) -> None:
+        """A call of the auction, public: kept as the record, rendered only when read."""
+        m.bids.append((seat, action))
+        m.log.append((BID, seat, action))
+
     def refuse(self, action: Action, phase_rule: str, expected: str) -> IllegalAction:
         return IllegalAction(f"'{action.type}' is not possible now: {expected}", rule=phase_rule)
 
@@ -394,7 +399,7 @@ class Game:
             "options": dict(m.options),
             "hand": self.sort_for_display(m, m.hands[seat]) if seat is not None else [],
             "hand_sizes": [h.bit_count() for h in m.hands],
-            "bids": [{"seat": s, **b} for s, b in m.bids],
+            "bids": [{"seat": s, **b.to_json()} for s, b in m.bids],
             "contract": self.contract_view(m, seat),
             "trump": self.trump_name(m),
             "current_trick": [
@@ -436,7 +441,7 @@ class Game:
             "kitty_dealt": [CODES[c] for c in m.kitty_dealt],
             "discards": codes_of(m.discards),
             "discarder": m.discarder,
-            "bids": [[s, b] for s, b in m.bids],
+            "bids": [[s, b.to_json()] for s, b in m.bids],
             "high_bid": m.high_bid,
             "high_bidder": m.high_bidder,
             "turns": m.turns,
@@ -471,7 +476,7 @@ class Game:
         m.kitty = cards(d["kitty"])
         m.kitty_dealt = tuple(CARD_OF[c] for c in d["kitty_dealt"])
         m.discards, m.discarder = cards(d["discards"]), d["discarder"]
-        m.bids = [(s, b) for s, b in d["bids"]]
+        m.bids = [(s, act.parse(b)) for s, b in d["bids"]]
         m.high_bid, m.high_bidder, m.turns = d["high_bid"], d["high_bidder"], d["turns"]
         m.taker, m.trump, m.level, m.no_trump = d["taker"], d["trump"], d["level"], d["no_trump"]
         m.called = CARD_OF[d["called"]] if d["called"] is not None else None

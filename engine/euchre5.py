@@ -56,14 +56,13 @@ class Euchre5(Game):
     def _push_order(self, m: Match, seat: int, action: Action) -> None:
         if isinstance(action, act.OrderUp):
             m.taker, m.trump = seat, suit_of(self.upcard(m))
-            m.bids.append((seat, action.to_json()))
+            m.bids.append((seat, action))
             m.log.append({"type": "order_up", "seat": seat, "suit": "SCDH"[m.trump]})
             m.phase, m.to_act = "exchange", m.dealer
             return
         if not isinstance(action, act.Pass):
             raise self.refuse(action, "E5-5", "order the upcard's suit up or pass")
-        m.bids.append((seat, action.to_json()))
-        m.log.append({"type": "bid", "seat": seat, "action": action.to_json()})
+        self.record_bid(m, seat, action)
         if seat != m.dealer:
             m.to_act = self.next_seat(seat)
             return
@@ -106,7 +105,7 @@ class Euchre5(Game):
             if action.suit == suit_of(self.upcard(m)):
                 raise IllegalAction("the turned-down upcard's suit may not be trump this hand", rule="E5-6")
             m.taker, m.trump = seat, action.suit
-            m.bids.append((seat, action.to_json()))
+            m.bids.append((seat, action))
             m.log.append({"type": "name_trump", "seat": seat, "suit": "SCDH"[action.suit]})
             m.phase, m.to_act = "call", seat
             return
@@ -116,8 +115,7 @@ class Euchre5(Game):
             raise IllegalAction(
                 "the four others passed: the dealer must name a suit (stick the dealer)", rule="E5-6"
             )
-        m.bids.append((seat, action.to_json()))
-        m.log.append({"type": "bid", "seat": seat, "action": action.to_json()})
+        self.record_bid(m, seat, action)
         m.to_act = self.next_seat(seat)
 
     # ----- calling the partner (E5-7, E5-8) ------------------------------------------
@@ -150,7 +148,7 @@ class Euchre5(Game):
             m.log.append({"type": "go_alone", "seat": seat})
         else:
             raise self.refuse(action, "E5-7", "call a partner card or go alone")
-        m.bids.append((seat, action.to_json()))
+        m.bids.append((seat, action))
         m.table = self.table_for(m)
         self.start_play(m, self.next_seat(m.dealer))  # E5-9: left of the dealer leads.
 

@@ -70,8 +70,7 @@ class FiveHundred(Game):
             m.high_bid, m.high_bidder = action.rank, seat
         elif not isinstance(action, act.Pass):
             raise self.refuse(action, "F5-8", "bid or pass")
-        m.bids.append((seat, action.to_json()))
-        m.log.append({"type": "bid", "seat": seat, "action": action.to_json()})
+        self.record_bid(m, seat, action)
         m.turns += 1
         if m.turns < self.players:
             m.to_act = (seat + 1) % self.players

@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from .actions import Action
 from .cards import CARD_OF, CODES, codes_of, mask_of
 from .tricks import TrumpTable
 
@@ -19,6 +20,7 @@ PLAYED = 1
 TRICK = 2
 DEALT = 3
 HAND_SCORED = 4
+BID = 5
 
 
 @dataclass(frozen=True, slots=True)
@@ -80,6 +82,8 @@ def render_event(e: JSON | tuple[Any, ...]) -> JSON:
         return {"type": "trick", "leader": e[1], "cards": [CODES[c] for c in e[2]], "winner": e[3]}
     if kind == DEALT:
         return {"type": "dealt", "seat": e[1], "cards": codes_of(e[2]), "visible_to": [e[1]]}
+    if kind == BID:
+        return {"type": "bid", "seat": e[1], "action": e[2].to_json()}
     assert kind == HAND_SCORED
     return {"type": "hand_scored", **e[1].to_json()}
 
@@ -145,7 +149,7 @@ class Match:
     kitty_dealt: tuple[int, ...]
     discards: int
     discarder: int | None
-    bids: list[tuple[int, JSON]]
+    bids: list[tuple[int, Action]]
     high_bid: int
     high_bidder: int | None
     turns: int

@@ -101,8 +101,7 @@ class Rough(Game):
             m.high_bidder = seat
         elif not isinstance(action, act.Pass):
             raise self.refuse(action, "RG-6", "bid, keep (dealer) or pass")
-        m.bids.append((seat, action.to_json()))
-        m.log.append({"type": "bid", "seat": seat, "action": action.to_json()})
+        self.record_bid(m, seat, action)
         if not dealer:
             m.to_act = (seat + 1) % self.players
             return
