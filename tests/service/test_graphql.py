@@ -1,0 +1,247 @@
+"""GraphQL: the same capabilities, semantics and error codes as REST; limits; subscriptions."""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+import pytest
+from starlette.testclient import TestClient
+from svc_helpers import FAST_OPTIONS, auth, fill
+
+import engine
+from service.app import create_app
+from service.settings import Settings
+
+CREATE = """mutation($input: CreateGameInput!) {
+  createGame(input: $input) { game { id players status version seats { seat kind filled } } inviteCode }
+}"""
+JOIN = """mutation($id: ID!, $seat: Int, $code: String) {
+  joinSeat(gameId: $id, seat: $seat, inviteCode: $code) { gameId seat token started }
+}"""
+GAME = "query($id: ID!) { game(id: $id) { id status version toAct winners seed seats { kind } } }"
+VIEW = "query($id: ID!) { view(gameId: $id) { seat version status view } }"
+LEGAL = "query($id: ID!) { legalActions(gameId: $id) { seat version toAct actions } }"
+SUBMIT = """mutation($id: ID!, $action: JSON!, $v: Int, $key: String) {
+  submitAction(gameId: $id, action: $action, expectedVersion: $v, idempotencyKey: $key) {
+    version seat action events toAct status winners replayed
+  }
+}"""
+
+
+def gql(client: TestClient, query: str, token: str | None = None, **variables: Any) -> dict[str, Any]:
+    response = client.post(
+        "/graphql", json={"query": query, "variables": variables}, headers=auth(token) if token else {}
+    )
+    assert response.status_code == 200, response.text
+    body: dict[str, Any] = response.json()
+    return body
+
+
+def data(client: TestClient, query: str, token: str | None = None, **variables: Any) -> dict[str, Any]:
+    body = gql(client, query, token, **variables)
+    assert "errors" not in body, body
+    result: dict[str, Any] = body["data"]
+    return result
+
+
+def error_code(client: TestClient, query: str, token: str | None = None, **variables: Any) -> str:
+    body = gql(client, query, token, **variables)
+    assert body.get("errors"), body
+    code: str = body["errors"][0]["extensions"]["code"]
+    return code
+
+
+def seated_gql(client: TestClient, game: str, **input: Any) -> tuple[str, dict[int, str]]:
+    created = data(client, CREATE, input={"game": game, **input})["createGame"]
+    gid = created["game"]["id"]
+    tokens = {}
+    for seat in range(created["game"]["players"]):
+        joined = data(client, JOIN, id=gid, seat=seat)["joinSeat"]
+        tokens[seat] = joined["token"]
+    return gid, tokens
+
+
+def test_rules_and_open_games(client: TestClient) -> None:
+    assert set(data(client, "{ rules }")["rules"]) == {"five_hundred", "rough", "euchre5"}
+    gid = data(client, CREATE, input={"game": "rough"})["createGame"]["game"]["id"]
+    assert [g["id"] for g in data(client, "{ games { id status } }")["games"]] == [gid]
+
+
+def test_a_full_match_through_graphql(client: TestClient, rng: random.Random) -> None:
+    gid, tokens = seated_gql(client, "euchre5", seed="12345678901234", options=FAST_OPTIONS["euchre5"])
+    for _ in range(10_000):
+        game = data(client, GAME, id=gid)["game"]
+        if game["status"] == "finished":
+            break
+        seat = game["toAct"]
+        legal = data(client, LEGAL, tokens[seat], id=gid)["legalActions"]
+        assert legal["seat"] == seat and legal["version"] == game["version"]
+        action = fill(rng.choice(legal["actions"]), rng)
+        result = data(client, SUBMIT, tokens[seat], id=gid, action=action, v=game["version"])["submitAction"]
+        assert result["version"] == game["version"] + 1 and result["replayed"] is False
+    assert game["status"] == "finished" and game["winners"] and game["seed"] == "12345678901234"
+    view = data(client, VIEW, tokens[0], id=gid)["view"]
+    assert view["seat"] == 0 and view["view"]["winners"] == game["winners"]
+
+
+def test_a_seat_view_and_a_spectator_view(client: TestClient) -> None:
+    gid, tokens = seated_gql(client, "rough", seed="4")
+    mine = data(client, VIEW, tokens[2], id=gid)["view"]
+    assert mine["seat"] == 2 and len(mine["view"]["hand"]) == 8
+    spectator = data(client, VIEW, id=gid)["view"]
+    assert spectator["seat"] is None and not spectator["view"].get("hand")
+
+
+def test_replayed_submission_returns_the_first_result(client: TestClient) -> None:
+    gid, tokens = seated_gql(client, "rough", seed="8")
+    seat = data(client, GAME, id=gid)["game"]["toAct"]
+    first = data(client, SUBMIT, tokens[seat], id=gid, action={"type": "pass"}, v=0, key="k1")["submitAction"]
+    again = data(client, SUBMIT, tokens[seat], id=gid, action={"type": "pass"}, v=0, key="k1")["submitAction"]
+    assert again == {**first, "replayed": True}
+
+
+@pytest.mark.parametrize(
+    ("case", "code"),
+    [
+        ("no_token", "missing_token"),
+        ("forged_token", "invalid_token"),
+        ("not_your_turn", "not_your_turn"),
+        ("stale", "version_conflict"),
+        ("illegal", "illegal_action"),
+        ("malformed", "invalid_request"),
+        ("missing_game", "game_not_found"),
+        ("key_reused", "idempotency_key_reused"),
+    ],
+)
+def test_submit_action_errors_carry_the_rest_codes(client: TestClient, case: str, code: str) -> None:
+    gid, tokens = seated_gql(client, "rough", seed="3")
+    seat = data(client, GAME, id=gid)["game"]["toAct"]
+    hand = data(client, VIEW, tokens[seat], id=gid)["view"]["view"]["hand"]
+    token: str | None = tokens[seat]
+    variables: dict[str, Any] = {"id": gid, "action": {"type": "pass"}}
+    if case == "no_token":
+        token = None
+    elif case == "forged_token":
+        token = "forged"
+    elif case == "not_your_turn":
+        token = tokens[(seat + 1) % 4]
+    elif case == "stale":
+        variables["v"] = 7
+    elif case == "illegal":
+        variables["action"] = {"type": "play", "card": hand[0]}
+    elif case == "malformed":
+        variables["action"] = {"type": "fly"}
+    elif case == "missing_game":
+        variables["id"] = "nope"
+    elif case == "key_reused":
+        data(client, SUBMIT, token, id=gid, action={"type": "pass"}, key="same")
+        variables.update(action={"type": "bid", "points": 100}, key="same")
+    body = gql(client, SUBMIT, token, **variables)
+    assert body["errors"][0]["extensions"]["code"] == code, body
+    if code == "version_conflict":
+        assert body["errors"][0]["extensions"]["current_version"] == 0
+    if code == "illegal_action":
+        assert body["errors"][0]["extensions"]["rule"]
+
+
+def test_create_and_join_errors_carry_the_rest_codes(client: TestClient) -> None:
+    assert error_code(client, CREATE, input={"game": "bridge"}) == "invalid_request"
+    assert error_code(client, CREATE, input={"game": "rough", "seats": ["open"]}) == "invalid_seats"
+    assert error_code(client, CREATE, input={"game": "rough", "seed": "x"}) == "invalid_request"
+    assert (
+        error_code(client, CREATE, input={"game": "rough", "options": {"target_score": 1}})
+        == "invalid_options"
+    )
+    deal = {"dealer": 0, "hands": [], "kitty": []}
+    assert error_code(client, CREATE, input={"game": "rough", "deal": deal}) == "admin_required"
+    created = data(client, CREATE, input={"game": "rough", "listed": False})["createGame"]
+    gid = created["game"]["id"]
+    assert error_code(client, JOIN, id=gid) == "invalid_invite"
+    assert data(client, JOIN, id=gid, seat=0, code=created["inviteCode"])["joinSeat"]["seat"] == 0
+    assert error_code(client, JOIN, id=gid, seat=0, code=created["inviteCode"]) == "seat_taken"
+    assert error_code(client, JOIN, id=gid, seat=9, code=created["inviteCode"]) == "invalid_request"
+    assert error_code(client, JOIN, id="nope") == "game_not_found"
+    assert error_code(client, LEGAL, id=gid) == "missing_token"
+    assert error_code(client, GAME, id="nope") == "game_not_found"
+    assert error_code(client, "{ games(limit: 0) { id } }") == "invalid_request"
+    assert error_code(client, VIEW, "Basic x", id=gid) == "invalid_token"
+
+
+def test_too_deep_queries_are_refused(settings: Settings) -> None:
+    deep = "{ games { seats { seat } } }"
+    with TestClient(create_app(settings.model_copy(update={"graphql_max_depth": 1}))) as shallow:
+        assert "depth" in gql(shallow, deep)["errors"][0]["message"]
+        assert "errors" not in gql(shallow, "{ games { id } }")
+
+
+def test_too_costly_queries_are_refused(client: TestClient) -> None:
+    fields = " ".join(f"f{i}: seats {{ seat kind name filled }}" for i in range(25))
+    body = gql(client, "{ games(limit: 100) { " + fields + " } }")
+    assert body["errors"][0]["extensions"]["code"] == "query_too_costly"
+
+
+def subscribe(ws: Any, gid: str, after: str | None = None, token: str | None = None) -> None:
+    ws.send_json(
+        {"type": "connection_init", "payload": {"Authorization": f"Bearer {token}"} if token else {}}
+    )
+    assert ws.receive_json()["type"] == "connection_ack"
+    query = (
+        "subscription($id: ID!, $after: String) "
+        "{ gameEvents(gameId: $id, after: $after) { id version type data } }"
+    )
+    ws.send_json(
+        {
+            "id": "1",
+            "type": "subscribe",
+            "payload": {"query": query, "variables": {"id": gid, "after": after}},
+        }
+    )
+
+
+def collect(ws: Any, limit: int | None = None) -> list[dict[str, Any]]:
+    events: list[dict[str, Any]] = []
+    while limit is None or len(events) < limit:
+        message = ws.receive_json()
+        if message["type"] == "complete":
+            break
+        assert message["type"] == "next", message
+        assert "errors" not in message["payload"], message
+        events.append(message["payload"]["data"]["gameEvents"])
+    return events
+
+
+def test_subscription_resumes_after_a_disconnect_without_gap_or_duplicate(
+    client: TestClient, rng: random.Random
+) -> None:
+    gid, tokens = seated_gql(client, "euchre5", seed="99", options=FAST_OPTIONS["euchre5"])
+    while True:
+        game = data(client, GAME, id=gid)["game"]
+        if game["status"] == "finished":
+            break
+        seat = game["toAct"]
+        action = fill(rng.choice(data(client, LEGAL, tokens[seat], id=gid)["legalActions"]["actions"]), rng)
+        data(client, SUBMIT, tokens[seat], id=gid, action=action)
+    with client.websocket_connect("/graphql", subprotocols=["graphql-transport-ws"]) as ws:
+        subscribe(ws, gid, token=tokens[1])
+        everything = collect(ws)
+    with client.websocket_connect("/graphql", subprotocols=["graphql-transport-ws"]) as ws:
+        subscribe(ws, gid, token=tokens[1])
+        head = collect(ws, limit=7)
+    with client.websocket_connect("/graphql", subprotocols=["graphql-transport-ws"]) as ws:
+        subscribe(ws, gid, after=head[-1]["id"], token=tokens[1])
+        tail = collect(ws)
+    assert [e["id"] for e in head + tail] == [e["id"] for e in everything]
+    dealt = [e for e in everything if e["type"] == "dealt"]
+    assert dealt and {e["data"]["seat"] for e in dealt} == {1}
+    assert everything[-1]["data"]["status"] == "finished"
+    m = engine.new_match("euchre5", seed=99, options=FAST_OPTIONS["euchre5"])
+    assert everything[0]["type"] == "game_created" and m.to_act is not None
+
+
+def test_subscription_to_a_missing_game_is_an_error(client: TestClient) -> None:
+    with client.websocket_connect("/graphql", subprotocols=["graphql-transport-ws"]) as ws:
+        subscribe(ws, "nope")
+        message = ws.receive_json()
+        assert message["type"] == "next"
+        assert message["payload"]["errors"][0]["extensions"]["code"] == "game_not_found"
