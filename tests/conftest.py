@@ -73,3 +73,36 @@ def settings(redis_url: str) -> Settings:
 def client(settings: Settings) -> Iterator[TestClient]:
     with TestClient(create_app(settings)) as test_client:
         yield test_client
+
+
+@pytest.fixture
+def live_server(settings: Settings) -> Iterator[str]:
+    """The app served by uvicorn on a free port in a thread: for streaming (SSE) clients."""
+    import threading
+    import time
+
+    import uvicorn
+
+    from service.embedded_redis import free_port
+
+    port = free_port()
+    config = uvicorn.Config(
+        create_app(settings.model_copy(update={"sse_block_ms": 500})),
+        host="127.0.0.1",
+        port=port,
+        log_level="warning",
+        lifespan="on",
+    )
+    server = uvicorn.Server(config)
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 30
+    while not server.started:
+        if time.monotonic() > deadline or not thread.is_alive():
+            raise RuntimeError("uvicorn did not start")
+        time.sleep(0.01)
+    try:
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        server.should_exit = True
+        thread.join(30)

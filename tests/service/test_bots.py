@@ -1,0 +1,96 @@
+"""Bot seats: the service enqueues one RQ job per bot turn; a burst worker plays them."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+import redis
+from rq import Queue, SimpleWorker
+from rq.serializers import JSONSerializer
+from starlette.testclient import TestClient
+from svc_helpers import FAST_OPTIONS, Table, fill
+
+from service import bots
+from service.settings import Settings, get_settings
+
+
+@pytest.fixture
+def worker_env(monkeypatch: pytest.MonkeyPatch, settings: Settings) -> Iterator[redis.Redis]:
+    assert settings.redis_url
+    monkeypatch.setenv("REDIS_URL", settings.redis_url)
+    get_settings.cache_clear()
+    connection = redis.Redis.from_url(settings.redis_url)
+    try:
+        yield connection
+    finally:
+        connection.close()
+        get_settings.cache_clear()
+
+
+def drain(connection: redis.Redis, queue_name: str) -> None:
+    queue = Queue(queue_name, connection=connection, serializer=JSONSerializer)
+    SimpleWorker([queue], connection=connection, serializer=JSONSerializer).work(burst=True)
+
+
+def test_a_human_plays_a_full_match_against_three_bots(
+    client: TestClient, worker_env: redis.Redis, settings: Settings, rng: random.Random
+) -> None:
+    created = client.post(
+        "/v1/games",
+        json={
+            "game": "rough",
+            "seed": 41,
+            "options": FAST_OPTIONS["rough"],
+            "seats": ["open", "bot:random", "bot:heuristic", "bot:expert"],
+        },
+    ).json()
+    gid = created["game"]["id"]
+    joined = client.post(f"/v1/games/{gid}/join", json={}).json()
+    assert joined["seat"] == 0 and joined["started"] is True
+    table = Table(client, gid, {0: joined["token"]})
+    human_moves = 0
+    for _ in range(5000):
+        drain(worker_env, settings.bot_queue)
+        game = table.game()
+        if game["status"] == "finished":
+            break
+        assert game["to_act"] == 0, "after draining the queue it must be the human's turn"
+        response = table.act(0, fill(rng.choice(table.legal(0)), rng), expected_version=game["version"])
+        assert response.status_code == 200, response.text
+        human_moves += 1
+    assert game["status"] == "finished"
+    log = client.get(f"/v1/games/{gid}/log").json()
+    assert {e["seat"] for e in log["actions"]} == {0, 1, 2, 3}
+    assert human_moves == sum(1 for e in log["actions"] if e["seat"] == 0)
+
+
+def test_a_game_of_bots_only_plays_itself(
+    client: TestClient, worker_env: redis.Redis, settings: Settings
+) -> None:
+    body = {"game": "euchre5", "seed": 5, "options": FAST_OPTIONS["euchre5"], "seats": ["bot:random"] * 5}
+    game = client.post("/v1/games", json=body).json()["game"]
+    assert game["status"] == "active"
+    drain(worker_env, settings.bot_queue)
+    assert client.get(f"/v1/games/{game['id']}").json()["status"] == "finished"
+
+
+def test_a_stale_or_duplicate_bot_job_does_nothing(
+    client: TestClient, worker_env: redis.Redis, settings: Settings
+) -> None:
+    body = {"game": "rough", "seed": 6, "seats": ["open", "open", "open", "bot:random"]}
+    gid = client.post("/v1/games", json=body).json()["game"]["id"]
+    assert bots.play_turn(gid, 0) == "stale"  # still waiting for players
+    assert bots.play_turn("missing", 0) == "stale"
+    bots.enqueue(worker_env, settings.bot_queue, gid, 0)
+    bots.enqueue(worker_env, settings.bot_queue, gid, 0)
+    assert Queue(settings.bot_queue, connection=worker_env, serializer=JSONSerializer).count == 1
+
+
+def test_a_bot_fills_a_discard_template_with_the_right_number_of_cards() -> None:
+    template: dict[str, Any] = {"type": "discard", "count": 2, "from": ["AS", "KS", "QS", "JS"]}
+    chosen = bots.choose({}, [template], "random", random.Random(1))
+    assert chosen["type"] == "discard" and len(set(chosen["cards"])) == 2
+    assert set(chosen["cards"]) <= set(template["from"])
