@@ -22,7 +22,7 @@ serve: $(STAMP) redis
 	$(VENV)/bin/atout serve
 
 lint: $(STAMP)
-	$(VENV)/bin/ruff check engine schema service workers tests bench
+	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check engine
 
 typecheck: $(STAMP)

@@ -517,3 +517,20 @@ def test_rg15_target_score_option() -> None:
     """RG-15 [option] target_score: at 200, 120 + 85 wins."""
     m = finish_hand(seat0_takes("SCD", 80, scores=(120, 0), options={"target_score": 200}))
     assert m.winners == [0, 2]
+
+
+def test_rg16_a_team_at_minus_the_target_loses() -> None:
+    """RG-16 [decision, README]: -270 - 90 = -360 <= -350, so the other team wins and every
+    match ends."""
+    m = finish_hand(seat0_takes("SCD", 90, scores=(-270, 0)))
+    assert m.scores == [-360, 15]
+    assert m.winners == [1, 3]
+    assert m.to_act is None
+
+
+def test_rg16_floor_loses_option_off_plays_on() -> None:
+    """RG-16 [option] floor_loses=false: RULES.md as written, no lower bound."""
+    m = finish_hand(seat0_takes("SCD", 90, scores=(-270, 0), options={"floor_loses": False}))
+    assert m.scores == [-360, 15]
+    assert m.winners is None
+    assert m.hand_number == 2
