@@ -60,19 +60,22 @@ app = Starlette(routes=[Route("/touch", touch, methods=["POST"])])
 """
 
 
-def start_server(args: list[str], env: dict[str, str], port: int) -> subprocess.Popen[bytes]:
+def start_server(
+    args: list[str], env: dict[str, str], probe: str, method: str = "GET"
+) -> subprocess.Popen[bytes]:
+    """Start a server in its own process group and wait until ``probe`` answers."""
     proc = subprocess.Popen(
         args, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True
     )
     deadline = time.monotonic() + 30
     while time.monotonic() < deadline:
         try:
-            httpx.get(f"http://127.0.0.1:{port}/healthz", timeout=1)
+            httpx.request(method, probe, timeout=1)
             return proc
         except httpx.HTTPError:
             time.sleep(0.2)
     stop_server(proc)
-    raise RuntimeError(f"server on port {port} did not start: {' '.join(args)}")
+    raise RuntimeError(f"server did not start: {' '.join(args)}")
 
 
 def stop_server(proc: subprocess.Popen[bytes]) -> None:
@@ -173,7 +176,7 @@ def main() -> None:
             ours = start_server(
                 [sys.executable, "-m", "service.cli", "serve", "--port", str(port), "--workers", "2"],
                 env,
-                port,
+                f"http://127.0.0.1:{port}/healthz",
             )
             try:
                 actions, requests, lat, elapsed = asyncio.run(
@@ -184,7 +187,25 @@ def main() -> None:
             app_file = Path(tmp) / "baseline_app.py"
             app_file.write_text(BASELINE_APP)
             bport = free_port()
-            baseline = subprocess_baseline(tmp, env, bport)
+            baseline = start_server(
+                [
+                    sys.executable,
+                    "-m",
+                    "uvicorn",
+                    "baseline_app:app",
+                    "--port",
+                    str(bport),
+                    "--workers",
+                    "2",
+                    "--log-level",
+                    "warning",
+                    "--app-dir",
+                    tmp,
+                ],
+                env,
+                f"http://127.0.0.1:{bport}/touch",
+                method="POST",
+            )
             try:
                 b_requests, b_lat, b_elapsed = asyncio.run(
                     hammer_baseline(f"http://127.0.0.1:{bport}", args.clients, seconds)
@@ -228,36 +249,6 @@ def main() -> None:
             ]
         )
     )
-
-
-def subprocess_baseline(tmp: str, env: dict[str, str], port: int) -> subprocess.Popen[bytes]:
-    """uvicorn, 2 workers, the bare app; /touch doubles as its health check."""
-    args = [
-        sys.executable,
-        "-m",
-        "uvicorn",
-        "baseline_app:app",
-        "--port",
-        str(port),
-        "--workers",
-        "2",
-        "--log-level",
-        "warning",
-        "--app-dir",
-        tmp,
-    ]
-    proc = subprocess.Popen(
-        args, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True
-    )
-    deadline = time.monotonic() + 30
-    while time.monotonic() < deadline:
-        try:
-            httpx.post(f"http://127.0.0.1:{port}/touch", timeout=1)
-            return proc
-        except httpx.HTTPError:
-            time.sleep(0.2)
-    stop_server(proc)
-    raise RuntimeError("baseline server did not start")
 
 
 if __name__ == "__main__":
