@@ -307,6 +307,18 @@ class Games:
         assert caller.seat is not None
         return await self.act_as(record, caller.seat, action, expected_version, idempotency_key)
 
+    async def act_checked(
+        self,
+        record: GameRecord,
+        caller: Caller,
+        action: dict[str, Any],
+        expected_version: int | None = None,
+        idempotency_key: str | None = None,
+    ) -> tuple[ActionResponse, bool]:
+        """``act`` for a caller already resolved against ``record`` (saves reading the game twice)."""
+        assert caller.seat is not None
+        return await self.act_as(record, caller.seat, action, expected_version, idempotency_key)
+
     async def act_as(
         self,
         record: GameRecord,
@@ -316,9 +328,13 @@ class Games:
         idempotency_key: str | None = None,
     ) -> tuple[ActionResponse, bool]:
         gid = record.id
-        fingerprint = hashlib.sha256(
-            json.dumps({"action": action, "expected_version": expected_version}, sort_keys=True).encode()
-        ).hexdigest()
+        fingerprint = (
+            hashlib.sha256(
+                json.dumps({"action": action, "expected_version": expected_version}, sort_keys=True).encode()
+            ).hexdigest()
+            if idempotency_key
+            else ""
+        )
         scope = str(seat)
         if idempotency_key:
             prior = await self.store.idempotent_result(gid, scope, idempotency_key)
@@ -353,18 +369,21 @@ class Games:
                 status=status,
                 winners=nxt.winners,
             )
+            state = engine.to_json(nxt)
             try:
                 result = await self.store.commit(
                     gid,
                     record.version,
-                    engine.to_json(nxt),
+                    state,
                     status,
                     [json.dumps(e) for e in events],
                     log_entry=json.dumps({"version": version, "seat": seat, "action": applied}),
                     idempotency=(scope, idempotency_key) if idempotency_key else None,
                     idempotent_result=json.dumps(
                         {"fingerprint": fingerprint, "response": response.model_dump(mode="json")}
-                    ),
+                    )
+                    if idempotency_key
+                    else "",
                 )
             except VersionConflict as conflict:
                 if self.metrics:
@@ -382,7 +401,7 @@ class Games:
                 return self._replay(result.replayed, fingerprint), True
             if self.metrics:
                 self.metrics.actions.labels(record.game, "applied").inc()
-            record.version, record.state, record.status = version, engine.to_json(nxt), status
+            record.version, record.state, record.status = version, state, status
             await self._maybe_enqueue_bot(record, nxt)
             return response, False
 

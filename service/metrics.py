@@ -7,7 +7,6 @@ import time
 from prometheus_client import CONTENT_TYPE_LATEST, CollectorRegistry, Counter, Histogram, generate_latest
 from starlette.requests import Request
 from starlette.responses import Response
-from starlette.routing import Match
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 
@@ -57,7 +56,6 @@ class MetricsMiddleware:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
-        route = _route_template(scope)
         method = scope["method"]
         started = time.perf_counter()
         status = 500
@@ -66,20 +64,18 @@ class MetricsMiddleware:
             nonlocal status
             if message["type"] == "http.response.start":
                 status = message["status"]
-                self.metrics.latency.labels(route, method).observe(time.perf_counter() - started)
+                self.metrics.latency.labels(_route_template(scope), method).observe(
+                    time.perf_counter() - started
+                )
             await send(message)
 
         try:
             await self.app(scope, receive, send_wrapper)
         finally:
-            self.metrics.requests.labels(route, method, str(status)).inc()
+            self.metrics.requests.labels(_route_template(scope), method, str(status)).inc()
 
 
 def _route_template(scope: Scope) -> str:
-    app = scope.get("app")
-    router = getattr(app, "router", None)
-    for route in getattr(router, "routes", []):
-        match, _ = route.matches(scope)
-        if match == Match.FULL:
-            return str(getattr(route, "path", "other"))
-    return "unmatched"
+    """The matched route's path template (the router records it in the scope), never the raw path."""
+    route = scope.get("route")
+    return str(getattr(route, "path", "unmatched")) if route is not None else "unmatched"

@@ -164,12 +164,12 @@ async def post_action(request: Request) -> Response:
         raise ProblemError("invalid_request", "Idempotency-Key must be 1 to 200 characters.")
     games.caller(record, token, required=True)  # 401 before a body error tells a stranger anything
     body = await parse_body(request, ActionRequest)
-    response, replayed = await games.act(
-        gid,
-        token,
+    caller = games.caller(record, token, required=True, claimed_seat=body.seat)
+    response, replayed = await games.act_checked(
+        record,
+        caller,
         body.action.model_dump(exclude_none=True),
         expected_version=body.expected_version,
-        claimed_seat=body.seat,
         idempotency_key=key,
     )
     return ok(response, headers={"Idempotent-Replayed": "true"} if replayed else None)

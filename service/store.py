@@ -316,8 +316,6 @@ class Store:
         ]
         outcome, value = await self._commit(keys=keys, args=args)
         if outcome == "ok":
-            if status != STATUS_WAITING:
-                await self.r.zrem(OPEN_INDEX, gid)
             return CommitResult(version=int(value))
         if outcome == "replay":
             return CommitResult(version=-1, replayed=value)
