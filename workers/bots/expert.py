@@ -1,0 +1,198 @@
+"""The ``expert`` level: determinized Monte Carlo search over deals consistent with the view.
+
+For each sampled deal (``engine.determinize.sample_match``: the seat's own cards, every
+card played, voids shown, the euchre upcard and called card, RULES.md ALL-7) every
+candidate action is applied to a copy and the hand is played out to its end by the
+heuristic policy for all seats (each seeing only its own cards, ``common.from_match``).
+The candidate with the best mean result wins: the hand's points of the seat's side minus
+the other side's (F5-12/13, RG-12/13, E5-10/11), or a match-sized swing when the hand
+ends the match (RG-14, F5-14, E5-12). Every candidate sees the same deals, so their
+difference is not noise from the deals.
+
+Within ``budget_s`` seconds (default 1 s), or exactly ``playouts`` sampled deals when that
+is given, which makes the choice deterministic for a given ``rng`` seed. Combinatorial
+choices are not enumerated: a discard (F5-10, RG-10) is chosen among the heuristic's set
+and a few variations of it.
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from typing import Any
+
+import engine
+from engine import actions as act
+from engine.cards import BIT, cards_of, suit_of
+from engine.determinize import sample_match
+
+from . import heuristic
+from .common import Seen, from_view, parse_legal
+from .heuristic import euchre5 as h_euchre
+from .heuristic import five_hundred as h_500
+from .heuristic import rough as h_rough
+
+JSON = dict[str, Any]
+MAX_DISCARD_VARIANTS = 6
+
+
+def choose(
+    view: JSON, legal: list[JSON], rng: random.Random, budget_s: float = 1.0, playouts: int | None = None
+) -> JSON:
+    """The best candidate over sampled deals (``playouts`` of them, else as many as ``budget_s`` allows)."""
+    moves = parse_legal(legal)
+    if len(moves) == 1 and not isinstance(moves[0], act.DiscardTemplate):
+        return moves[0].to_json()
+    s = from_view(view)
+    candidates = candidate_actions(s, moves, rng)
+    if len(candidates) == 1:
+        return candidates[0].to_json()
+    return search(view, s.seat, candidates, rng, budget_s, playouts).to_json()
+
+
+def search(
+    view: JSON,
+    seat: int,
+    candidates: list[act.Action],
+    rng: random.Random,
+    budget_s: float,
+    playouts: int | None,
+) -> act.Action:
+    """Mean playout result of each candidate over the same sampled deals; the best one."""
+    totals = [0.0] * len(candidates)
+    deadline = time.perf_counter() + budget_s
+    done = 0
+    while True:
+        if playouts is not None:
+            if done >= playouts:
+                break
+        elif done and time.perf_counter() >= deadline:
+            break
+        world = sample_match(view, rng)
+        for k, action in enumerate(candidates):
+            m = world.copy()
+            engine.push(m, seat, action)
+            totals[k] += rollout(m, seat)
+        done += 1
+    best = max(range(len(candidates)), key=lambda k: (totals[k], -k))
+    return candidates[best]
+
+
+def rollout(m: engine.Match, seat: int) -> float:
+    """Play the hand out with the heuristic for every seat; the result for ``seat``'s side."""
+    hand = m.hand_number
+    push, decide = engine.push, heuristic.decide_match
+    while m.to_act is not None and m.hand_number == hand:
+        push(m, m.to_act, decide(m))
+    return utility(m, seat)
+
+
+def utility(m: engine.Match, seat: int) -> float:
+    """The finished hand's points for ``seat``'s side minus the others' (a swing if the match ended)."""
+    prev = m.prev
+    assert prev is not None
+    points: list[int] = prev.result.get("points") or [0] * len(m.scores)
+    if m.game == "euchre5":
+        mine = points[seat]
+        others = (sum(points) - mine) / (len(points) - 1)
+        out = float(mine - others)
+    else:
+        team = seat % 2
+        out = float(points[team] - points[1 - team])
+    if m.winners is not None:
+        swing = float(m.options["target_score"])
+        out += swing if seat in m.winners else -swing
+    return out
+
+
+# ----- candidates ------------------------------------------------------------------------------
+
+
+def candidate_actions(s: Seen, moves: list[engine.Move], rng: random.Random) -> list[act.Action]:
+    """The heuristic's choice first (it wins ties), then the alternatives worth a look."""
+    first = heuristic.decide(s, moves)
+    out: list[act.Action] = [first]
+
+    def add(a: act.Action) -> None:
+        if a not in out:
+            out.append(a)
+
+    template = next((a for a in moves if isinstance(a, act.DiscardTemplate)), None)
+    if template is not None:
+        for d in discard_variants(s, template, first, rng):
+            add(d)
+        return out
+    if s.phase == "bidding":
+        for a in bid_candidates(s, moves):
+            add(a)
+        return out
+    if s.phase == "call":
+        for a in call_candidates(s, moves):
+            add(a)
+        return out
+    if s.phase == "play" and s.table is None and s.game == "rough":
+        for move in moves:
+            if isinstance(move, act.Play) and not move.no_trump:
+                add(move)
+        assert isinstance(first, act.Play)
+        add(act.PLAY_NO_TRUMP[first.card])
+        return out
+    for move in moves:
+        assert not isinstance(move, act.DiscardTemplate)
+        add(move)
+    return out
+
+
+def bid_candidates(s: Seen, moves: list[engine.Move]) -> list[act.Action]:
+    """Pass, and the cheapest legal bids of the denominations (or values) the hand could hold."""
+    out: list[act.Action] = [act.PASS] if act.PASS in moves else []
+    if s.game == "five_hundred":
+        ranked = sorted(range(5), key=lambda d: -h_500.estimate(s.hand, d))[:2]
+        for d in ranked:
+            tricks: list[act.TrickBid] = [
+                a for a in moves if isinstance(a, act.TrickBid) and a.denomination == d
+            ]
+            tricks.sort(key=lambda a: a.rank)
+            out += tricks[:2]
+        return out
+    keep = [a for a in moves if isinstance(a, act.Keep)]
+    out += keep
+    bids: list[act.PointBid] = [a for a in moves if isinstance(a, act.PointBid)]
+    bids.sort(key=lambda a: a.points)
+    est = h_rough.estimate(s.hand)
+    near = [a for a in bids if a.points <= est + 10 and a.points < 100]
+    out += near[:1] + near[-2:]
+    return out
+
+
+def call_candidates(s: Seen, moves: list[engine.Move]) -> list[act.Action]:
+    """Euchre (E5-7): the best trumps not held, the side aces not held, and going alone."""
+    assert s.trump is not None
+    trump = s.trump
+    wanted = [c for c in h_euchre.call_order(trump) if not s.hand & BIT[c]][:3]
+    wanted += [c for c in cards_of(s.deck) if c % 11 == 10 and suit_of(c) != trump and not s.hand & BIT[c]]
+    out: list[act.Action] = [act.CALL[c] for c in wanted if act.CALL[c] in moves]
+    out.append(act.GO_ALONE)
+    return out
+
+
+def discard_variants(
+    s: Seen, template: act.DiscardTemplate, first: act.Action, rng: random.Random
+) -> list[act.Action]:
+    """The heuristic discard for other trump choices, and one-card swaps of the heuristic's set."""
+    out: list[act.Action] = []
+    if s.game == "rough":
+        for trump in range(4):
+            out.append(h_rough.discard(s, template, trump))
+    if s.game == "euchre5" or not isinstance(first, act.Discard):
+        return out
+    thrown = cards_of(first.cards)
+    kept = cards_of(template.cards & ~first.cards)
+    for _ in range(MAX_DISCARD_VARIANTS * 3):
+        if len(out) >= MAX_DISCARD_VARIANTS:
+            break
+        a, b = rng.choice(thrown), rng.choice(kept)
+        variant = act.Discard(first.cards ^ BIT[a] ^ BIT[b])
+        if variant not in out:
+            out.append(variant)
+    return out
