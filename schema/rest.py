@@ -11,7 +11,7 @@ CARD = Annotated[str, Field(min_length=2, max_length=2, examples=["AS", "TH", "B
 
 
 class Model(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", strict=True)
 
 
 class ValidationIssue(BaseModel):

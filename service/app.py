@@ -52,7 +52,7 @@ async def handle_http_exception(request: Request, exc: Exception) -> Response:
     else:
         error = ProblemError("invalid_request", str(exc.detail))
         error.status = exc.status_code
-    return problem_response(error, request.url.path)
+    return problem_response(error, request.url.path, exc.headers)
 
 
 async def handle_unexpected(request: Request, exc: Exception) -> Response:

@@ -5,6 +5,7 @@ The same codes are used by REST (the body) and GraphQL (``extensions.code``).
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from starlette.requests import Request
@@ -66,8 +67,12 @@ class ProblemError(Exception):
         return body
 
 
-def problem_response(error: ProblemError, instance: str | None = None) -> Response:
-    headers = {"WWW-Authenticate": "Bearer"} if error.status == 401 else None
+def problem_response(
+    error: ProblemError, instance: str | None = None, headers: Mapping[str, str] | None = None
+) -> Response:
+    headers = dict(headers or {})
+    if error.status == 401:
+        headers["WWW-Authenticate"] = "Bearer"
     return JSONResponse(
         error.to_dict(instance), status_code=error.status, media_type=PROBLEM_JSON, headers=headers
     )

@@ -24,7 +24,7 @@ from strawberry.types import Info
 import engine
 from schema import graphql_types as t
 from schema.rest import Action, CreateGameRequest
-from service.errors import ProblemError
+from service.errors import CODES, ProblemError
 from service.games import Games
 from service.rest import invalid_request
 from service.store import STATUS_FINISHED, STREAM_ID_PATTERN
@@ -33,8 +33,17 @@ R = TypeVar("R")
 ACTION = TypeAdapter(Action)
 
 
+# graphql-java's extended error types, for clients that sort errors by class
+CLASSIFICATION = {401: "UNAUTHORIZED", 403: "FORBIDDEN", 404: "NOT_FOUND"}
+
+
 def problem_error(error: ProblemError) -> GraphQLError:
-    return GraphQLError(error.detail, extensions={"code": error.code, "status": error.status, **error.extra})
+    """The REST problem as a GraphQL error: ``extensions.code`` is the same stable code."""
+    classification = CLASSIFICATION.get(
+        error.status, "BAD_REQUEST" if error.status < 500 else "INTERNAL_ERROR"
+    )
+    extensions = {"code": error.code, "status": error.status, "classification": classification, **error.extra}
+    return GraphQLError(error.detail, extensions=extensions)
 
 
 async def guarded(call: Callable[[], Any]) -> Any:
@@ -275,9 +284,23 @@ class CostLimit(ValidationRule):
         return size
 
 
+class AtoutSchema(strawberry.Schema):
+    """Expected failures (a problem code, a refused query) are answers, not incidents: log only the rest."""
+
+    def process_errors(self, errors: list[GraphQLError], execution_context: Any = None) -> None:
+        unexpected = [
+            e
+            for e in errors
+            if (e.extensions or {}).get("code") not in CODES
+            and not (e.path is None and e.original_error is None)
+        ]
+        if unexpected:
+            super().process_errors(unexpected, execution_context)
+
+
 def build_schema(max_depth: int = 10, max_cost: int = 2000) -> strawberry.Schema:
     rule = type("ConfiguredCostLimit", (CostLimit,), {"max_cost": max_cost})
-    return strawberry.Schema(
+    return AtoutSchema(
         query=Query,
         mutation=Mutation,
         subscription=Subscription,

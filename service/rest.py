@@ -403,9 +403,21 @@ async def swagger_ui(request: Request) -> Response:
     )
 
 
+def _dispatch(by_method: dict[str, Endpoint]) -> Endpoint:
+    async def endpoint(request: Request) -> Response:
+        method = "GET" if request.method == "HEAD" else request.method
+        return await by_method[method](request)
+
+    return endpoint
+
+
 def routes() -> list[BaseRoute]:
+    """One route per path, so a 405's Allow header lists every method of the resource."""
+    paths: dict[str, dict[str, Endpoint]] = {}
+    for op in OPS:
+        paths.setdefault(op.path, {})[op.method] = op.endpoint
     return [
-        *(Route(op.path, op.endpoint, methods=[op.method]) for op in OPS),
+        *(Route(path, _dispatch(by_method), methods=list(by_method)) for path, by_method in paths.items()),
         Route("/openapi.json", openapi_json, include_in_schema=False),
         Route("/docs", swagger_ui, include_in_schema=False),
     ]

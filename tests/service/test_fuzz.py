@@ -1,0 +1,81 @@
+"""Bad input from schemathesis against the committed contracts: no 5xx, every response as documented.
+
+Bounded (a few dozen examples per operation) so it runs in CI on every commit.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import schemathesis
+from graphql import NameNode, ObjectFieldNode
+from hypothesis import HealthCheck, settings
+from hypothesis import strategies as st
+from hypothesis_graphql import nodes
+from schemathesis.specs.openapi.checks import positive_data_acceptance
+
+from service.errors import CODES
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def json_values() -> st.SearchStrategy[Any]:
+    """GraphQL literals for the JSON scalar: action-shaped objects, sometimes malformed, and plain values."""
+    field = st.builds(
+        lambda name, value: ObjectFieldNode(name=NameNode(value=name), value=value),
+        st.sampled_from(["type", "card", "cards", "suit", "tricks", "points", "no_trump", "discard", "x"]),
+        st.one_of(
+            st.sampled_from(
+                ["pass", "bid", "play", "discard", "keep", "order_up", "AS", "NT", "H", "ZZ"]
+            ).map(nodes.String),
+            st.integers(-5, 120).map(nodes.Int),
+            st.booleans().map(nodes.Boolean),
+            st.lists(st.sampled_from(["AS", "KD", "BJ"]).map(nodes.String), max_size=3).map(
+                lambda values: nodes.List(list(values))
+            ),
+        ),
+    )
+    return st.one_of(
+        st.lists(field, max_size=4).map(nodes.Object),
+        st.text(max_size=5).map(nodes.String),
+        st.integers().map(nodes.Int),
+    )
+
+
+schemathesis.graphql.scalar("JSON", json_values())
+rest = schemathesis.openapi.from_path(ROOT / "openapi" / "openapi.json")
+graphql = schemathesis.graphql.from_path(ROOT / "schema" / "schema.graphql")
+# Schema-valid is not always acceptable: a seat list of the wrong length for the game, an option
+# value the game does not allow or an illegal card are refused with a documented 4xx problem.
+SEMANTIC: list[Any] = [positive_data_acceptance]
+BOUNDED = settings(max_examples=25, deadline=None, suppress_health_check=list(HealthCheck))
+
+
+@rest.exclude(path="/v1/games/{game_id}/events").parametrize()
+@BOUNDED
+def test_rest_operations_never_fail_and_match_the_spec(
+    case: schemathesis.Case[Any], live_server: str
+) -> None:
+    case.call_and_validate(base_url=live_server, excluded_checks=SEMANTIC)
+
+
+def expected_failures_only(ctx: Any, response: Any, case: schemathesis.Case[Any]) -> bool:
+    """Every GraphQL error is an expected one: a known problem code below 500, or a query refused by
+    validation (no path); never an unexpected exception in a resolver."""
+    assert response.status_code < 500, response.text
+    for error in response.json().get("errors") or []:
+        if "path" not in error:
+            continue
+        code = (error.get("extensions") or {}).get("code")
+        assert code in CODES and CODES[code][0] < 500, f"unexpected resolver error: {error}"
+    return True
+
+
+@graphql.parametrize()
+@BOUNDED
+def test_graphql_operations_never_fail(case: schemathesis.Case[Any], live_server: str) -> None:
+    case.call_and_validate(
+        base_url=f"{live_server}/graphql",
+        checks=[expected_failures_only],
+    )
