@@ -24,9 +24,11 @@ serve: $(STAMP) redis
 lint: $(STAMP)
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check engine
+	$(VENV)/bin/ruff format --check service schema tests/service tests/conftest.py
 
 typecheck: $(STAMP)
 	$(VENV)/bin/mypy engine
+	$(VENV)/bin/mypy --strict service schema
 
 unit: $(STAMP) redis
 	$(VENV)/bin/pytest -q
@@ -41,6 +43,11 @@ bench: bench-deps
 
 bench-quick: bench-deps
 	$(PY) bench/engine.py --quick
+
+# Regenerate the committed API contracts (tests fail when they drift from the code).
+openapi: $(STAMP)
+	$(VENV)/bin/atout openapi -o openapi/openapi.json
+	$(PY) -m service.graphql > schema/schema.graphql
 
 clean:
 	rm -rf $(VENV) var .pytest_cache .mypy_cache .ruff_cache .hypothesis
