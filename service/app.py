@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import gc
 from collections.abc import AsyncIterator
 
 import redis
@@ -94,6 +95,10 @@ def create_app(settings: Settings | None = None) -> Starlette:
 
         app.state.store = store
         app.state.games = Games(store, settings, metrics, enqueue_bot)
+        # The schemas, models and modules loaded so far live as long as the process: keep them out
+        # of every later garbage collection (full collections otherwise cost tens of milliseconds).
+        gc.collect()
+        gc.freeze()
         log.info("started", redis=_redact(settings.redis_url))
         try:
             yield

@@ -7,11 +7,13 @@ store's compare-and-set together with its events. Every refusal is a :class:`Pro
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import hmac
 import json
 import secrets
 import time
+from collections import OrderedDict
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any
@@ -88,6 +90,44 @@ class Games:
         self.settings = settings
         self.metrics = metrics
         self.enqueue_bot = enqueue_bot
+        self._matches: OrderedDict[tuple[str, int], engine.Match] = OrderedDict()
+        self._records: OrderedDict[str, GameRecord] = OrderedDict()
+
+    MATCH_CACHE_SIZE = 1024
+
+    def match_of(self, record: GameRecord) -> engine.Match:
+        """The engine's match for ``record``, parsed once per (game, version).
+
+        A version names exactly one state (compare-and-set), and the service never changes a
+        ``Match`` in place (``engine.apply`` returns a new one), so a parsed match can be reused.
+        """
+        key = (record.id, record.version)
+        m = self._matches.get(key)
+        if m is None:
+            m = engine.from_json(record.state)
+            self._remember(key, m)
+        else:
+            self._matches.move_to_end(key)
+        return m
+
+    def _remember(self, key: tuple[str, int], m: engine.Match) -> None:
+        self._matches[key] = m
+        if len(self._matches) > self.MATCH_CACHE_SIZE:
+            self._matches.popitem(last=False)
+
+    def cached(self, gid: str) -> GameRecord | None:
+        """The last version of ``gid`` this process read or wrote, possibly stale.
+
+        Good enough to start a move: the compare-and-set refuses a stale version and every
+        refusal is re-checked against a fresh read, and a seat's token never changes once taken.
+        """
+        return self._records.get(gid)
+
+    def _keep(self, record: GameRecord) -> None:
+        self._records[record.id] = record
+        self._records.move_to_end(record.id)
+        if len(self._records) > self.MATCH_CACHE_SIZE:
+            self._records.popitem(last=False)
 
     # --- who is calling -------------------------------------------------------------------
 
@@ -123,16 +163,27 @@ class Games:
                 return Caller(seat=i)
         raise ProblemError("invalid_token", f"This token does not hold a seat in game {record.id}.")
 
+    @staticmethod
+    def seat_of(record: GameRecord, token: str) -> int | None:
+        """The seat of ``record`` that ``token`` holds, or None."""
+        digest = hash_token(token)
+        for i, seat in enumerate(record.seats):
+            if seat.token_hash and hmac.compare_digest(seat.token_hash, digest):
+                return i
+        return None
+
     # --- reading --------------------------------------------------------------------------
 
     async def get(self, gid: str) -> GameRecord:
         record = await self.store.load(gid)
         if record is None:
+            self._records.pop(gid, None)
             raise ProblemError("game_not_found", f"There is no game {gid!r} (it may have expired).")
+        self._keep(record)
         return record
 
     def summary(self, record: GameRecord, caller: Caller | None = None) -> GameSummary:
-        m = engine.from_json(record.state)
+        m = self.match_of(record)
         show_seed = record.status == STATUS_FINISHED or (caller is not None and caller.admin)
         return GameSummary(
             id=record.id,
@@ -160,7 +211,7 @@ class Games:
         caller = self.caller(record, token, required=False, claimed_seat=claimed_seat)
         if claimed_seat is not None and caller.seat is None:
             raise ProblemError("missing_token", f"Seat {claimed_seat}'s view needs that seat's token.")
-        m = engine.from_json(record.state)
+        m = self.match_of(record)
         return ViewResponse(
             game_id=gid,
             version=record.version,
@@ -173,7 +224,7 @@ class Games:
         record = await self.get(gid)
         caller = self.caller(record, token, required=True)
         assert caller.seat is not None
-        m = engine.from_json(record.state)
+        m = self.match_of(record)
         running = record.status == STATUS_ACTIVE
         return LegalActionsResponse(
             game_id=gid,
@@ -190,7 +241,7 @@ class Games:
             raise ProblemError(
                 "game_not_over", "The replay log (with the seed) is published when the match is over."
             )
-        m = engine.from_json(record.state)
+        m = self.match_of(record)
         return LogResponse(
             game_id=gid,
             game=record.game,
@@ -289,7 +340,7 @@ class Games:
             ) from None
         if started:
             record = await self.get(gid)
-            await self._maybe_enqueue_bot(record, engine.from_json(record.state))
+            await self._maybe_enqueue_bot(record, self.match_of(record))
         return taken, token, started
 
     async def act(
@@ -314,10 +365,11 @@ class Games:
         action: dict[str, Any],
         expected_version: int | None = None,
         idempotency_key: str | None = None,
+        fresh: bool = True,
     ) -> tuple[ActionResponse, bool]:
         """``act`` for a caller already resolved against ``record`` (saves reading the game twice)."""
         assert caller.seat is not None
-        return await self.act_as(record, caller.seat, action, expected_version, idempotency_key)
+        return await self.act_as(record, caller.seat, action, expected_version, idempotency_key, fresh)
 
     async def act_as(
         self,
@@ -326,7 +378,10 @@ class Games:
         action: dict[str, Any],
         expected_version: int | None = None,
         idempotency_key: str | None = None,
+        fresh: bool = True,
     ) -> tuple[ActionResponse, bool]:
+        """Apply ``action`` for ``seat``. ``fresh=False``: ``record`` may be stale (from the cache);
+        every refusal is then decided again on a fresh read."""
         gid = record.id
         fingerprint = (
             hashlib.sha256(
@@ -342,17 +397,26 @@ class Games:
                 return self._replay(prior, fingerprint), True
         retries = 0
         while True:
+            refused = record.status != STATUS_ACTIVE or (
+                expected_version is not None and expected_version != record.version
+            )
+            if refused and not fresh:
+                record, fresh = await self.get(gid), True
+                continue
             if record.status == STATUS_WAITING:
                 raise ProblemError("game_not_started", "The game starts when every seat is taken.")
             if record.status == STATUS_FINISHED:
                 raise ProblemError("game_over", "The match is over; see /log for the replay.")
             if expected_version is not None and expected_version != record.version:
                 raise self._conflict(record.version)
-            m = engine.from_json(record.state)
+            m = self.match_of(record)
             try:
                 applied = engine.parse(action).to_json()
                 nxt = engine.apply(m, seat, action)
             except engine.IllegalAction as error:
+                if not fresh:
+                    record, fresh = await self.get(gid), True
+                    continue
                 if self.metrics:
                     self.metrics.actions.labels(record.game, "refused").inc()
                 raise engine_problem(error) from None
@@ -386,6 +450,9 @@ class Games:
                     else "",
                 )
             except VersionConflict as conflict:
+                if not fresh:
+                    record, fresh = await self.get(gid), True
+                    continue
                 if self.metrics:
                     self.metrics.conflicts.inc()
                 if expected_version is not None or retries >= self.settings.cas_retries:
@@ -401,7 +468,9 @@ class Games:
                 return self._replay(result.replayed, fingerprint), True
             if self.metrics:
                 self.metrics.actions.labels(record.game, "applied").inc()
-            record.version, record.state, record.status = version, state, status
+            record = dataclasses.replace(record, version=version, state=state, status=status)
+            self._keep(record)
+            self._remember((gid, version), nxt)
             await self._maybe_enqueue_bot(record, nxt)
             return response, False
 

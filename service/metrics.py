@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import time
+from typing import Any
 
 from prometheus_client import CONTENT_TYPE_LATEST, CollectorRegistry, Counter, Histogram, generate_latest
 from starlette.requests import Request
@@ -41,6 +42,21 @@ class Metrics:
             "atout_version_conflicts_total", "Compare-and-set writes lost to a race.", registry=self.registry
         )
 
+        self._counters: dict[tuple[str, str, int], Any] = {}
+        self._histograms: dict[tuple[str, str], Any] = {}
+
+    def count(self, route: str, method: str, status: int) -> None:
+        child = self._counters.get((route, method, status))
+        if child is None:
+            child = self._counters[(route, method, status)] = self.requests.labels(route, method, str(status))
+        child.inc()
+
+    def observe(self, route: str, method: str, seconds: float) -> None:
+        child = self._histograms.get((route, method))
+        if child is None:
+            child = self._histograms[(route, method)] = self.latency.labels(route, method)
+        child.observe(seconds)
+
     async def endpoint(self, request: Request) -> Response:
         return Response(generate_latest(self.registry), media_type=CONTENT_TYPE_LATEST)
 
@@ -72,7 +88,7 @@ class MetricsMiddleware:
         try:
             await self.app(scope, receive, send_wrapper)
         finally:
-            self.metrics.requests.labels(_route_template(scope), method, str(status)).inc()
+            self.metrics.count(_route_template(scope), method, status)
 
 
 def _route_template(scope: Scope) -> str:

@@ -157,11 +157,15 @@ async def get_legal_actions(request: Request) -> Response:
 async def post_action(request: Request) -> Response:
     gid = request.path_params["game_id"]
     games = games_of(request)
-    record = await games.get(gid)
     token = bearer(request)
     key = request.headers.get("idempotency-key")
     if key is not None and not 1 <= len(key) <= 200:
         raise ProblemError("invalid_request", "Idempotency-Key must be 1 to 200 characters.")
+    # Start from this process's last copy of the game when the token holds a seat in it (a seat's
+    # token never changes); the compare-and-set and a fresh read settle anything stale.
+    record, fresh = games.cached(gid), False
+    if record is None or not token or games.seat_of(record, token) is None:
+        record, fresh = await games.get(gid), True
     games.caller(record, token, required=True)  # 401 before a body error tells a stranger anything
     body = await parse_body(request, ActionRequest)
     caller = games.caller(record, token, required=True, claimed_seat=body.seat)
@@ -171,6 +175,7 @@ async def post_action(request: Request) -> Response:
         body.action.model_dump(exclude_none=True),
         expected_version=body.expected_version,
         idempotency_key=key,
+        fresh=fresh,
     )
     return ok(response, headers={"Idempotent-Replayed": "true"} if replayed else None)
 
