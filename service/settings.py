@@ -29,7 +29,9 @@ class Settings(BaseSettings):
     host: str = "127.0.0.1"
     port: int = 8000
     abandoned_ttl: int = Field(
-        default=7 * DAY, ge=1, description="Seconds without activity after which an unfinished game expires."
+        default=7 * DAY,
+        ge=1,
+        description="Seconds without activity before an unfinished game expires (refreshed every 16 moves).",
     )
     finished_ttl: int = Field(
         default=30 * DAY, ge=1, description="Seconds a finished game (and its replay log) is kept."
