@@ -33,6 +33,7 @@ class Game:
     created_at: float
     winners: list[int] | None
     seed: str | None = strawberry.field(description="A decimal string: seeds exceed GraphQL's 32-bit Int.")
+    rematch: strawberry.ID | None = strawberry.field(default=None, description="The rematch, once offered.")
 
     @classmethod
     def of(cls, s: rest.GameSummary) -> Game:
@@ -49,6 +50,7 @@ class Game:
             created_at=s.created_at,
             winners=s.winners,
             seed=None if s.seed is None else str(s.seed),
+            rematch=None if s.rematch is None else strawberry.ID(s.rematch),
         )
 
 
@@ -95,6 +97,21 @@ class CreateGameResult:
 @strawberry.type(description="The seat token is shown once: send it as `Authorization: Bearer <token>`.")
 class JoinResult:
     game_id: strawberry.ID
+    seat: int
+    token: str
+    started: bool
+
+
+@strawberry.type(description="`left`: the seat is open again; `replaced`: a bot plays it out.")
+class LeaveResult:
+    game_id: strawberry.ID
+    seat: int
+    outcome: str
+
+
+@strawberry.type(description="Your seat in the rematch; the token is shown once.")
+class RematchResult:
+    game: Game
     seat: int
     token: str
     started: bool

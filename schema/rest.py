@@ -105,7 +105,7 @@ Action = Annotated[
 
 class SeatInfo(BaseModel):
     seat: int
-    kind: str = Field(description="`open`, `human` or `bot:<level>`.")
+    kind: str = Field(description="`open`, `reserved` (a rematch seat), `human` or `bot:<level>`.")
     name: str
     filled: bool
 
@@ -123,6 +123,7 @@ class GameSummary(BaseModel):
     created_at: float
     winners: list[int] | None
     seed: int | None = Field(description="Shown once the match is over, or to the administrator.")
+    rematch: str | None = Field(default=None, description="The rematch's game id, once one is offered.")
 
 
 class CreateGameRequest(Model):
@@ -159,6 +160,21 @@ class JoinResponse(BaseModel):
     game_id: str
     seat: int
     token: str = Field(description="The seat token, shown once: send it as `Authorization: Bearer <token>`.")
+    started: bool
+
+
+class LeaveResponse(BaseModel):
+    game_id: str
+    seat: int
+    outcome: Literal["left", "replaced"] = Field(
+        description="`left`: the seat is open again (before the start); `replaced`: a bot plays it out."
+    )
+
+
+class RematchResponse(BaseModel):
+    game: GameSummary
+    seat: int
+    token: str = Field(description="Your token for the same seat in the rematch, shown once.")
     started: bool
 
 

@@ -81,7 +81,7 @@ async def _play_turn(settings: Settings, game_id: str, version: int) -> str:
         action = choose(engine.view(m, seat), engine.legal_actions(m, seat), level, rng)
         games = Games(store, settings, enqueue_bot=enqueue_next)
         try:
-            await games.act_as(record, seat, action, expected_version=version)
+            await games.act_as(record, seat, action, expected_version=version, credential="bot")
         except ProblemError as error:
             if error.code == "version_conflict":
                 return "lost the race"

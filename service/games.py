@@ -7,6 +7,7 @@ store's compare-and-set together with its events. Every refusal is a :class:`Pro
 
 from __future__ import annotations
 
+import base64
 import dataclasses
 import hashlib
 import hmac
@@ -37,8 +38,10 @@ from service.store import (
     STATUS_FINISHED,
     STATUS_WAITING,
     GameMissing,
+    GameOver,
     GameRecord,
     Seat,
+    SeatLost,
     SeatTaken,
     Store,
     StreamEvent,
@@ -72,6 +75,7 @@ class Caller:
 
     seat: int | None = None
     admin: bool = False
+    token_hash: str = ""
 
 
 def new_game_id() -> str:
@@ -160,7 +164,7 @@ class Games:
                     raise ProblemError(
                         "wrong_seat", f"Your token is for seat {i}, not seat {claimed_seat}.", token_seat=i
                     )
-                return Caller(seat=i)
+                return Caller(seat=i, token_hash=digest)
         raise ProblemError("invalid_token", f"This token does not hold a seat in game {record.id}.")
 
     @staticmethod
@@ -201,6 +205,7 @@ class Games:
             created_at=record.created_at,
             winners=m.winners,
             seed=record.seed if show_seed else None,
+            rematch=record.rematch or None,
         )
 
     async def open_games(self, limit: int = 50) -> list[GameSummary]:
@@ -356,7 +361,9 @@ class Games:
         record = await self.get(gid)
         caller = self.caller(record, token, required=True, claimed_seat=claimed_seat)
         assert caller.seat is not None
-        return await self.act_as(record, caller.seat, action, expected_version, idempotency_key)
+        return await self.act_as(
+            record, caller.seat, action, expected_version, idempotency_key, credential=caller.token_hash
+        )
 
     async def act_checked(
         self,
@@ -369,7 +376,9 @@ class Games:
     ) -> tuple[ActionResponse, bool]:
         """``act`` for a caller already resolved against ``record`` (saves reading the game twice)."""
         assert caller.seat is not None
-        return await self.act_as(record, caller.seat, action, expected_version, idempotency_key, fresh)
+        return await self.act_as(
+            record, caller.seat, action, expected_version, idempotency_key, fresh, caller.token_hash
+        )
 
     async def act_as(
         self,
@@ -379,9 +388,11 @@ class Games:
         expected_version: int | None = None,
         idempotency_key: str | None = None,
         fresh: bool = True,
+        credential: str = "",
     ) -> tuple[ActionResponse, bool]:
         """Apply ``action`` for ``seat``. ``fresh=False``: ``record`` may be stale (from the cache);
-        every refusal is then decided again on a fresh read."""
+        every refusal is then decided again on a fresh read. ``credential`` (the seat token's hash,
+        or "bot") is checked again in the atomic write."""
         gid = record.id
         fingerprint = (
             hashlib.sha256(
@@ -448,7 +459,13 @@ class Games:
                     )
                     if idempotency_key
                     else "",
+                    seat=seat if credential else None,
+                    credential=credential,
                 )
+            except SeatLost:
+                raise ProblemError(
+                    "invalid_token", f"This token no longer holds seat {seat}: the seat was given up."
+                ) from None
             except VersionConflict as conflict:
                 if not fresh:
                     record, fresh = await self.get(gid), True
@@ -473,6 +490,80 @@ class Games:
             self._remember((gid, version), nxt)
             await self._maybe_enqueue_bot(record, nxt)
             return response, False
+
+    async def leave(self, gid: str, token: str | None) -> tuple[int, str]:
+        """Give up the caller's seat. Before the start the seat opens again; during the match a
+        random bot plays it out so the others can finish (the token stops working either way)."""
+        record = await self.get(gid)
+        caller = self.caller(record, token, required=True)
+        assert caller.seat is not None
+        if record.status == STATUS_FINISHED:
+            raise ProblemError("game_over", "The match is over; there is no seat to give up.")
+        try:
+            outcome = await self.store.leave(gid, caller.seat, caller.token_hash, "bot:random")
+        except GameMissing:
+            raise ProblemError("game_not_found", f"There is no game {gid!r} (it may have expired).") from None
+        except SeatLost:
+            raise ProblemError("invalid_token", "This token no longer holds a seat in this game.") from None
+        except GameOver:
+            raise ProblemError("game_over", "The match is over; there is no seat to give up.") from None
+        self._records.pop(gid, None)
+        if outcome == "replaced":
+            await self._maybe_enqueue_bot(await self.get(gid), self.match_of(record))
+        return caller.seat, outcome
+
+    async def rematch(self, gid: str, token: str | None) -> tuple[GameRecord, int, str, bool]:
+        """Offer (or take up) the rematch of a finished game: the same game, options and seats, a new
+        seed. Each player claims the same seat with the token of the old game; bots stay bots.
+        Returns the rematch, the caller's seat, its new token and whether the rematch started."""
+        record = await self.get(gid)
+        caller = self.caller(record, token, required=True)
+        assert caller.seat is not None
+        if record.status != STATUS_FINISHED:
+            raise ProblemError("game_not_over", "A rematch is offered once the match is over.")
+        digest = hashlib.sha256(f"{gid}:{record.seed}:rematch".encode()).digest()
+        rid = base64.b32encode(digest[:10]).decode().lower()
+        seed = int.from_bytes(digest[10:17], "big")
+        if not record.rematch:
+            m = engine.new_match(record.game, seed=seed, options=record.options)
+            now = time.time()
+            seats = [
+                Seat(kind=s.kind, name=s.name)
+                if s.is_bot
+                else Seat(kind="reserved", name=s.name, reserved_for=s.token_hash)
+                for s in record.seats
+            ]
+            rematch = GameRecord(
+                id=rid,
+                game=record.game,
+                players=record.players,
+                options=record.options,
+                seed=seed,
+                version=0,
+                state=engine.to_json(m),
+                status=STATUS_WAITING,
+                seats=seats,
+                listed=False,
+                created_at=now,
+                updated_at=now,
+                extra={"rematch_of": gid},
+            )
+            created = {"type": "game_created", "game": record.game, "seats": [s.kind for s in seats]}
+            await self.store.create(rematch, [json.dumps(e) for e in (created, *m.events)])
+            await self.store.set_field(gid, "rematch", rid)
+        token_new = secrets.token_urlsafe(32)
+        try:
+            seat, started = await self.store.join(
+                rid, caller.seat, hash_token(token_new), record.seats[caller.seat].name, caller.token_hash
+            )
+        except SeatTaken:
+            raise ProblemError("seat_taken", f"Seat {caller.seat} of the rematch is already taken.") from None
+        except GameMissing:
+            raise ProblemError("game_not_found", "The rematch has expired.") from None
+        fresh = await self.get(rid)
+        if started:
+            await self._maybe_enqueue_bot(fresh, self.match_of(fresh))
+        return fresh, seat, token_new, started
 
     @staticmethod
     def _conflict(current: int) -> ProblemError:

@@ -162,6 +162,17 @@ class Mutation:
         )
         return t.JoinResult(game_id=game_id, seat=taken, token=token, started=started)
 
+    @strawberry.mutation(description="Give up the caller's seat (a bot plays it out once the game runs).")
+    async def leave_seat(self, info: Info, game_id: strawberry.ID) -> t.LeaveResult:
+        seat, outcome = await guarded(lambda: games_of(info).leave(str(game_id), token_of(info)))
+        return t.LeaveResult(game_id=game_id, seat=seat, outcome=outcome)
+
+    @strawberry.mutation(description="Offer or accept the rematch of a finished game, in the same seat.")
+    async def rematch(self, info: Info, game_id: strawberry.ID) -> t.RematchResult:
+        games = games_of(info)
+        record, seat, token, started = await guarded(lambda: games.rematch(str(game_id), token_of(info)))
+        return t.RematchResult(game=t.Game.of(games.summary(record)), seat=seat, token=token, started=started)
+
     @strawberry.mutation(description="Submit an action for the caller's seat (same rules as REST).")
     async def submit_action(
         self,

@@ -25,9 +25,11 @@ from schema.rest import (
     GameSummary,
     JoinRequest,
     JoinResponse,
+    LeaveResponse,
     LegalActionsResponse,
     LogResponse,
     Problem,
+    RematchResponse,
     RulesResponse,
     ViewResponse,
 )
@@ -180,6 +182,18 @@ async def post_action(request: Request) -> Response:
     return ok(response, headers={"Idempotent-Replayed": "true"} if replayed else None)
 
 
+async def leave_game(request: Request) -> Response:
+    gid = request.path_params["game_id"]
+    seat, outcome = await games_of(request).leave(gid, bearer(request))
+    return ok(LeaveResponse(game_id=gid, seat=seat, outcome=outcome))  # type: ignore[arg-type]
+
+
+async def rematch_game(request: Request) -> Response:
+    games = games_of(request)
+    record, seat, token, started = await games.rematch(request.path_params["game_id"], bearer(request))
+    return ok(RematchResponse(game=games.summary(record), seat=seat, token=token, started=started), 201)
+
+
 async def get_log(request: Request) -> Response:
     return ok(await games_of(request).replay_log(request.path_params["game_id"], bearer(request)))
 
@@ -304,6 +318,31 @@ OPS: tuple[Op, ...] = (
         201,
         JoinRequest,
         (*GAME, *BODY, "invalid_invite", "invalid_seats", "seat_taken", "game_full"),
+    ),
+    Op(
+        "POST",
+        "/v1/games/{game_id}/leave",
+        leave_game,
+        "leaveGame",
+        "Give up the caller's seat: it opens again before the start, a bot plays it out after",
+        "games",
+        LeaveResponse,
+        errors=(*GAME, *SEAT, "game_over"),
+        auth="seat",
+    ),
+    Op(
+        "POST",
+        "/v1/games/{game_id}/rematch",
+        rematch_game,
+        "rematchGame",
+        "Offer or accept the rematch of a finished game: same game, options and seats, new seed",
+        "games",
+        RematchResponse,
+        201,
+        errors=(*GAME, *SEAT, "game_not_over", "seat_taken"),
+        auth="seat",
+        description="Each player calls it with the token of the finished game and gets a token for "
+        "the same seat of the rematch; the rematch starts when every player has.",
     ),
     Op(
         "GET",

@@ -71,6 +71,20 @@ class VersionConflict(StoreError):
         self.current = current
 
 
+class SeatLost(StoreError):
+    """The seat's credential no longer holds it (the player left, a bot took over)."""
+
+    def __init__(self, seat: int | None) -> None:
+        super().__init__(f"seat {seat} is no longer held by this credential")
+        self.seat = seat
+
+
+class GameOver(StoreError):
+    def __init__(self, gid: str) -> None:
+        super().__init__(f"game {gid} is over")
+        self.gid = gid
+
+
 class SeatTaken(StoreError):
     def __init__(self, seat: int | None) -> None:
         super().__init__("no open seat" if seat is None else f"seat {seat} is taken")
@@ -79,9 +93,10 @@ class SeatTaken(StoreError):
 
 @dataclass
 class Seat:
-    kind: str  # "open", "human" or "bot:<level>"
+    kind: str  # "open", "reserved" (for a rematch), "human" or "bot:<level>"
     name: str = ""
     token_hash: str = ""
+    reserved_for: str = ""  # the token hash a reserved seat waits for
 
     @property
     def is_open(self) -> bool:
@@ -109,6 +124,7 @@ class GameRecord:
     created_at: float = field(default_factory=time.time)
     updated_at: float = field(default_factory=time.time)
     extra: dict[str, Any] = field(default_factory=dict)
+    rematch: str = ""  # the id of the rematch offered once the match is over
 
     def to_hash(self) -> dict[str, str]:
         fields = {
@@ -125,11 +141,13 @@ class GameRecord:
             "created_at": repr(self.created_at),
             "updated_at": repr(self.updated_at),
             "extra": json.dumps(self.extra, sort_keys=True),
+            "rematch": self.rematch,
         }
         for i, seat in enumerate(self.seats):
             fields[f"seat:{i}:kind"] = seat.kind
             fields[f"seat:{i}:name"] = seat.name
             fields[f"seat:{i}:token"] = seat.token_hash
+            fields[f"seat:{i}:reserved"] = seat.reserved_for
         return fields
 
     @classmethod
@@ -140,6 +158,7 @@ class GameRecord:
                 kind=h.get(f"seat:{i}:kind", "open"),
                 name=h.get(f"seat:{i}:name", ""),
                 token_hash=h.get(f"seat:{i}:token", ""),
+                reserved_for=h.get(f"seat:{i}:reserved", ""),
             )
             for i in range(players)
         ]
@@ -159,6 +178,7 @@ class GameRecord:
             created_at=float(h.get("created_at", "0")),
             updated_at=float(h.get("updated_at", "0")),
             extra=json.loads(h.get("extra", "{}")),
+            rematch=h.get("rematch", ""),
         )
 
 
@@ -176,7 +196,8 @@ class CommitResult:
 
 
 # KEYS: game, events, log[, idem]
-# ARGV: expected version, state, status, now, ttl, idem ttl, idem value, log entry, event...
+# ARGV: expected version, state, status, now, ttl, idem ttl, idem value, log entry, seat, credential,
+#       event...   (credential: the seat's token hash, or "bot" for a bot seat's move, or "" = unchecked)
 COMMIT_LUA = """
 if #KEYS >= 4 then
   local prior = redis.call('GET', KEYS[4])
@@ -184,10 +205,19 @@ if #KEYS >= 4 then
 end
 local cur = redis.call('HGET', KEYS[1], 'version')
 if not cur then return {'missing', ''} end
+if ARGV[10] ~= '' then
+  local seat = 'seat:' .. ARGV[9]
+  if ARGV[10] == 'bot' then
+    local kind = redis.call('HGET', KEYS[1], seat .. ':kind') or ''
+    if string.sub(kind, 1, 4) ~= 'bot:' then return {'seat', ''} end
+  elseif redis.call('HGET', KEYS[1], seat .. ':token') ~= ARGV[10] then
+    return {'seat', ''}
+  end
+end
 if cur ~= ARGV[1] then return {'conflict', cur} end
 local v = tonumber(cur) + 1
 redis.call('HSET', KEYS[1], 'version', v, 'state', ARGV[2], 'status', ARGV[3], 'updated_at', ARGV[4])
-for i = 9, #ARGV do
+for i = 11, #ARGV do
   redis.call('XADD', KEYS[2], '*', 'v', v, 'e', ARGV[i])
 end
 if ARGV[8] ~= '' then redis.call('RPUSH', KEYS[3], ARGV[8]) end
@@ -202,7 +232,8 @@ return {'ok', tostring(v)}
 """
 
 # KEYS: game, events
-# ARGV: seat (-1 = first open), token hash, name, now, ttl
+# ARGV: seat (-1 = first open), token hash, name, now, ttl, reservation (the token hash a reserved
+#       seat waits for, or "")
 JOIN_LUA = """
 local status = redis.call('HGET', KEYS[1], 'status')
 if not status then return {'missing', ''} end
@@ -214,14 +245,18 @@ if seat < 0 then
   end
   if seat < 0 then return {'full', ''} end
 end
-if redis.call('HGET', KEYS[1], 'seat:' .. seat .. ':kind') ~= 'open' then return {'taken', tostring(seat)} end
+local kind = redis.call('HGET', KEYS[1], 'seat:' .. seat .. ':kind')
+local reserved = kind == 'reserved' and ARGV[6] ~= ''
+  and redis.call('HGET', KEYS[1], 'seat:' .. seat .. ':reserved') == ARGV[6]
+if kind ~= 'open' and not reserved then return {'taken', tostring(seat)} end
 redis.call('HSET', KEYS[1], 'seat:' .. seat .. ':kind', 'human', 'seat:' .. seat .. ':token', ARGV[2],
-  'seat:' .. seat .. ':name', ARGV[3], 'updated_at', ARGV[4])
+  'seat:' .. seat .. ':name', ARGV[3], 'seat:' .. seat .. ':reserved', '', 'updated_at', ARGV[4])
 local v = redis.call('HGET', KEYS[1], 'version')
 redis.call('XADD', KEYS[2], '*', 'v', v, 'e', cjson.encode({type='seat_joined', seat=seat, name=ARGV[3]}))
 local open = 0
 for i = 0, n - 1 do
-  if redis.call('HGET', KEYS[1], 'seat:' .. i .. ':kind') == 'open' then open = open + 1 end
+  local k = redis.call('HGET', KEYS[1], 'seat:' .. i .. ':kind')
+  if k == 'open' or k == 'reserved' then open = open + 1 end
 end
 local result = 'joined'
 if open == 0 and status == 'waiting' then
@@ -233,6 +268,44 @@ local ttl = tonumber(ARGV[5])
 redis.call('EXPIRE', KEYS[1], ttl)
 redis.call('EXPIRE', KEYS[2], ttl)
 return {result, tostring(seat)}
+"""
+
+# KEYS: game, events
+# ARGV: seat, token hash, now, replacement kind for a running game
+LEAVE_LUA = """
+local status = redis.call('HGET', KEYS[1], 'status')
+if not status then return {'missing', ''} end
+local seat = 'seat:' .. ARGV[1]
+if redis.call('HGET', KEYS[1], seat .. ':token') ~= ARGV[2] then return {'seat', status} end
+local v = redis.call('HGET', KEYS[1], 'version')
+local n = tonumber(ARGV[1])
+if status == 'waiting' then
+  redis.call('HSET', KEYS[1], seat .. ':kind', 'open', seat .. ':token', '', seat .. ':name', '',
+    'updated_at', ARGV[3])
+  redis.call('XADD', KEYS[2], '*', 'v', v, 'e', cjson.encode({type='seat_left', seat=n}))
+  return {'left', status}
+end
+if status == 'active' then
+  redis.call('HSET', KEYS[1], seat .. ':kind', ARGV[4], seat .. ':token', '', 'updated_at', ARGV[3])
+  local event = cjson.encode({type='seat_forfeited', seat=n, replaced_by=ARGV[4]})
+  redis.call('XADD', KEYS[2], '*', 'v', v, 'e', event)
+  return {'replaced', status}
+end
+return {'over', status}
+"""
+
+# KEYS: game, events;  ARGV: ttl, version, field, value, field, value, ..., '--', event...
+CREATE_LUA = """
+if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
+local i = 3
+while ARGV[i] ~= '--' do
+  redis.call('HSET', KEYS[1], ARGV[i], ARGV[i + 1])
+  i = i + 2
+end
+for j = i + 1, #ARGV do redis.call('XADD', KEYS[2], '*', 'v', ARGV[2], 'e', ARGV[j]) end
+redis.call('EXPIRE', KEYS[1], tonumber(ARGV[1]))
+if redis.call('EXISTS', KEYS[2]) == 1 then redis.call('EXPIRE', KEYS[2], tonumber(ARGV[1])) end
+return 1
 """
 
 
@@ -247,6 +320,8 @@ class Store:
         self.idempotency_ttl = idempotency_ttl
         self._commit = client.register_script(COMMIT_LUA)
         self._join = client.register_script(JOIN_LUA)
+        self._leave = client.register_script(LEAVE_LUA)
+        self._create = client.register_script(CREATE_LUA)
 
     @classmethod
     def from_url(cls, url: str, abandoned_ttl: int, finished_ttl: int, idempotency_ttl: int) -> Store:
@@ -265,19 +340,19 @@ class Store:
     def ttl_for(self, status: str) -> int:
         return self.finished_ttl if status == STATUS_FINISHED else self.abandoned_ttl
 
-    async def create(self, record: GameRecord, events: Sequence[str]) -> None:
-        """Write a new game and the events of its first deal (version ``record.version``)."""
-        ttl = self.ttl_for(record.status)
-        async with self.r.pipeline(transaction=True) as pipe:
-            pipe.hset(game_key(record.id), mapping=record.to_hash())
-            for event in events:
-                pipe.xadd(events_key(record.id), {"v": str(record.version), "e": event})
-            pipe.expire(game_key(record.id), ttl)
-            if events:
-                pipe.expire(events_key(record.id), ttl)
-            await pipe.execute()
-        if record.listed and record.status == STATUS_WAITING:
+    async def create(self, record: GameRecord, events: Sequence[str]) -> bool:
+        """Write a new game and the events of its first deal (version ``record.version``).
+
+        Returns False, writing nothing, when a game with this id already exists.
+        """
+        fields = [item for pair in record.to_hash().items() for item in pair]
+        created = await self._create(
+            keys=[game_key(record.id), events_key(record.id)],
+            args=[str(self.ttl_for(record.status)), str(record.version), *fields, "--", *events],
+        )
+        if created and record.listed and record.status == STATUS_WAITING:
             await self.r.zadd(OPEN_INDEX, {record.id: record.created_at})
+        return bool(created)
 
     async def load(self, gid: str) -> GameRecord | None:
         if not GAME_ID.match(gid):
@@ -297,10 +372,14 @@ class Store:
         log_entry: str | None = None,
         idempotency: tuple[str, str] | None = None,
         idempotent_result: str = "",
+        seat: int | None = None,
+        credential: str = "",
     ) -> CommitResult:
         """Compare-and-set: write ``state`` as version ``expected_version + 1`` or raise.
 
         ``idempotency`` is (scope, key); ``idempotent_result`` is what a replay of the request returns.
+        ``credential`` (the token hash of ``seat``, or "bot") is checked in the same atomic step, so
+        a seat given up a moment ago can no longer move.
         """
         keys = [game_key(gid), events_key(gid), log_key(gid)]
         if idempotency is not None:
@@ -314,6 +393,8 @@ class Store:
             str(self.idempotency_ttl),
             idempotent_result,
             log_entry or "",
+            "" if seat is None else str(seat),
+            credential if seat is not None else "",
             *events,
         ]
         outcome, value = await self._commit(keys=keys, args=args)
@@ -323,14 +404,19 @@ class Store:
             return CommitResult(version=-1, replayed=value)
         if outcome == "conflict":
             raise VersionConflict(int(value))
+        if outcome == "seat":
+            raise SeatLost(seat)
         raise GameMissing(gid)
 
     async def idempotent_result(self, gid: str, scope: str, key: str) -> str | None:
         value = await self.r.get(idem_key(gid, scope, key))
         return None if value is None else str(value)
 
-    async def join(self, gid: str, seat: int | None, token_hash: str, name: str) -> tuple[int, bool]:
-        """Take ``seat`` (or the first open one). Returns (seat, whether the game started)."""
+    async def join(
+        self, gid: str, seat: int | None, token_hash: str, name: str, reservation: str = ""
+    ) -> tuple[int, bool]:
+        """Take ``seat`` (or the first open one); a reserved seat needs its ``reservation``.
+        Returns (seat, whether the game started)."""
         outcome, value = await self._join(
             keys=[game_key(gid), events_key(gid)],
             args=[
@@ -339,6 +425,7 @@ class Store:
                 name,
                 repr(time.time()),
                 str(self.abandoned_ttl),
+                reservation,
             ],
         )
         if outcome == "missing":
@@ -350,6 +437,28 @@ class Store:
         if outcome == "started":
             await self.r.zrem(OPEN_INDEX, gid)
         return int(value), outcome == "started"
+
+    async def leave(self, gid: str, seat: int, token_hash: str, replacement: str) -> str:
+        """Give up ``seat``: before the start it opens again; during the match ``replacement`` (a bot
+        kind) takes it over. Returns "left" or "replaced"; raises SeatLost or GameMissing."""
+        outcome, _status = await self._leave(
+            keys=[game_key(gid), events_key(gid)],
+            args=[str(seat), token_hash, repr(time.time()), replacement],
+        )
+        if outcome == "missing":
+            raise GameMissing(gid)
+        if outcome == "seat":
+            raise SeatLost(seat)
+        if outcome == "over":
+            raise GameOver(gid)
+        if outcome == "left":
+            record = await self.load(gid)
+            if record is not None and record.listed and record.status == STATUS_WAITING:
+                await self.r.zadd(OPEN_INDEX, {gid: record.created_at})
+        return str(outcome)
+
+    async def set_field(self, gid: str, field: str, value: str) -> None:
+        await self.r.hset(game_key(gid), field, value)
 
     async def events(self, gid: str, after: str = "0-0", count: int = 1000) -> list[StreamEvent]:
         """The events after stream id ``after`` (exclusive), oldest first."""

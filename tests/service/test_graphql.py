@@ -245,3 +245,24 @@ def test_subscription_to_a_missing_game_is_an_error(client: TestClient) -> None:
         message = ws.receive_json()
         assert message["type"] == "next"
         assert message["payload"]["errors"][0]["extensions"]["code"] == "game_not_found"
+
+
+def test_leave_and_rematch_mutations(client: TestClient, rng: random.Random) -> None:
+    leave = "mutation($id: ID!) { leaveSeat(gameId: $id) { seat outcome } }"
+    rematch = "mutation($id: ID!) { rematch(gameId: $id) { game { id seats { kind } } seat token started } }"
+    created = data(client, CREATE, input={"game": "rough"})["createGame"]["game"]["id"]
+    token = data(client, JOIN, id=created, seat=2)["joinSeat"]["token"]
+    assert data(client, leave, token, id=created)["leaveSeat"] == {"seat": 2, "outcome": "left"}
+    assert error_code(client, leave, token, id=created) == "invalid_token"
+    gid, tokens = seated_gql(client, "euchre5", seed="7", options=FAST_OPTIONS["euchre5"])
+    assert error_code(client, rematch, tokens[0], id=gid) == "game_not_over"
+    while True:
+        game = data(client, GAME, id=gid)["game"]
+        if game["status"] == "finished":
+            break
+        seat = game["toAct"]
+        action = fill(rng.choice(data(client, LEGAL, tokens[seat], id=gid)["legalActions"]["actions"]), rng)
+        data(client, SUBMIT, tokens[seat], id=gid, action=action)
+    offered = data(client, rematch, tokens[3], id=gid)["rematch"]
+    assert offered["seat"] == 3 and offered["started"] is False and offered["token"]
+    assert data(client, GAME, id=gid)["game"]["id"] == gid
