@@ -17,6 +17,7 @@ and a few variations of it.
 
 from __future__ import annotations
 
+import math
 import random
 import time
 from typing import Any
@@ -34,6 +35,8 @@ from .heuristic import rough as h_rough
 
 JSON = dict[str, Any]
 MAX_DISCARD_VARIANTS = 6
+MARGIN = 1.0
+"""Standard errors by which an alternative must beat the heuristic's choice to be played."""
 
 
 def choose(
@@ -58,8 +61,10 @@ def search(
     budget_s: float,
     playouts: int | None,
 ) -> act.Action:
-    """Mean playout result of each candidate over the same sampled deals; the best one."""
-    totals = [0.0] * len(candidates)
+    """Each candidate played out on the same sampled deals; the heuristic's choice (the first)
+    unless another beats it by more than ``MARGIN`` standard errors of the paired difference,
+    so that a handful of lucky deals does not overturn a sound default."""
+    results: list[list[float]] = [[] for _ in candidates]
     deadline = time.perf_counter() + budget_s
     done = 0
     while True:
@@ -72,10 +77,25 @@ def search(
         for k, action in enumerate(candidates):
             m = world.copy()
             engine.push(m, seat, action)
-            totals[k] += rollout(m, seat)
+            results[k].append(rollout(m, seat))
         done += 1
-    best = max(range(len(candidates)), key=lambda k: (totals[k], -k))
-    return candidates[best]
+    return candidates[pick(results)]
+
+
+def pick(results: list[list[float]]) -> int:
+    """Index of the candidate to play: the best mean whose edge over candidate 0 is significant."""
+    base = results[0]
+    n = len(base)
+    best, best_mean = 0, 0.0
+    for k in range(1, len(results)):
+        diffs = [a - b for a, b in zip(results[k], base, strict=True)]
+        mean = sum(diffs) / n
+        if mean <= best_mean:
+            continue
+        var = sum((d - mean) ** 2 for d in diffs) / (n - 1) if n > 1 else 0.0
+        if mean > MARGIN * math.sqrt(var / n):
+            best, best_mean = k, mean
+    return best
 
 
 def rollout(m: engine.Match, seat: int) -> float:

@@ -42,7 +42,16 @@ def best_trump(hand: int) -> int:
 
 
 def estimate(hand: int) -> float:
-    """Expected card points of the taker's side (RG-12) with this eight-card hand."""
+    """Card points (RG-12) the taker's side can count on about seven times in ten.
+
+    Measured over heuristic self-play: the taker's side averages 70 to 90 points whatever
+    the hand (the kitty, the lead, the choice of trump and banked discards help it, RG-10,
+    RG-11), and the raw trick estimate moves that by about one point in two.
+    """
+    return 47.5 + raw_estimate(hand) / 2
+
+
+def raw_estimate(hand: int) -> float:
     tricks = trump_tricks(hand, best_trump(hand))
     return BASE + tricks * POINTS_PER_TRICK + sum(ROUGH_POINTS[c] for c in cards_of(hand)) * 0.3
 
@@ -62,7 +71,7 @@ def bid(s: Seen, legal: list[act.Move]) -> act.Move:
     high, bidder = _high(s)
     partner_high = bidder is not None and bidder % 2 == s.seat % 2
     if partner_high:
-        est -= 15
+        est -= 10
     if any(isinstance(a, act.Keep) for a in legal):
         return act.KEEP if est >= high else act.PASS
     bids = [a for a in legal if isinstance(a, act.PointBid) and a.points <= est and a.points < 100]

@@ -1,0 +1,158 @@
+"""Bot strength and speed: heuristic vs random and expert vs heuristic, over duplicate deals.
+
+For each game, each deal (a match seed) is played from both sides: in Le 500 and Le Rough
+the bot under test holds seats 0+2, then 1+3, against the other bot on the same seed, so
+the cards dealt are the same and luck cancels out. Five-handed euchre has no teams
+(E5-2): the bot under test holds one seat against four of the other, at each of the five
+seats in turn on the same seed; its baseline share of wins is 1/5 (ties share the win,
+E5-12). Win rates come with 95% Wilson intervals. Each bot's decision time per move
+(``workers.bots.choose`` on a view and its legal actions, p50 and p99) is measured on
+every decision it takes that has more than one legal action.
+
+    python bench/bots.py [--quick] [--deals N] [--expert-deals N] [--budget S]
+
+``--quick`` (under a minute) plays fewer deals, gives the expert 30 ms a move and plays
+expert matches to a lower target score (Le 500 500, Le Rough 200, euchre 5). The last
+line is ``bench bots: key=value ...`` with every figure.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import random
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+import engine
+from workers import bots
+
+GAMES = ("five_hundred", "rough", "euchre5")
+SHORT_TARGETS = {"five_hundred": 500, "rough": 200, "euchre5": 5}
+
+
+def wilson(wins: float, n: int, z: float = 1.96) -> tuple[float, float]:
+    """95% Wilson score interval of a proportion."""
+    if n == 0:
+        return 0.0, 1.0
+    p = wins / n
+    denom = 1 + z * z / n
+    centre = (p + z * z / (2 * n)) / denom
+    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / denom
+    return max(0.0, centre - half), min(1.0, centre + half)
+
+
+def play_match(
+    game: str,
+    seed: int,
+    levels: list[str],
+    budget: float,
+    options: dict[str, Any],
+    times: dict[str, list[float]],
+) -> list[int]:
+    """One match, each seat played by its level; returns the winners."""
+    rng = random.Random(seed * 7919 + 1)
+    m = engine.new_match(game, seed=seed, options=options)
+    while m.to_act is not None:
+        seat = m.to_act
+        view, legal = engine.view(m, seat), engine.legal_actions(m, seat)
+        start = time.perf_counter()
+        action = bots.choose(levels[seat], view, legal, rng, budget_s=budget)
+        elapsed = time.perf_counter() - start
+        if len(legal) > 1 or legal[0].get("type") == "discard":
+            times.setdefault(levels[seat], []).append(elapsed)
+        m = engine.apply(m, seat, action)
+    assert m.winners is not None
+    return m.winners
+
+
+def duplicate(
+    game: str,
+    test: str,
+    other: str,
+    deals: int,
+    budget: float,
+    options: dict[str, Any],
+    times: dict[str, list[float]],
+    first_seed: int,
+) -> tuple[int, int]:
+    """Matches won by ``test`` against ``other`` over ``deals`` seeds, each from every side."""
+    won = played = 0
+    players = engine.game(game).players
+    for seed in range(first_seed, first_seed + deals):
+        sides = [[0, 2], [1, 3]] if players == 4 else [[s] for s in range(players)]
+        for mine in sides:
+            levels = [test if s in mine else other for s in range(players)]
+            winners = play_match(game, seed, levels, budget, options, times)
+            won += any(s in winners for s in mine)
+            played += 1
+    return won, played
+
+
+def pct(xs: list[float], q: float) -> float:
+    if not xs:
+        return float("nan")
+    xs = sorted(xs)
+    return xs[min(len(xs) - 1, int(q * len(xs)))]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--quick", action="store_true", help="a run of under a minute")
+    parser.add_argument("--deals", type=int, help="deals per game, heuristic vs random")
+    parser.add_argument("--expert-deals", type=int, help="deals per game, expert vs heuristic")
+    parser.add_argument("--budget", type=float, help="expert thinking time per move, seconds")
+    args = parser.parse_args()
+    deals = args.deals if args.deals is not None else (30 if args.quick else 200)
+    expert_deals = args.expert_deals if args.expert_deals is not None else (3 if args.quick else 12)
+    budget = args.budget if args.budget is not None else (0.03 if args.quick else 0.25)
+    figures: dict[str, str] = {}
+    times: dict[str, list[float]] = {}
+    started = time.perf_counter()
+    for game in GAMES:
+        t0 = time.perf_counter()
+        won, n = duplicate(game, "heuristic", "random", deals, budget, {}, times, first_seed=1)
+        lo, hi = wilson(won, n)
+        print(
+            f"{game:13s} heuristic vs random: {won}/{n} = {won / n:.0%} [{lo:.0%}, {hi:.0%}]"
+            f"  ({time.perf_counter() - t0:.1f}s)",
+            flush=True,
+        )
+        figures[f"{game}_h_vs_r"] = f"{won / n:.3f}"
+        figures[f"{game}_h_vs_r_ci"] = f"{lo:.3f}-{hi:.3f}"
+        figures[f"{game}_h_vs_r_n"] = str(n)
+    for game in GAMES:
+        t0 = time.perf_counter()
+        options = {"target_score": SHORT_TARGETS[game]} if args.quick else {}
+        won, n = duplicate(game, "expert", "heuristic", expert_deals, budget, options, times, first_seed=1001)
+        if not n:
+            continue
+        lo, hi = wilson(won, n)
+        print(
+            f"{game:13s} expert vs heuristic: {won}/{n} = {won / n:.0%} [{lo:.0%}, {hi:.0%}]"
+            f"  ({time.perf_counter() - t0:.1f}s, target {options.get('target_score', 'default')})",
+            flush=True,
+        )
+        figures[f"{game}_e_vs_h"] = f"{won / n:.3f}"
+        figures[f"{game}_e_vs_h_ci"] = f"{lo:.3f}-{hi:.3f}"
+        figures[f"{game}_e_vs_h_n"] = str(n)
+    for level in ("random", "heuristic", "expert"):
+        xs = times.get(level, [])
+        p50, p99 = pct(xs, 0.5) * 1e3, pct(xs, 0.99) * 1e3
+        print(f"{level:9s} decision time: p50 {p50:.2f} ms  p99 {p99:.2f} ms  over {len(xs)} decisions")
+        figures[f"{level}_p50_ms"] = f"{p50:.3f}"
+        figures[f"{level}_p99_ms"] = f"{p99:.3f}"
+    figures["expert_budget_s"] = f"{budget:g}"
+    figures["euchre5_baseline"] = "0.200"
+    figures["seconds"] = f"{time.perf_counter() - started:.1f}"
+    print("bench bots: " + " ".join(f"{k}={v}" for k, v in figures.items()))
+
+
+if __name__ == "__main__":
+    main()
