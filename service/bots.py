@@ -2,7 +2,7 @@
 
 The job sees only the bot seat's view and legal actions, and commits through the same
 compare-and-set path as a human (``Games.act_as``), so a duplicate or late job is harmless.
-Every level plays uniformly random legal actions for now; real strategies belong in ``workers/``.
+The strategies (``random``, ``heuristic``, ``expert``) live in ``workers.bots``.
 """
 
 from __future__ import annotations
@@ -42,12 +42,12 @@ def enqueue(connection: redis.Redis, queue_name: str, game_id: str, version: int
 
 
 def choose(
-    view: dict[str, Any], legal: list[dict[str, Any]], level: str, rng: random.Random
+    view: dict[str, Any], legal: list[dict[str, Any]], level: str, rng: random.Random, budget_s: float = 1.0
 ) -> dict[str, Any]:
-    """A legal action for the seat whose ``view`` this is; a discard template is filled at random."""
-    action = dict(rng.choice(legal))
-    if action.get("type") == "discard" and "from" in action:
-        return {"type": "discard", "cards": rng.sample(list(action["from"]), int(action["count"]))}
+    """The bot ``level``'s action for the seat whose ``view`` this is (``workers.bots`` strategies)."""
+    from workers import bots as strategies
+
+    action: dict[str, Any] = strategies.choose(level, view, legal, rng, budget_s)
     return action
 
 
@@ -78,7 +78,7 @@ async def _play_turn(settings: Settings, game_id: str, version: int) -> str:
             return "not a bot's turn"
         level = record.seats[seat].kind.partition(":")[2]
         rng = random.Random(f"{game_id}:{version}")
-        action = choose(engine.view(m, seat), engine.legal_actions(m, seat), level, rng)
+        action = choose(engine.view(m, seat), engine.legal_actions(m, seat), level, rng, settings.bot_budget)
         games = Games(store, settings, enqueue_bot=enqueue_next)
         try:
             await games.act_as(record, seat, action, expected_version=version, credential="bot")

@@ -45,6 +45,9 @@ class Settings(BaseSettings):
     sse_ping: float = Field(default=15.0, gt=0, description="Seconds between SSE keep-alive comments.")
     sse_block_ms: int = Field(default=5000, ge=1, description="XREAD block time of one SSE poll.")
     bot_queue: str = "atout-bots"
+    bot_budget: float = Field(
+        default=1.0, gt=0, le=30, description="Seconds an expert bot may think per move."
+    )
     log_json: bool = Field(default=True, description="JSON logs (true) or console logs (false).")
     log_level: str = "info"
     graphql_max_depth: int = 10

@@ -21,6 +21,7 @@ from service.settings import Settings, get_settings
 def worker_env(monkeypatch: pytest.MonkeyPatch, settings: Settings) -> Iterator[redis.Redis]:
     assert settings.redis_url
     monkeypatch.setenv("REDIS_URL", settings.redis_url)
+    monkeypatch.setenv("ATOUT_BOT_BUDGET", "0.01")
     get_settings.cache_clear()
     connection = redis.Redis.from_url(settings.redis_url)
     try:
@@ -87,6 +88,18 @@ def test_a_stale_or_duplicate_bot_job_does_nothing(
     bots.enqueue(worker_env, settings.bot_queue, gid, 0)
     bots.enqueue(worker_env, settings.bot_queue, gid, 0)
     assert Queue(settings.bot_queue, connection=worker_env, serializer=JSONSerializer).count == 1
+
+
+def test_every_level_answers_a_legal_action_from_a_seat_view() -> None:
+    import engine
+
+    m = engine.new_match("five_hundred", seed=3)
+    seat = m.to_act
+    assert seat is not None
+    legal = engine.legal_actions(m, seat)
+    for level in ("random", "heuristic", "expert"):
+        action = bots.choose(engine.view(m, seat), legal, level, random.Random(1), budget_s=0.01)
+        engine.apply(m, seat, action)
 
 
 def test_a_bot_fills_a_discard_template_with_the_right_number_of_cards() -> None:
