@@ -94,12 +94,18 @@ class Seen:
         return bool(self.friends() & (1 << self.taker))
 
 
+TABLE_500: dict[int | None, TrumpTable] = {t: five_hundred_table(t) for t in (0, 1, 2, 3, None)}
+"""Le 500 trump tables by trump suit (None: no trump), built once (F5-4..F5-6)."""
+TABLE_ROUGH: dict[int | None, TrumpTable] = {t: rough_table(t) for t in (0, 1, 2, 3, None)}
+TABLE_EUCHRE: dict[int, TrumpTable] = {t: euchre_table(t) for t in range(4)}
+
+
 def _table(game: str, trump: int | None, no_trump: bool) -> TrumpTable | None:
     if game == "five_hundred":
-        return five_hundred_table(None if no_trump else trump)
+        return TABLE_500[None if no_trump else trump]
     if game == "rough":
-        return rough_table(None if no_trump else trump)
-    return euchre_table(trump) if trump is not None else None
+        return TABLE_ROUGH[None if no_trump else trump]
+    return TABLE_EUCHRE[trump] if trump is not None else None
 
 
 def _voids(

@@ -38,7 +38,10 @@ def decide_match(m: engine.Match) -> act.Action:
     """The heuristic action of the seat to act in ``m``, seeing only what that seat may see."""
     seat = m.to_act
     assert seat is not None
-    return decide(from_match(m, seat), engine.legal_moves(m))
+    legal = engine.legal_moves(m)
+    if len(legal) == 1 and not isinstance(legal[0], act.DiscardTemplate):
+        return legal[0]
+    return decide(from_match(m, seat), legal)
 
 
 def choose(view: JSON, legal: list[JSON], rng: random.Random, budget_s: float = 1.0) -> JSON:

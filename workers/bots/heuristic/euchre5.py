@@ -8,11 +8,13 @@ then A K Q T 9 8): the maker needs three of five with the partner his called car
 
 from __future__ import annotations
 
+from functools import cache
+
 from engine import actions as act
 from engine.cards import BIT, card, cards_of, mask_of, same_colour_suit, suit_of
-from engine.euchre5 import Euchre5, euchre_table
+from engine.euchre5 import Euchre5
 
-from ..common import Seen, key_in, play
+from ..common import TABLE_EUCHRE, Seen, key_in, play
 
 TRUMP_WEIGHTS = (1.0, 0.85, 0.7, 0.55, 0.45, 0.35, 0.3, 0.3)
 """Tricks a trump is worth by its place in the E5-4 order."""
@@ -27,7 +29,7 @@ ALONE_AT = 3.6
 
 def estimate(hand: int, trump: int) -> float:
     """Expected tricks of this hand alone with ``trump`` (E5-4)."""
-    table = euchre_table(trump)
+    table = TABLE_EUCHRE[trump]
     trumps = hand & table.trump
     n = trumps.bit_count()
     est = sum(TRUMP_WEIGHTS[100 + 8 - key_in(table, c)] for c in cards_of(trumps))
@@ -35,13 +37,14 @@ def estimate(hand: int, trump: int) -> float:
         if s == trump:
             continue
         side = hand & table.follow[s]
-        if side & BIT[card(s, "A")]:
+        if side & BIT[s * 11 + 10]:
             est += 0.55
         if not side and n >= 2:
             est += 0.2
     return est
 
 
+@cache
 def call_order(trump: int) -> tuple[int, ...]:
     """The trumps high to low (E5-4): right bower, left bower, A K Q T 9 8."""
     return (card(trump, "J"), card(same_colour_suit(trump), "J"), *(card(trump, r) for r in "AKQT98"))

@@ -10,9 +10,8 @@ from __future__ import annotations
 
 from engine import actions as act
 from engine.cards import BIT, JOKERS, cards_of, mask_of, suit_of
-from engine.five_hundred import five_hundred_table
 
-from ..common import Seen, key_in, play
+from ..common import TABLE_500, Seen, key_in, play
 
 TRUMP_WEIGHTS = (1.0, 1.0, 0.95, 0.85, 0.75, 0.55, 0.4, 0.3, 0.25, 0.25, 0.2, 0.2, 0.2, 0.2)
 """Tricks a trump is worth by its place in the F5-4 order (jokers, bowers, A, K ...)."""
@@ -28,7 +27,7 @@ NT = 4
 
 def estimate(hand: int, d: int) -> float:
     """Expected tricks for the taker's side with ``hand`` in denomination ``d`` (4: NT)."""
-    table = five_hundred_table(d if d < NT else None)
+    table = TABLE_500[d if d < NT else None]
     if d < NT:
         trumps = hand & table.trump
         n = trumps.bit_count()
@@ -109,7 +108,7 @@ def discard(s: Seen, template: act.DiscardTemplate) -> act.Discard:
     """Keep trumps, aces and guarded kings; throw the low side cards, voiding short suits (F5-10)."""
     hand = template.cards
     d = _denomination(s)
-    table = five_hundred_table(d if d < NT else None)
+    table = TABLE_500[d if d < NT else None]
     need = template.count
     keep_score: dict[int, float] = {}
     for c in cards_of(hand):

@@ -10,9 +10,8 @@ from __future__ import annotations
 
 from engine import actions as act
 from engine.cards import BIT, cards_of, mask_of, suit_of
-from engine.rough import rough_table
 
-from ..common import ROUGH_POINTS, Seen, play
+from ..common import ROUGH_POINTS, TABLE_ROUGH, Seen, play
 
 TRUMP_WEIGHTS = (1.0, 0.85, 0.6, 0.45, 0.35, 0.3, 0.3, 0.3, 0.3)
 """Tricks a trump is worth by rank, A K Q J T 9 8 7 5 (RG-3)."""
@@ -23,7 +22,7 @@ BASE = 22.0
 
 def trump_tricks(hand: int, s: int) -> float:
     """Expected tricks with suit ``s`` as trump (RG-3 rank, no bowers)."""
-    n = (hand & rough_table(s).follow[s]).bit_count()
+    n = (hand & TABLE_ROUGH[s].follow[s]).bit_count()
     est = 0.0
     for c in cards_of(hand):
         su, rank = suit_of(c), c % 11
@@ -90,7 +89,7 @@ def discard(s: Seen, template: act.DiscardTemplate, trump: int | None = None) ->
         su, rank = suit_of(c), c % 11
         if su == trump:
             return 1000 + rank
-        side = hand & rough_table(None).follow[su]
+        side = hand & TABLE_ROUGH[None].follow[su]
         k = side.bit_count()
         if rank == 10:
             return 500
