@@ -279,7 +279,7 @@ OPS: tuple[Op, ...] = (
         CreateGameResponse,
         201,
         CreateGameRequest,
-        (*BODY, "admin_required", "invalid_seats", "unknown_game", "invalid_options", "invalid_deal"),
+        (*BODY, "admin_required", "invalid_seats", "invalid_options", "invalid_deal"),
         "optional",
         description="Seats are `open` or `bot:<level>`. An explicit `deal` needs the administrator token.",
     ),

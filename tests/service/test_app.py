@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pytest
 from starlette.testclient import TestClient
 
 from service.app import create_app
@@ -62,3 +63,20 @@ def test_the_app_refuses_to_start_without_redis_url() -> None:
         assert "REDIS_URL" in str(exc)
     else:
         raise AssertionError("expected the lifespan to fail")
+
+
+def test_an_unexpected_failure_is_a_500_problem_that_reveals_nothing(
+    client: TestClient, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from service.store import Store
+
+    async def broken(self: Store, gid: str) -> None:
+        raise RuntimeError("secret internals")
+
+    monkeypatch.setattr(Store, "load", broken)
+    with TestClient(client.app, raise_server_exceptions=False) as plain:
+        response = plain.get("/v1/games/abc")
+    assert response.status_code == 500
+    assert response.headers["content-type"] == "application/problem+json"
+    body = response.json()
+    assert body["code"] == "internal_error" and "secret" not in response.text
