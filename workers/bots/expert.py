@@ -24,11 +24,11 @@ from typing import Any
 
 import engine
 from engine import actions as act
-from engine.cards import BIT, cards_of, suit_of
+from engine.cards import BIT, cards_of, mask_of, suit_of
 from engine.determinize import sample_match
 
 from . import heuristic
-from .common import Seen, from_view, parse_legal
+from .common import Seen, from_view, parse_legal, value
 from .heuristic import euchre5 as h_euchre
 from .heuristic import five_hundred as h_500
 from .heuristic import rough as h_rough
@@ -157,9 +157,41 @@ def candidate_actions(s: Seen, moves: list[engine.Move], rng: random.Random) -> 
         assert isinstance(first, act.Play)
         add(act.PLAY_NO_TRUMP[first.card])
         return out
+    plays = [move for move in moves if isinstance(move, act.Play)]
+    if plays and len(plays) == len(moves) and s.table is not None:
+        for play in distinct_plays(s, plays):
+            add(play)
+        return out
     for move in moves:
         assert not isinstance(move, act.DiscardTemplate)
         add(move)
+    return out
+
+
+def distinct_plays(s: Seen, plays: list[act.Play]) -> list[act.Play]:
+    """One card of each run of equivalent cards: same effective suit (ALL-5), no card left
+    out or on the table between them, and (Le Rough) the same card points (RG-4). Fewer
+    candidates means more sampled deals for each within the budget."""
+    table = s.table
+    assert table is not None
+    separators = s.unseen() | mask_of(s.trick)
+    by_suit: dict[int, list[int]] = {}
+    for p in plays:
+        by_suit.setdefault(table.suit[p.card], []).append(p.card)
+    out: list[act.Play] = []
+    for su, cards in by_suit.items():
+        keys = table.win_key[su]
+        cards.sort(key=lambda c: keys[c])
+        between = sorted(keys[x] for x in cards_of(separators & table.follow[su]))
+        prev: int | None = None
+        for c in cards:
+            if prev is not None and value(s, prev) == value(s, c):
+                lo, hi = keys[prev], keys[c]
+                if not any(lo < k < hi for k in between):
+                    prev = c
+                    continue
+            out.append(act.PLAY[c])
+            prev = c
     return out
 
 
