@@ -28,6 +28,7 @@ from .api import (
     to_json,
     view,
 )
+from .determinize import sample_match
 from .errors import IllegalAction
 from .match import Match
 
@@ -49,6 +50,7 @@ __all__ = [
     "parse",
     "push",
     "random_move",
+    "sample_match",
     "to_json",
     "view",
 ]
