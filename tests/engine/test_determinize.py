@@ -71,6 +71,15 @@ def play_to_end_of_hand(m: engine.Match, rng: random.Random) -> None:
         engine.push(m, m.to_act, engine.random_move(m, rng))
 
 
+def play_to_end_of_match(m: engine.Match, rng: random.Random) -> None:
+    steps = 0
+    while m.to_act is not None:
+        engine.push(m, m.to_act, engine.random_move(m, rng))
+        steps += 1
+        assert steps < 50_000
+    assert m.winners
+
+
 def positions(game: str, seed: int) -> list[engine.Match]:
     """Every position of a random match (its first hands), to sample from."""
     rng = random.Random(seed)
@@ -101,6 +110,8 @@ def test_sample_agrees_with_the_view_and_is_a_legal_match(game: str) -> None:
             if step % 7 == 0:
                 play_to_end_of_hand(sample, rng)
                 assert_each_card_in_one_place(sample)
+            if step % 61 == 0:
+                play_to_end_of_match(sample, rng)
 
 
 @pytest.mark.parametrize("game", GAMES)
