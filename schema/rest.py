@@ -178,6 +178,43 @@ class RematchResponse(BaseModel):
     started: bool
 
 
+class RegisterBotRequest(Model):
+    name: str = Field(min_length=1, max_length=40)
+
+
+class BotRegistered(BaseModel):
+    bot_id: str
+    name: str
+    api_key: str = Field(
+        description="Shown once. Join seats with it (`Authorization: Bearer <api_key>` on joinGame) and "
+        "follow /v1/bots/me/turns to hear when any of its seats is to act."
+    )
+
+
+class BotSeat(BaseModel):
+    game_id: str
+    seat: int
+    status: str
+    version: int
+    your_turn: bool
+
+
+class BotStatus(BaseModel):
+    bot_id: str
+    name: str
+    seats: list[BotSeat]
+
+
+class BotNotice(BaseModel):
+    """One SSE ``data`` of /v1/bots/me/turns: ``your_turn`` (with seat and version) or ``game_over``."""
+
+    model_config = ConfigDict(extra="allow")
+    id: str
+    type: Literal["your_turn", "game_over"]
+    game_id: str
+    version: int
+
+
 class ViewResponse(BaseModel):
     game_id: str
     version: int

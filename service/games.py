@@ -321,8 +321,11 @@ class Games:
         return record, invite
 
     async def join(
-        self, gid: str, seat: int | None, name: str, invite_code: str | None
+        self, gid: str, seat: int | None, name: str, invite_code: str | None, bot_key: str | None = None
     ) -> tuple[int, str, bool]:
+        """Take a seat; with a bot account's API key the seat is the bot's, and its turns are
+        announced on the bot's stream."""
+        owner = await self.bot_of(bot_key) if bot_key else ""
         record = await self.get(gid)
         if record.invite_hash and not (
             invite_code and hmac.compare_digest(record.invite_hash, hash_token(invite_code))
@@ -334,7 +337,7 @@ class Games:
             raise ProblemError("invalid_seats", f"Seats of this game are 0..{record.players - 1}.")
         token = secrets.token_urlsafe(32)
         try:
-            taken, started = await self.store.join(gid, seat, hash_token(token), name)
+            taken, started = await self.store.join(gid, seat, hash_token(token), name, owner=owner)
         except GameMissing:
             raise ProblemError("game_not_found", f"There is no game {gid!r} (it may have expired).") from None
         except SeatTaken as error:
@@ -343,10 +346,81 @@ class Games:
             raise ProblemError(
                 "seat_taken", f"Seat {error.seat} is taken; join another or omit `seat`."
             ) from None
+        if owner:
+            await self.store.add_bot_game(owner, gid)
         if started:
             record = await self.get(gid)
             await self._maybe_enqueue_bot(record, self.match_of(record))
+            await self._notify_bots(record, self.match_of(record))
         return taken, token, started
+
+    # --- bot accounts ---------------------------------------------------------------------
+
+    async def register_bot(self, name: str) -> tuple[str, str]:
+        """A new bot account: its id and its API key (``atb_<id>_<secret>``, stored only hashed)."""
+        bid = new_game_id()
+        key = f"atb_{bid}_{secrets.token_urlsafe(32)}"
+        await self.store.create_bot(bid, name, hash_token(key))
+        return bid, key
+
+    async def bot_of(self, key: str | None) -> str:
+        """The bot account of an API key; 401 otherwise."""
+        if not key:
+            raise ProblemError("missing_token", "Send the bot's API key as `Authorization: Bearer <key>`.")
+        parts = key.split("_", 2)
+        bot = await self.store.load_bot(parts[1]) if len(parts) == 3 and parts[0] == "atb" else None
+        if bot is None or not hmac.compare_digest(bot["key_hash"], hash_token(key)):
+            raise ProblemError(
+                "invalid_token", "This is not a bot API key (register one with POST /v1/bots)."
+            )
+        return parts[1]
+
+    async def bot_status(self, key: str | None) -> tuple[str, str, list[dict[str, Any]]]:
+        """The bot's id, name and seats, with whether each is to act now (to catch up after a gap)."""
+        bid = await self.bot_of(key)
+        bot = await self.store.load_bot(bid)
+        assert bot is not None
+        seats: list[dict[str, Any]] = []
+        for gid in await self.store.bot_games(bid):
+            record = await self.store.load(gid)
+            if record is None:
+                continue
+            m = self.match_of(record)
+            for i, seat in enumerate(record.seats):
+                if seat.owner == bid:
+                    to_act = m.to_act if record.status == STATUS_ACTIVE else None
+                    seats.append(
+                        {
+                            "game_id": gid,
+                            "seat": i,
+                            "status": record.status,
+                            "version": record.version,
+                            "your_turn": to_act == i,
+                        }
+                    )
+        return bid, bot.get("name", ""), seats
+
+    async def _notify_bots(self, record: GameRecord, m: engine.Match) -> None:
+        """Tell bot accounts that it is their turn (or that a match of theirs is over)."""
+        if record.status == STATUS_ACTIVE and m.to_act is not None:
+            owner = record.seats[m.to_act].owner
+            if owner:
+                notice = {
+                    "type": "your_turn",
+                    "game_id": record.id,
+                    "seat": m.to_act,
+                    "version": record.version,
+                }
+                await self.store.notify_bot(owner, notice)
+        elif record.status == STATUS_FINISHED:
+            for owner in sorted({s.owner for s in record.seats if s.owner}):
+                notice = {
+                    "type": "game_over",
+                    "game_id": record.id,
+                    "winners": m.winners,
+                    "version": record.version,
+                }
+                await self.store.notify_bot(owner, notice)
 
     async def act(
         self,
@@ -489,6 +563,8 @@ class Games:
             self._keep(record)
             self._remember((gid, version), nxt)
             await self._maybe_enqueue_bot(record, nxt)
+            if any(s.owner for s in record.seats):
+                await self._notify_bots(record, nxt)
             return response, False
 
     async def leave(self, gid: str, token: str | None) -> tuple[int, str]:
@@ -553,9 +629,17 @@ class Games:
             await self.store.set_field(gid, "rematch", rid)
         token_new = secrets.token_urlsafe(32)
         try:
+            old_seat = record.seats[caller.seat]
             seat, started = await self.store.join(
-                rid, caller.seat, hash_token(token_new), record.seats[caller.seat].name, caller.token_hash
+                rid,
+                caller.seat,
+                hash_token(token_new),
+                old_seat.name,
+                caller.token_hash,
+                owner=old_seat.owner,
             )
+            if old_seat.owner:
+                await self.store.add_bot_game(old_seat.owner, rid)
         except SeatTaken:
             raise ProblemError("seat_taken", f"Seat {caller.seat} of the rematch is already taken.") from None
         except GameMissing:

@@ -18,6 +18,10 @@ import engine
 from schema.rest import (
     ActionRequest,
     ActionResponse,
+    BotNotice,
+    BotRegistered,
+    BotSeat,
+    BotStatus,
     CreateGameRequest,
     CreateGameResponse,
     GameEvent,
@@ -29,6 +33,7 @@ from schema.rest import (
     LegalActionsResponse,
     LogResponse,
     Problem,
+    RegisterBotRequest,
     RematchResponse,
     RulesResponse,
     ViewResponse,
@@ -142,8 +147,9 @@ async def get_game(request: Request) -> Response:
 
 async def join_game(request: Request) -> Response:
     gid = request.path_params["game_id"]
+    bot_key = bearer(request)
     body = await parse_body(request, JoinRequest)
-    seat, token, started = await games_of(request).join(gid, body.seat, body.name, body.invite_code)
+    seat, token, started = await games_of(request).join(gid, body.seat, body.name, body.invite_code, bot_key)
     return ok(JoinResponse(game_id=gid, seat=seat, token=token, started=started), 201)
 
 
@@ -192,6 +198,42 @@ async def rematch_game(request: Request) -> Response:
     games = games_of(request)
     record, seat, token, started = await games.rematch(request.path_params["game_id"], bearer(request))
     return ok(RematchResponse(game=games.summary(record), seat=seat, token=token, started=started), 201)
+
+
+async def register_bot(request: Request) -> Response:
+    body = await parse_body(request, RegisterBotRequest)
+    bid, key = await games_of(request).register_bot(body.name)
+    return ok(BotRegistered(bot_id=bid, name=body.name, api_key=key), 201)
+
+
+async def bot_me(request: Request) -> Response:
+    bid, name, seats = await games_of(request).bot_status(bearer(request))
+    return ok(BotStatus(bot_id=bid, name=name, seats=[BotSeat.model_validate(s) for s in seats]))
+
+
+async def bot_turns(request: Request) -> Response:
+    """Server-Sent Events: "your turn" in any of the bot's games, resumable with Last-Event-ID."""
+    games = games_of(request)
+    bid = await games.bot_of(bearer(request) or request.query_params.get("access_token"))
+    after = request.headers.get("last-event-id") or request.query_params.get("last_event_id") or "0-0"
+    if not STREAM_ID_PATTERN.match(after):
+        raise ProblemError("invalid_request", "Last-Event-ID must be an event id such as 1733140000000-0.")
+    settings = request.app.state.settings
+    follow = request.query_params.get("follow", "true").lower() not in {"false", "0", "no"}
+
+    async def stream() -> AsyncIterator[ServerSentEvent]:
+        cursor = after
+        while True:
+            batch = await games.store.bot_notices(bid, cursor)
+            if not batch:
+                if not follow:
+                    return
+                batch = await games.store.bot_notices(bid, cursor, settings.sse_block_ms)
+            for eid, notice in batch:
+                cursor = eid
+                yield ServerSentEvent(data=json.dumps({"id": eid, **notice}), id=eid, event=notice["type"])
+
+    return EventSourceResponse(stream(), ping=settings.sse_ping)
 
 
 async def get_log(request: Request) -> Response:
@@ -317,7 +359,10 @@ OPS: tuple[Op, ...] = (
         JoinResponse,
         201,
         JoinRequest,
-        (*GAME, *BODY, "invalid_invite", "invalid_seats", "seat_taken", "game_full"),
+        (*GAME, *BODY, "invalid_invite", "invalid_seats", "seat_taken", "game_full", "invalid_token"),
+        "optional",
+        description="A bot account joins with its API key as bearer token: the seat becomes the bot's and "
+        "its turns are announced on /v1/bots/me/turns.",
     ),
     Op(
         "POST",
@@ -419,6 +464,47 @@ OPS: tuple[Op, ...] = (
         ),
         stream=True,
         description="Each event's `id` is its stream id; the stream ends after the match is over.",
+    ),
+    Op(
+        "POST",
+        "/v1/bots",
+        register_bot,
+        "registerBot",
+        "Register a bot account: its API key is shown once",
+        "bots",
+        BotRegistered,
+        201,
+        RegisterBotRequest,
+        BODY,
+    ),
+    Op(
+        "GET",
+        "/v1/bots/me",
+        bot_me,
+        "getBot",
+        "The bot account and its seats, with whether each is to act now",
+        "bots",
+        BotStatus,
+        errors=SEAT,
+        auth="seat",
+    ),
+    Op(
+        "GET",
+        "/v1/bots/me/turns",
+        bot_turns,
+        "streamBotTurns",
+        "Server-Sent Events: `your_turn` in any of the bot's games, and `game_over`",
+        "bots",
+        BotNotice,
+        errors=(*SEAT, "invalid_request"),
+        auth="seat",
+        params=(
+            Param("Last-Event-ID", "header", {"type": "string"}, "Resume after this notice id."),
+            Param("last_event_id", "query", {"type": "string"}, "Same as the Last-Event-ID header."),
+            Param("access_token", "query", {"type": "string"}, "The API key, for EventSource clients."),
+            Param("follow", "query", {"type": "boolean"}, "false: send the notices so far, then end."),
+        ),
+        stream=True,
     ),
     Op(
         "GET",

@@ -51,6 +51,18 @@ def idem_key(gid: str, scope: str, key: str) -> str:
     return f"atout:idem:{{{gid}}}:{digest}"
 
 
+def bot_key(bid: str) -> str:
+    return f"atout:bot:{{{bid}}}"
+
+
+def bot_games_key(bid: str) -> str:
+    return f"atout:botgames:{{{bid}}}"
+
+
+def bot_turns_key(bid: str) -> str:
+    return f"atout:botturns:{{{bid}}}"
+
+
 def hash_token(token: str) -> str:
     return hashlib.sha256(token.encode()).hexdigest()
 
@@ -97,6 +109,7 @@ class Seat:
     name: str = ""
     token_hash: str = ""
     reserved_for: str = ""  # the token hash a reserved seat waits for
+    owner: str = ""  # the bot account that joined this seat, if any
 
     @property
     def is_open(self) -> bool:
@@ -148,6 +161,7 @@ class GameRecord:
             fields[f"seat:{i}:name"] = seat.name
             fields[f"seat:{i}:token"] = seat.token_hash
             fields[f"seat:{i}:reserved"] = seat.reserved_for
+            fields[f"seat:{i}:owner"] = seat.owner
         return fields
 
     @classmethod
@@ -159,6 +173,7 @@ class GameRecord:
                 name=h.get(f"seat:{i}:name", ""),
                 token_hash=h.get(f"seat:{i}:token", ""),
                 reserved_for=h.get(f"seat:{i}:reserved", ""),
+                owner=h.get(f"seat:{i}:owner", ""),
             )
             for i in range(players)
         ]
@@ -233,7 +248,7 @@ return {'ok', tostring(v)}
 
 # KEYS: game, events
 # ARGV: seat (-1 = first open), token hash, name, now, ttl, reservation (the token hash a reserved
-#       seat waits for, or "")
+#       seat waits for, or ""), owner (a bot account id, or "")
 JOIN_LUA = """
 local status = redis.call('HGET', KEYS[1], 'status')
 if not status then return {'missing', ''} end
@@ -250,7 +265,8 @@ local reserved = kind == 'reserved' and ARGV[6] ~= ''
   and redis.call('HGET', KEYS[1], 'seat:' .. seat .. ':reserved') == ARGV[6]
 if kind ~= 'open' and not reserved then return {'taken', tostring(seat)} end
 redis.call('HSET', KEYS[1], 'seat:' .. seat .. ':kind', 'human', 'seat:' .. seat .. ':token', ARGV[2],
-  'seat:' .. seat .. ':name', ARGV[3], 'seat:' .. seat .. ':reserved', '', 'updated_at', ARGV[4])
+  'seat:' .. seat .. ':name', ARGV[3], 'seat:' .. seat .. ':reserved', '',
+  'seat:' .. seat .. ':owner', ARGV[7], 'updated_at', ARGV[4])
 local v = redis.call('HGET', KEYS[1], 'version')
 redis.call('XADD', KEYS[2], '*', 'v', v, 'e', cjson.encode({type='seat_joined', seat=seat, name=ARGV[3]}))
 local open = 0
@@ -413,7 +429,7 @@ class Store:
         return None if value is None else str(value)
 
     async def join(
-        self, gid: str, seat: int | None, token_hash: str, name: str, reservation: str = ""
+        self, gid: str, seat: int | None, token_hash: str, name: str, reservation: str = "", owner: str = ""
     ) -> tuple[int, bool]:
         """Take ``seat`` (or the first open one); a reserved seat needs its ``reservation``.
         Returns (seat, whether the game started)."""
@@ -426,6 +442,7 @@ class Store:
                 repr(time.time()),
                 str(self.abandoned_ttl),
                 reservation,
+                owner,
             ],
         )
         if outcome == "missing":
@@ -456,6 +473,40 @@ class Store:
             if record is not None and record.listed and record.status == STATUS_WAITING:
                 await self.r.zadd(OPEN_INDEX, {gid: record.created_at})
         return str(outcome)
+
+    # --- bot accounts: one hash per bot, the set of its games, a stream of "your turn" notices
+
+    async def create_bot(self, bid: str, name: str, key_hash: str) -> None:
+        await self.r.hset(
+            bot_key(bid), mapping={"name": name, "key_hash": key_hash, "created_at": repr(time.time())}
+        )
+
+    async def load_bot(self, bid: str) -> dict[str, str] | None:
+        if not GAME_ID.match(bid):
+            return None
+        h: dict[str, str] = await self.r.hgetall(bot_key(bid))
+        return h or None
+
+    async def add_bot_game(self, bid: str, gid: str) -> None:
+        await self.r.sadd(bot_games_key(bid), gid)
+
+    async def bot_games(self, bid: str) -> list[str]:
+        return sorted(await self.r.smembers(bot_games_key(bid)))
+
+    async def notify_bot(self, bid: str, notice: dict[str, Any]) -> None:
+        """Append a notice to the bot's stream (kept to the last 10,000 or so)."""
+        await self.r.xadd(bot_turns_key(bid), {"e": json.dumps(notice)}, maxlen=10_000, approximate=True)
+
+    async def bot_notices(
+        self, bid: str, after: str, block_ms: int | None = None
+    ) -> list[tuple[str, dict[str, Any]]]:
+        if block_ms is None:
+            start = f"({after}" if after != "0-0" else "-"
+            entries = await self.r.xrange(bot_turns_key(bid), min=start, count=1000)
+        else:
+            reply = await self.r.xread({bot_turns_key(bid): after}, count=1000, block=block_ms)
+            entries = [entry for _key, batch in reply or [] for entry in batch]
+        return [(eid, json.loads(fields["e"])) for eid, fields in entries]
 
     async def set_field(self, gid: str, field: str, value: str) -> None:
         await self.r.hset(game_key(gid), field, value)
