@@ -63,7 +63,7 @@ def test_expert_answers_a_legal_action_in_every_phase(game: str) -> None:
         for step, m in enumerate(positions(game, seed, hands=2)):
             if step % 3 and m.phase == "play":
                 continue
-            action = ask("expert", m, step, playouts=2)
+            action = ask("expert", m, step, playouts=4)
             assert m.to_act is not None
             engine.apply(m, m.to_act, action)
             phases.add(m.phase)
@@ -102,7 +102,7 @@ def test_bot_never_changes_its_arguments(game: str, level: str) -> None:
 @pytest.mark.parametrize("game", GAMES)
 def test_bot_choice_is_fixed_by_its_seed(game: str, level: str) -> None:
     for step, m in enumerate(positions(game, 5, hands=1)[::3]):
-        assert ask(level, m, step, playouts=3) == ask(level, m, step, playouts=3)
+        assert ask(level, m, step, playouts=5) == ask(level, m, step, playouts=5)
 
 
 def test_random_discard_is_a_set_of_the_right_size() -> None:

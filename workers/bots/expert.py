@@ -37,6 +37,8 @@ JSON = dict[str, Any]
 MAX_DISCARD_VARIANTS = 6
 MARGIN = 1.0
 """Standard errors by which an alternative must beat the heuristic's choice to be played."""
+MIN_DEALS = 4
+"""Fewer sampled deals than this say too little: the heuristic's choice stands."""
 
 
 def choose(
@@ -86,6 +88,8 @@ def pick(results: list[list[float]]) -> int:
     """Index of the candidate to play: the best mean whose edge over candidate 0 is significant."""
     base = results[0]
     n = len(base)
+    if n < MIN_DEALS:
+        return 0
     best, best_mean = 0, 0.0
     for k in range(1, len(results)):
         diffs = [a - b for a, b in zip(results[k], base, strict=True)]
