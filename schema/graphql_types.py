@@ -34,6 +34,7 @@ class Game:
     winners: list[int] | None
     seed: str | None = strawberry.field(description="A decimal string: seeds exceed GraphQL's 32-bit Int.")
     rematch: strawberry.ID | None = strawberry.field(default=None, description="The rematch, once offered.")
+    turn_seconds: int | None = strawberry.field(default=None, description="Per-turn time limit, if any.")
 
     @classmethod
     def of(cls, s: rest.GameSummary) -> Game:
@@ -51,6 +52,7 @@ class Game:
             winners=s.winners,
             seed=None if s.seed is None else str(s.seed),
             rematch=None if s.rematch is None else strawberry.ID(s.rematch),
+            turn_seconds=s.turn_seconds,
         )
 
 
@@ -166,3 +168,6 @@ class CreateGameInput:
     seed: str | None = strawberry.field(default=None, description="A decimal string.")
     deal: JSON | None = None
     listed: bool = True
+    turn_seconds: int | None = strawberry.field(
+        default=None, description="Per-turn time limit (5 to 86400 s); a bot plays when it runs out."
+    )

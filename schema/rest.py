@@ -124,6 +124,7 @@ class GameSummary(BaseModel):
     winners: list[int] | None
     seed: int | None = Field(description="Shown once the match is over, or to the administrator.")
     rematch: str | None = Field(default=None, description="The rematch's game id, once one is offered.")
+    turn_seconds: int | None = Field(default=None, description="Per-turn time limit, if any.")
 
 
 class CreateGameRequest(Model):
@@ -139,6 +140,12 @@ class CreateGameRequest(Model):
         default=None, description="Explicit first deal (administrator only): dealer, hands, kitty."
     )
     listed: bool = Field(default=True, description="False: private, joined with the invite code.")
+    turn_seconds: int | None = Field(
+        default=None,
+        ge=5,
+        le=86_400,
+        description="Per-turn time limit; when it runs out a bot plays the move.",
+    )
 
 
 class CreateGameResponse(BaseModel):
@@ -254,6 +261,7 @@ class LogEntry(BaseModel):
     version: int
     seat: int
     action: dict[str, Any]
+    by: str | None = Field(default=None, description="`timer`: played for the seat when its time ran out.")
 
 
 class LogResponse(BaseModel):

@@ -94,7 +94,11 @@ def create_app(settings: Settings | None = None) -> Starlette:
             await run_in_threadpool(bots.enqueue, sync_redis, bot_queue, game_id, version)
 
         app.state.store = store
-        app.state.games = Games(store, settings, metrics, enqueue_bot)
+
+        async def schedule_timer(game_id: str, version: int, seconds: int) -> None:
+            await run_in_threadpool(bots.schedule_timeout, sync_redis, bot_queue, game_id, version, seconds)
+
+        app.state.games = Games(store, settings, metrics, enqueue_bot, schedule_timer)
         # The schemas, models and modules loaded so far live as long as the process: keep them out
         # of every later garbage collection (full collections otherwise cost tens of milliseconds).
         gc.collect()

@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import random
+from datetime import timedelta
 from typing import Any
 
 import redis
@@ -41,6 +42,31 @@ def enqueue(connection: redis.Redis, queue_name: str, game_id: str, version: int
         )
 
 
+def timer_id(game_id: str, version: int) -> str:
+    return f"timer-{game_id}-{version}"
+
+
+def schedule_timeout(
+    connection: redis.Redis, queue_name: str, game_id: str, version: int, seconds: int
+) -> None:
+    """In ``seconds``, if the game is still at ``version``, a bot plays the absent seat's move."""
+    queue = Queue(queue_name, connection=connection, serializer=JSONSerializer)
+    queue.enqueue_in(
+        timedelta(seconds=seconds),
+        "service.bots.turn_timeout",
+        game_id,
+        version,
+        job_id=timer_id(game_id, version),
+        result_ttl=300,
+        failure_ttl=7 * 24 * 3600,
+    )
+
+
+def turn_timeout(game_id: str, version: int) -> str:
+    """RQ job: the seat to act at ``version`` let its time run out; a heuristic bot plays for it."""
+    return asyncio.run(_play_turn(get_settings(), game_id, version, timer=True))
+
+
 def choose(
     view: dict[str, Any], legal: list[dict[str, Any]], level: str, rng: random.Random, budget_s: float = 1.0
 ) -> dict[str, Any]:
@@ -56,7 +82,7 @@ def play_turn(game_id: str, version: int) -> str:
     return asyncio.run(_play_turn(get_settings(), game_id, version))
 
 
-async def _play_turn(settings: Settings, game_id: str, version: int) -> str:
+async def _play_turn(settings: Settings, game_id: str, version: int, timer: bool = False) -> str:
     from service.games import Games
 
     assert settings.redis_url
@@ -68,20 +94,26 @@ async def _play_turn(settings: Settings, game_id: str, version: int) -> str:
     async def enqueue_next(gid: str, v: int) -> None:
         enqueue(sync, settings.bot_queue, gid, v)
 
+    async def schedule_next(gid: str, v: int, seconds: int) -> None:
+        schedule_timeout(sync, settings.bot_queue, gid, v, seconds)
+
     try:
         record = await store.load(game_id)
         if record is None or record.version != version or record.status != STATUS_ACTIVE:
             return "stale"
         m = engine.from_json(record.state)
         seat = m.to_act
-        if seat is None or not record.seats[seat].is_bot:
-            return "not a bot's turn"
-        level = record.seats[seat].kind.partition(":")[2]
+        if seat is None or record.seats[seat].is_bot == timer:
+            return "not a bot's turn" if not timer else "a bot seat has no timer"
+        level = "heuristic" if timer else record.seats[seat].kind.partition(":")[2]
         rng = random.Random(f"{game_id}:{version}")
         action = choose(engine.view(m, seat), engine.legal_actions(m, seat), level, rng, settings.bot_budget)
-        games = Games(store, settings, enqueue_bot=enqueue_next)
+        games = Games(store, settings, enqueue_bot=enqueue_next, schedule_timer=schedule_next)
         try:
-            await games.act_as(record, seat, action, expected_version=version, credential="bot")
+            if timer:
+                await games.act_as(record, seat, action, expected_version=version, by="timer")
+            else:
+                await games.act_as(record, seat, action, expected_version=version, credential="bot")
         except ProblemError as error:
             if error.code == "version_conflict":
                 return "lost the race"

@@ -50,6 +50,7 @@ from service.store import (
 )
 
 EnqueueBot = Callable[[str, int], Awaitable[None]]
+ScheduleTimer = Callable[[str, int, int], Awaitable[None]]
 
 # engine IllegalAction.code -> our problem code
 ENGINE_CODES = {
@@ -89,8 +90,10 @@ class Games:
         settings: Settings,
         metrics: Metrics | None = None,
         enqueue_bot: EnqueueBot | None = None,
+        schedule_timer: ScheduleTimer | None = None,
     ) -> None:
         self.store = store
+        self.schedule_timer = schedule_timer
         self.settings = settings
         self.metrics = metrics
         self.enqueue_bot = enqueue_bot
@@ -206,6 +209,7 @@ class Games:
             winners=m.winners,
             seed=record.seed if show_seed else None,
             rematch=record.rematch or None,
+            turn_seconds=record.extra.get("turn_seconds"),
         )
 
     async def open_games(self, limit: int = 50) -> list[GameSummary]:
@@ -307,7 +311,10 @@ class Games:
             explicit_deal=request.deal is not None,
             created_at=now,
             updated_at=now,
-            extra={"deal": request.deal} if request.deal is not None else {},
+            extra={
+                **({"deal": request.deal} if request.deal is not None else {}),
+                **({"turn_seconds": request.turn_seconds} if request.turn_seconds else {}),
+            },
         )
         created = {"type": "game_created", "game": request.game, "seats": seats}
         events = [created, *m.events]
@@ -463,6 +470,7 @@ class Games:
         idempotency_key: str | None = None,
         fresh: bool = True,
         credential: str = "",
+        by: str = "",
     ) -> tuple[ActionResponse, bool]:
         """Apply ``action`` for ``seat``. ``fresh=False``: ``record`` may be stale (from the cache);
         every refusal is then decided again on a fresh read. ``credential`` (the seat token's hash,
@@ -508,6 +516,8 @@ class Games:
             version = record.version + 1
             status = STATUS_FINISHED if nxt.over else STATUS_ACTIVE
             events = [*nxt.events, {"type": "turn", "to_act": nxt.to_act, "status": status}]
+            if by == "timer":
+                events.insert(0, {"type": "turn_timed_out", "seat": seat})
             response = ActionResponse(
                 game_id=gid,
                 version=version,
@@ -526,7 +536,9 @@ class Games:
                     state,
                     status,
                     [json.dumps(e) for e in events],
-                    log_entry=json.dumps({"version": version, "seat": seat, "action": applied}),
+                    log_entry=json.dumps(
+                        {"version": version, "seat": seat, "action": applied, **({"by": by} if by else {})}
+                    ),
                     idempotency=(scope, idempotency_key) if idempotency_key else None,
                     idempotent_result=json.dumps(
                         {"fingerprint": fingerprint, "response": response.model_dump(mode="json")}
@@ -622,7 +634,7 @@ class Games:
                 listed=False,
                 created_at=now,
                 updated_at=now,
-                extra={"rematch_of": gid},
+                extra={"rematch_of": gid, **{k: v for k, v in record.extra.items() if k == "turn_seconds"}},
             )
             created = {"type": "game_created", "game": record.game, "seats": [s.kind for s in seats]}
             await self.store.create(rematch, [json.dumps(e) for e in (created, *m.events)])
@@ -668,7 +680,11 @@ class Games:
         return ActionResponse.model_validate(data["response"])
 
     async def _maybe_enqueue_bot(self, record: GameRecord, m: engine.Match) -> None:
-        if self.enqueue_bot is None or record.status != STATUS_ACTIVE or m.to_act is None:
+        """A bot seat to act gets a job now; a human seat of a timed game gets a turn timer."""
+        if record.status != STATUS_ACTIVE or m.to_act is None:
             return
         if record.seats[m.to_act].is_bot:
-            await self.enqueue_bot(record.id, record.version)
+            if self.enqueue_bot is not None:
+                await self.enqueue_bot(record.id, record.version)
+        elif self.schedule_timer is not None and record.extra.get("turn_seconds"):
+            await self.schedule_timer(record.id, record.version, int(record.extra["turn_seconds"]))

@@ -133,6 +133,7 @@ class Mutation:
             "seed": parse_seed(input.seed),
             "deal": input.deal,
             "listed": input.listed,
+            "turn_seconds": input.turn_seconds,
         }
         try:
             request = CreateGameRequest.model_validate(raw)

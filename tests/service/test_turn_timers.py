@@ -1,0 +1,76 @@
+"""Turn timers: a timed game schedules a job per human turn; when it fires, a bot plays the move."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+import redis
+from rq import Queue
+from rq.registry import ScheduledJobRegistry
+from rq.serializers import JSONSerializer
+from starlette.testclient import TestClient
+from svc_helpers import auth, seated
+
+from service import bots
+from service.settings import Settings, get_settings
+
+
+@pytest.fixture
+def worker_env(monkeypatch: pytest.MonkeyPatch, settings: Settings) -> Iterator[redis.Redis]:
+    assert settings.redis_url
+    monkeypatch.setenv("REDIS_URL", settings.redis_url)
+    get_settings.cache_clear()
+    connection = redis.Redis.from_url(settings.redis_url)
+    try:
+        yield connection
+    finally:
+        connection.close()
+        get_settings.cache_clear()
+
+
+def scheduled(connection: redis.Redis, settings: Settings) -> list[str]:
+    queue = Queue(settings.bot_queue, connection=connection, serializer=JSONSerializer)
+    registry = ScheduledJobRegistry(queue=queue)  # type: ignore[no-untyped-call]
+    return sorted(registry.get_job_ids())
+
+
+def test_each_human_turn_of_a_timed_game_is_scheduled(
+    client: TestClient, worker_env: redis.Redis, settings: Settings
+) -> None:
+    table = seated(client, "rough", seed=3, turn_seconds=30)
+    assert table.game()["turn_seconds"] == 30
+    assert scheduled(worker_env, settings) == [bots.timer_id(table.game_id, 0)]
+    seat = table.game()["to_act"]
+    assert table.act(seat, {"type": "pass"}).status_code == 200
+    assert bots.timer_id(table.game_id, 1) in scheduled(worker_env, settings)
+
+
+def test_when_the_time_runs_out_a_bot_plays_for_the_seat(
+    client: TestClient, worker_env: redis.Redis, settings: Settings
+) -> None:
+    table = seated(client, "five_hundred", seed=4, turn_seconds=10)
+    seat = table.game()["to_act"]
+    assert bots.turn_timeout(table.game_id, 0) == "played"
+    game = table.game()
+    assert game["version"] == 1 and game["to_act"] != seat
+    events = client.get(
+        f"/v1/games/{table.game_id}/events?follow=false", headers=auth(table.tokens[seat])
+    ).text
+    assert "event: turn_timed_out" in events
+    assert bots.turn_timeout(table.game_id, 0) == "stale"  # the seat moved on: a late timer does nothing
+    log = client.get(f"/v1/games/{table.game_id}/log", headers=auth(settings.admin_token or "")).json()
+    assert log["actions"][0]["by"] == "timer" and log["actions"][0]["seat"] == seat
+
+
+def test_untimed_games_schedule_nothing(
+    client: TestClient, worker_env: redis.Redis, settings: Settings
+) -> None:
+    table = seated(client, "rough", seed=5)
+    assert table.game()["turn_seconds"] is None
+    assert scheduled(worker_env, settings) == []
+
+
+def test_turn_seconds_out_of_range_is_422(client: TestClient) -> None:
+    response = client.post("/v1/games", json={"game": "rough", "turn_seconds": 1})
+    assert response.status_code == 422 and response.json()["code"] == "invalid_request"
