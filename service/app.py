@@ -90,8 +90,8 @@ def create_app(settings: Settings | None = None) -> Starlette:
         sync_redis = redis.Redis.from_url(settings.redis_url)
         bot_queue = settings.bot_queue
 
-        async def enqueue_bot(game_id: str, version: int) -> None:
-            await run_in_threadpool(bots.enqueue, sync_redis, bot_queue, game_id, version)
+        async def enqueue_bot(game_id: str, version: int, level: str) -> None:
+            await run_in_threadpool(bots.enqueue, sync_redis, bot_queue, game_id, version, level)
 
         app.state.store = store
 

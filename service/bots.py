@@ -14,7 +14,7 @@ from datetime import timedelta
 from typing import Any
 
 import redis
-from rq import Queue
+from rq import Queue, Retry
 from rq.exceptions import DuplicateJobError
 from rq.serializers import JSONSerializer
 
@@ -28,9 +28,23 @@ def job_id(game_id: str, version: int) -> str:
     return f"bot-{game_id}-{version}"
 
 
-def enqueue(connection: redis.Redis, queue_name: str, game_id: str, version: int) -> None:
-    """Enqueue the bot turn of ``game_id`` at ``version``; a duplicate is dropped."""
-    queue = Queue(queue_name, connection=connection, serializer=JSONSerializer)
+def queue_for(queue_name: str, level: str) -> str:
+    """Expert turns (a second of search each) have their own queue, so they never delay the others."""
+    return f"{queue_name}-expert" if level == "expert" else queue_name
+
+
+def queues(queue_name: str, which: str = "all") -> list[str]:
+    return {"fast": [queue_name], "expert": [f"{queue_name}-expert"]}.get(
+        which, [queue_name, f"{queue_name}-expert"]
+    )
+
+
+def enqueue(
+    connection: redis.Redis, queue_name: str, game_id: str, version: int, level: str = "random"
+) -> None:
+    """Enqueue the bot turn of ``game_id`` at ``version``; a duplicate is dropped. A job lost with
+    its worker is retried (twice); the compare-and-set makes a second run of a played turn a no-op."""
+    queue = Queue(queue_for(queue_name, level), connection=connection, serializer=JSONSerializer)
     with contextlib.suppress(DuplicateJobError):
         queue.enqueue_call(
             "service.bots.play_turn",
@@ -39,6 +53,7 @@ def enqueue(connection: redis.Redis, queue_name: str, game_id: str, version: int
             unique=True,
             result_ttl=300,
             failure_ttl=7 * 24 * 3600,
+            retry=Retry(max=2),
         )
 
 
@@ -64,7 +79,7 @@ def schedule_timeout(
 
 def turn_timeout(game_id: str, version: int) -> str:
     """RQ job: the seat to act at ``version`` let its time run out; a heuristic bot plays for it."""
-    return asyncio.run(_play_turn(get_settings(), game_id, version, timer=True))
+    return _runtime().run(game_id, version, timer=True)
 
 
 def choose(
@@ -79,46 +94,66 @@ def choose(
 
 def play_turn(game_id: str, version: int) -> str:
     """RQ job: play the bot seat's move at ``version`` (or do nothing if the game moved on)."""
-    return asyncio.run(_play_turn(get_settings(), game_id, version))
+    return _runtime().run(game_id, version, timer=False)
 
 
-async def _play_turn(settings: Settings, game_id: str, version: int, timer: bool = False) -> str:
-    from service.games import Games
+class _Runtime:
+    """One event loop, Redis pool and Games per worker process, reused by every job: a bot's
+    reply then costs milliseconds, not a new loop and new connections per move."""
 
-    assert settings.redis_url
-    store = Store.from_url(
-        settings.redis_url, settings.abandoned_ttl, settings.finished_ttl, settings.idempotency_ttl
-    )
-    sync = redis.Redis.from_url(settings.redis_url)
+    def __init__(self, settings: Settings) -> None:
+        from service.games import Games
 
-    async def enqueue_next(gid: str, v: int) -> None:
-        enqueue(sync, settings.bot_queue, gid, v)
+        assert settings.redis_url, "the worker needs REDIS_URL"
+        self.settings = settings
+        self.loop = asyncio.new_event_loop()
+        self.store = Store.from_url(
+            settings.redis_url, settings.abandoned_ttl, settings.finished_ttl, settings.idempotency_ttl
+        )
+        self.sync = redis.Redis.from_url(settings.redis_url)
 
-    async def schedule_next(gid: str, v: int, seconds: int) -> None:
-        schedule_timeout(sync, settings.bot_queue, gid, v, seconds)
+        async def enqueue_next(gid: str, v: int, level: str) -> None:
+            enqueue(self.sync, settings.bot_queue, gid, v, level)
 
+        async def schedule_next(gid: str, v: int, seconds: int) -> None:
+            schedule_timeout(self.sync, settings.bot_queue, gid, v, seconds)
+
+        self.games = Games(self.store, settings, enqueue_bot=enqueue_next, schedule_timer=schedule_next)
+
+    def run(self, game_id: str, version: int, timer: bool) -> str:
+        return self.loop.run_until_complete(_play_turn(self, game_id, version, timer))
+
+
+_runtimes: dict[str, _Runtime] = {}
+
+
+def _runtime() -> _Runtime:
+    settings = get_settings()
+    key = f"{settings.redis_url}|{settings.bot_queue}|{settings.bot_budget}"
+    if key not in _runtimes:
+        _runtimes[key] = _Runtime(settings)
+    return _runtimes[key]
+
+
+async def _play_turn(rt: _Runtime, game_id: str, version: int, timer: bool = False) -> str:
+    store, games, settings = rt.store, rt.games, rt.settings
+    record = await store.load(game_id)
+    if record is None or record.version != version or record.status != STATUS_ACTIVE:
+        return "stale"
+    m = games.match_of(record)
+    seat = m.to_act
+    if seat is None or record.seats[seat].is_bot == timer:
+        return "a bot seat has no timer" if timer else "not a bot's turn"
+    level = "heuristic" if timer else record.seats[seat].kind.partition(":")[2]
+    rng = random.Random(f"{game_id}:{version}")
+    action = choose(engine.view(m, seat), engine.legal_actions(m, seat), level, rng, settings.bot_budget)
     try:
-        record = await store.load(game_id)
-        if record is None or record.version != version or record.status != STATUS_ACTIVE:
-            return "stale"
-        m = engine.from_json(record.state)
-        seat = m.to_act
-        if seat is None or record.seats[seat].is_bot == timer:
-            return "not a bot's turn" if not timer else "a bot seat has no timer"
-        level = "heuristic" if timer else record.seats[seat].kind.partition(":")[2]
-        rng = random.Random(f"{game_id}:{version}")
-        action = choose(engine.view(m, seat), engine.legal_actions(m, seat), level, rng, settings.bot_budget)
-        games = Games(store, settings, enqueue_bot=enqueue_next, schedule_timer=schedule_next)
-        try:
-            if timer:
-                await games.act_as(record, seat, action, expected_version=version, by="timer")
-            else:
-                await games.act_as(record, seat, action, expected_version=version, credential="bot")
-        except ProblemError as error:
-            if error.code == "version_conflict":
-                return "lost the race"
-            raise
-        return "played"
-    finally:
-        await store.close()
-        sync.close()
+        if timer:
+            await games.act_as(record, seat, action, expected_version=version, by="timer")
+        else:
+            await games.act_as(record, seat, action, expected_version=version, credential="bot")
+    except ProblemError as error:
+        if error.code == "version_conflict":
+            return "lost the race"
+        raise
+    return "played"

@@ -22,14 +22,19 @@ def serve(args: argparse.Namespace) -> int:
     settings = get_settings()
     log = logs.get_logger("atout.serve")
     embedded: EmbeddedRedis | None = None
-    worker: subprocess.Popen[bytes] | None = None
+    workers: list[subprocess.Popen[bytes]] = []
     if not settings.redis_url:
         embedded = EmbeddedRedis(settings.data_dir).start()
         os.environ["REDIS_URL"] = embedded.url
         get_settings.cache_clear()
         log.info("embedded_redis_started", url=embedded.url, data_dir=str(embedded.data_dir))
-        worker = subprocess.Popen([sys.executable, "-m", "service.cli", "worker"], env=os.environ.copy())
-        log.info("worker_started", pid=worker.pid)
+        workers = [
+            subprocess.Popen(
+                [sys.executable, "-m", "service.cli", "worker", "--queues", which], env=os.environ.copy()
+            )
+            for which in ("fast", "expert")
+        ]
+        log.info("workers_started", pids=[w.pid for w in workers])
     try:
         uvicorn.run(
             "service.app:create_app",
@@ -41,8 +46,9 @@ def serve(args: argparse.Namespace) -> int:
             timeout_graceful_shutdown=10,
         )
     finally:
-        if worker is not None:
+        for worker in workers:
             worker.terminate()  # RQ: warm shutdown, the current job finishes
+        for worker in workers:
             try:
                 worker.wait(30)
             except subprocess.TimeoutExpired:
@@ -55,18 +61,26 @@ def serve(args: argparse.Namespace) -> int:
 
 
 def worker(args: argparse.Namespace) -> int:
-    """Run one RQ worker on the bot queue of REDIS_URL."""
+    """Run one RQ worker for bot turns and turn timers against REDIS_URL."""
     import redis
-    from rq import Queue, Worker
+    from rq import Queue, SimpleWorker, Worker
     from rq.serializers import JSONSerializer
+
+    from service.bots import queues
 
     settings = get_settings()
     if not settings.redis_url:
         print("atout worker: set REDIS_URL to the Redis the API uses", file=sys.stderr)
         return 2
     connection = redis.Redis.from_url(settings.redis_url)
-    queue = Queue(settings.bot_queue, connection=connection, serializer=JSONSerializer)
-    rq_worker = Worker([queue], connection=connection, serializer=JSONSerializer)
+    rq_queues = [
+        Queue(name, connection=connection, serializer=JSONSerializer)
+        for name in queues(settings.bot_queue, args.queues)
+    ]
+    # Bot code is pure and short: run jobs in this process (one loop and Redis pool for all of them)
+    # rather than forking a work horse per move, unless --fork asks for isolation.
+    worker_class = Worker if args.fork else SimpleWorker
+    rq_worker = worker_class(rq_queues, connection=connection, serializer=JSONSerializer)
     rq_worker.work(burst=args.burst, with_scheduler=True, logging_level=settings.log_level.upper())
     return 0
 
@@ -94,6 +108,13 @@ def parser() -> argparse.ArgumentParser:
     s.set_defaults(func=serve)
     w = sub.add_parser("worker", help="run an RQ worker for bot turns and turn timers")
     w.add_argument("--burst", action="store_true", help="exit when the queue is empty")
+    w.add_argument("--fork", action="store_true", help="run each job in a forked work horse (RQ's default)")
+    w.add_argument(
+        "--queues",
+        choices=["all", "fast", "expert"],
+        default="all",
+        help="fast: random and heuristic bots and turn timers; expert: expert bots; all: both, fast first",
+    )
     w.set_defaults(func=worker)
     o = sub.add_parser("openapi", help="print the OpenAPI document")
     o.add_argument("--output", "-o", default=None)

@@ -49,7 +49,7 @@ from service.store import (
     hash_token,
 )
 
-EnqueueBot = Callable[[str, int], Awaitable[None]]
+EnqueueBot = Callable[[str, int, str], Awaitable[None]]  # game, version, bot level
 ScheduleTimer = Callable[[str, int, int], Awaitable[None]]
 
 # engine IllegalAction.code -> our problem code
@@ -685,6 +685,7 @@ class Games:
             return
         if record.seats[m.to_act].is_bot:
             if self.enqueue_bot is not None:
-                await self.enqueue_bot(record.id, record.version)
+                level = record.seats[m.to_act].kind.partition(":")[2]
+                await self.enqueue_bot(record.id, record.version, level)
         elif self.schedule_timer is not None and record.extra.get("turn_seconds"):
             await self.schedule_timer(record.id, record.version, int(record.extra["turn_seconds"]))

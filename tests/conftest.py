@@ -106,3 +106,29 @@ def live_server(settings: Settings) -> Iterator[str]:
     finally:
         server.should_exit = True
         thread.join(30)
+
+
+@pytest.fixture
+def rq_worker(settings: Settings, tmp_path: Path) -> Iterator[str]:
+    """A real `atout worker` process (all queues) against the test Redis."""
+    import os
+    import subprocess
+
+    env = {
+        **os.environ,
+        "REDIS_URL": settings.redis_url or "",
+        "ATOUT_BOT_BUDGET": "0.01",
+        "PYTHONPATH": ROOT,
+    }
+    log = open(tmp_path / "worker.log", "wb")  # noqa: SIM115
+    proc = subprocess.Popen([sys.executable, "-m", "service.cli", "worker"], env=env, stdout=log, stderr=log)
+    try:
+        yield settings.redis_url or ""
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(30)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+        log.close()

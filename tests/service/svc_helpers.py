@@ -84,3 +84,17 @@ def seated(client: TestClient, game: str, **body: Any) -> Table:
         assert response.status_code == 201, response.text
         table.tokens[seat] = response.json()["token"]
     return table
+
+
+def wait_for_human(table: Table, human_seats: set[int], deadline_seconds: float = 120.0) -> dict[str, Any]:
+    """Poll the game until a human seat is to act or the match is over (bots play in a real worker)."""
+    import time
+
+    deadline = time.monotonic() + deadline_seconds
+    while True:
+        game = table.game()
+        if game["status"] == "finished" or game["to_act"] in human_seats:
+            return game
+        if time.monotonic() > deadline:
+            raise AssertionError(f"the bots did not move: {game}")
+        time.sleep(0.005)

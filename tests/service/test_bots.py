@@ -11,7 +11,7 @@ import redis
 from rq import Queue, SimpleWorker
 from rq.serializers import JSONSerializer
 from starlette.testclient import TestClient
-from svc_helpers import FAST_OPTIONS, Table, fill
+from svc_helpers import FAST_OPTIONS, Table, fill, wait_for_human
 
 from service import bots
 from service.settings import Settings, get_settings
@@ -32,12 +32,12 @@ def worker_env(monkeypatch: pytest.MonkeyPatch, settings: Settings) -> Iterator[
 
 
 def drain(connection: redis.Redis, queue_name: str) -> None:
-    queue = Queue(queue_name, connection=connection, serializer=JSONSerializer)
-    SimpleWorker([queue], connection=connection, serializer=JSONSerializer).work(burst=True)
+    queues = [Queue(q, connection=connection, serializer=JSONSerializer) for q in bots.queues(queue_name)]
+    SimpleWorker(queues, connection=connection, serializer=JSONSerializer).work(burst=True)
 
 
 def test_a_human_plays_a_full_match_against_three_bots(
-    client: TestClient, worker_env: redis.Redis, settings: Settings, rng: random.Random
+    client: TestClient, rq_worker: str, rng: random.Random
 ) -> None:
     created = client.post(
         "/v1/games",
@@ -54,11 +54,9 @@ def test_a_human_plays_a_full_match_against_three_bots(
     table = Table(client, gid, {0: joined["token"]})
     human_moves = 0
     for _ in range(5000):
-        drain(worker_env, settings.bot_queue)
-        game = table.game()
+        game = wait_for_human(table, {0})
         if game["status"] == "finished":
             break
-        assert game["to_act"] == 0, "after draining the queue it must be the human's turn"
         response = table.act(0, fill(rng.choice(table.legal(0)), rng), expected_version=game["version"])
         assert response.status_code == 200, response.text
         human_moves += 1
@@ -88,6 +86,14 @@ def test_a_stale_or_duplicate_bot_job_does_nothing(
     bots.enqueue(worker_env, settings.bot_queue, gid, 0)
     bots.enqueue(worker_env, settings.bot_queue, gid, 0)
     assert Queue(settings.bot_queue, connection=worker_env, serializer=JSONSerializer).count == 1
+
+
+def test_expert_turns_have_their_own_queue(worker_env: redis.Redis, settings: Settings) -> None:
+    bots.enqueue(worker_env, settings.bot_queue, "g", 3, "expert")
+    bots.enqueue(worker_env, settings.bot_queue, "g", 4, "heuristic")
+    expert = Queue(f"{settings.bot_queue}-expert", connection=worker_env, serializer=JSONSerializer)
+    fast = Queue(settings.bot_queue, connection=worker_env, serializer=JSONSerializer)
+    assert expert.job_ids == [bots.job_id("g", 3)] and fast.job_ids == [bots.job_id("g", 4)]
 
 
 def test_every_level_answers_a_legal_action_from_a_seat_view() -> None:

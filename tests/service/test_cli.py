@@ -60,9 +60,10 @@ def test_serve_without_redis_url_runs_embedded_redis_and_a_worker(tmp_path: Path
         redis_url = (tmp_path / "redis" / "redis.url").read_text().strip()
         connection = redis.Redis.from_url(redis_url)
         deadline = time.monotonic() + 60
-        while not Worker.all(connection=connection) and time.monotonic() < deadline:
+        while len(Worker.all(connection=connection)) < 2 and time.monotonic() < deadline:
             time.sleep(0.1)
-        assert len(Worker.all(connection=connection)) == 1
+        names = sorted(q for w in Worker.all(connection=connection) for q in w.queue_names())
+        assert names == ["atout-bots", "atout-bots-expert"]  # one worker per queue
         connection.close()
     finally:
         proc.send_signal(signal.SIGINT)
