@@ -171,3 +171,30 @@ class CreateGameInput:
     turn_seconds: int | None = strawberry.field(
         default=None, description="Per-turn time limit (5 to 86400 s); a bot plays when it runs out."
     )
+
+
+@strawberry.type(
+    description="`your_turn` (with the seat's view and legal actions) or `game_over` (with winners)."
+)
+class BotNotice:
+    id: str
+    type: str
+    game_id: strawberry.ID
+    version: int
+    seat: int | None
+    view: JSON | None
+    legal_actions: list[JSON] | None
+    winners: list[int] | None
+
+    @classmethod
+    def of(cls, n: dict[str, Any]) -> BotNotice:
+        return cls(
+            id=n["id"],
+            type=n["type"],
+            game_id=strawberry.ID(n["game_id"]),
+            version=n["version"],
+            seat=n.get("seat"),
+            view=n.get("view"),
+            legal_actions=n.get("legal_actions"),
+            winners=n.get("winners"),
+        )

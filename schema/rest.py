@@ -187,6 +187,7 @@ class RematchResponse(BaseModel):
 
 class RegisterBotRequest(Model):
     name: str = Field(min_length=1, max_length=40)
+    contact: str | None = Field(default=None, max_length=200, description="How to reach the bot's owner.")
 
 
 class BotRegistered(BaseModel):
@@ -194,7 +195,7 @@ class BotRegistered(BaseModel):
     name: str
     api_key: str = Field(
         description="Shown once. Join seats with it (`Authorization: Bearer <api_key>` on joinGame) and "
-        "follow /v1/bots/me/turns to hear when any of its seats is to act."
+        "follow /v1/bots/me/stream to hear when any of its seats is to act."
     )
 
 
@@ -213,7 +214,8 @@ class BotStatus(BaseModel):
 
 
 class BotNotice(BaseModel):
-    """One SSE ``data`` of /v1/bots/me/turns: ``your_turn`` (with seat and version) or ``game_over``."""
+    """One notice of /v1/bots/me/stream: ``your_turn`` (with seat, version, view and legal_actions) or
+    ``game_over`` (with winners)."""
 
     model_config = ConfigDict(extra="allow")
     id: str

@@ -363,12 +363,24 @@ class Games:
 
     # --- bot accounts ---------------------------------------------------------------------
 
-    async def register_bot(self, name: str) -> tuple[str, str]:
+    async def register_bot(self, name: str, contact: str | None = None) -> tuple[str, str]:
         """A new bot account: its id and its API key (``atb_<id>_<secret>``, stored only hashed)."""
         bid = new_game_id()
         key = f"atb_{bid}_{secrets.token_urlsafe(32)}"
-        await self.store.create_bot(bid, name, hash_token(key))
+        await self.store.create_bot(bid, name, hash_token(key), contact or "")
         return bid, key
+
+    async def bot_notice(self, notice: dict[str, Any]) -> dict[str, Any] | None:
+        """A stored notice as delivered: ``your_turn`` gains the seat's view and legal actions, or is
+        dropped when its game has moved on; ``game_over`` is delivered as is."""
+        if notice.get("type") != "your_turn":
+            return notice
+        record = await self.store.load(str(notice["game_id"]))
+        if record is None or record.version != notice["version"] or record.status != STATUS_ACTIVE:
+            return None
+        m = self.match_of(record)
+        seat = int(notice["seat"])
+        return {**notice, "view": engine.view(m, seat), "legal_actions": engine.legal_actions(m, seat)}
 
     async def bot_of(self, key: str | None) -> str:
         """The bot account of an API key; 401 otherwise."""

@@ -251,6 +251,33 @@ class Subscription:
                 return
             await asyncio.sleep(0)
 
+    @strawberry.subscription(
+        description="For a bot account (its API key in connection_init {Authorization: 'Bearer …'}): "
+        "`your_turn` in any of its games with the view and legal actions, and `game_over`; "
+        "resume with `after`."
+    )
+    async def my_turns(self, info: Info, after: str | None = None) -> AsyncGenerator[t.BotNotice, None]:
+        games = games_of(info)
+        try:
+            bid = await games.bot_of(token_of(info))
+        except ProblemError as error:
+            raise problem_error(error) from None
+        cursor = after or "0-0"
+        if not STREAM_ID_PATTERN.match(cursor):
+            raise problem_error(
+                ProblemError("invalid_request", "after must be a notice id such as 1733140000000-0.")
+            )
+        block_ms = info.context["settings"].sse_block_ms
+        while True:
+            batch = await games.store.bot_notices(bid, cursor)
+            if not batch:
+                batch = await games.store.bot_notices(bid, cursor, block_ms)
+            for eid, notice in batch:
+                cursor = eid
+                delivered = await games.bot_notice(notice)
+                if delivered is not None:
+                    yield t.BotNotice.of({"id": eid, **delivered})
+
 
 class CostLimit(ValidationRule):
     """Refuse operations selecting too many fields: each field costs 1, times the size of enclosing lists."""

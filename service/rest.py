@@ -11,7 +11,7 @@ from pydantic import BaseModel, ValidationError
 from pydantic.json_schema import models_json_schema
 from sse_starlette import EventSourceResponse, ServerSentEvent
 from starlette.requests import Request
-from starlette.responses import HTMLResponse, JSONResponse, Response
+from starlette.responses import HTMLResponse, JSONResponse, Response, StreamingResponse
 from starlette.routing import BaseRoute, Route
 
 import engine
@@ -202,7 +202,7 @@ async def rematch_game(request: Request) -> Response:
 
 async def register_bot(request: Request) -> Response:
     body = await parse_body(request, RegisterBotRequest)
-    bid, key = await games_of(request).register_bot(body.name)
+    bid, key = await games_of(request).register_bot(body.name, body.contact)
     return ok(BotRegistered(bot_id=bid, name=body.name, api_key=key), 201)
 
 
@@ -211,8 +211,10 @@ async def bot_me(request: Request) -> Response:
     return ok(BotStatus(bot_id=bid, name=name, seats=[BotSeat.model_validate(s) for s in seats]))
 
 
-async def bot_turns(request: Request) -> Response:
-    """Server-Sent Events: "your turn" in any of the bot's games, resumable with Last-Event-ID."""
+async def bot_stream(request: Request) -> Response:
+    """One connection for all of a bot's games: ``your_turn`` with the seat's view and legal actions
+    (only while still current), and ``game_over``. SSE, or NDJSON with ``Accept: application/x-ndjson``
+    (like the lichess bot API); resumable with Last-Event-ID / ``last_event_id``."""
     games = games_of(request)
     bid = await games.bot_of(bearer(request) or request.query_params.get("access_token"))
     after = request.headers.get("last-event-id") or request.query_params.get("last_event_id") or "0-0"
@@ -221,7 +223,7 @@ async def bot_turns(request: Request) -> Response:
     settings = request.app.state.settings
     follow = request.query_params.get("follow", "true").lower() not in {"false", "0", "no"}
 
-    async def stream() -> AsyncIterator[ServerSentEvent]:
+    async def notices() -> AsyncIterator[dict[str, Any]]:
         cursor = after
         while True:
             batch = await games.store.bot_notices(bid, cursor)
@@ -231,9 +233,23 @@ async def bot_turns(request: Request) -> Response:
                 batch = await games.store.bot_notices(bid, cursor, settings.sse_block_ms)
             for eid, notice in batch:
                 cursor = eid
-                yield ServerSentEvent(data=json.dumps({"id": eid, **notice}), id=eid, event=notice["type"])
+                delivered = await games.bot_notice(notice)
+                if delivered is not None:
+                    yield {"id": eid, **delivered}
 
-    return EventSourceResponse(stream(), ping=settings.sse_ping)
+    if "application/x-ndjson" in request.headers.get("accept", ""):
+
+        async def lines() -> AsyncIterator[bytes]:
+            async for notice in notices():
+                yield json.dumps(notice).encode() + b"\n"
+
+        return StreamingResponse(lines(), media_type="application/x-ndjson")
+
+    async def events() -> AsyncIterator[ServerSentEvent]:
+        async for notice in notices():
+            yield ServerSentEvent(data=json.dumps(notice), id=notice["id"], event=notice["type"])
+
+    return EventSourceResponse(events(), ping=settings.sse_ping)
 
 
 async def get_log(request: Request) -> Response:
@@ -362,7 +378,7 @@ OPS: tuple[Op, ...] = (
         (*GAME, *BODY, "invalid_invite", "invalid_seats", "seat_taken", "game_full", "invalid_token"),
         "optional",
         description="A bot account joins with its API key as bearer token: the seat becomes the bot's and "
-        "its turns are announced on /v1/bots/me/turns.",
+        "its turns are announced on /v1/bots/me/stream.",
     ),
     Op(
         "POST",
@@ -490,10 +506,10 @@ OPS: tuple[Op, ...] = (
     ),
     Op(
         "GET",
-        "/v1/bots/me/turns",
-        bot_turns,
+        "/v1/bots/me/stream",
+        bot_stream,
         "streamBotTurns",
-        "Server-Sent Events: `your_turn` in any of the bot's games, and `game_over`",
+        "`your_turn` (with the view and legal actions) in any of the bot's games, and `game_over`",
         "bots",
         BotNotice,
         errors=(*SEAT, "invalid_request"),
@@ -505,6 +521,8 @@ OPS: tuple[Op, ...] = (
             Param("follow", "query", {"type": "boolean"}, "false: send the notices so far, then end."),
         ),
         stream=True,
+        description="Server-Sent Events by default; NDJSON (one JSON object a line) with "
+        "`Accept: application/x-ndjson`. A `your_turn` whose game has moved on is left out.",
     ),
     Op(
         "GET",

@@ -476,10 +476,9 @@ class Store:
 
     # --- bot accounts: one hash per bot, the set of its games, a stream of "your turn" notices
 
-    async def create_bot(self, bid: str, name: str, key_hash: str) -> None:
-        await self.r.hset(
-            bot_key(bid), mapping={"name": name, "key_hash": key_hash, "created_at": repr(time.time())}
-        )
+    async def create_bot(self, bid: str, name: str, key_hash: str, contact: str = "") -> None:
+        fields = {"name": name, "key_hash": key_hash, "contact": contact, "created_at": repr(time.time())}
+        await self.r.hset(bot_key(bid), mapping=fields)
 
     async def load_bot(self, bid: str) -> dict[str, str] | None:
         if not GAME_ID.match(bid):

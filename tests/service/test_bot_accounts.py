@@ -19,11 +19,21 @@ def register(client: TestClient, name: str = "deep-blue") -> dict[str, Any]:
 
 def notices(client: TestClient, key: str, after: str | None = None) -> list[dict[str, Any]]:
     headers = auth(key) | ({"Last-Event-ID": after} if after else {})
-    text = client.get("/v1/bots/me/turns?follow=false", headers=headers).text
+    text = client.get("/v1/bots/me/stream?follow=false", headers=headers).text
     return [json.loads(line[6:]) for line in text.splitlines() if line.startswith("data: ")]
 
 
-def test_a_bot_hears_of_its_turns_in_all_its_games(client: TestClient, rng: random.Random) -> None:
+def play_until(table: Table, seat: int, rng: random.Random) -> dict[str, Any]:
+    """Random moves by the other seats until ``seat`` is to act (or the match is over)."""
+    while True:
+        game = table.game()
+        if game["status"] == "finished" or game["to_act"] == seat:
+            return game
+        who = game["to_act"]
+        assert table.act(who, fill(rng.choice(table.legal(who)), rng)).status_code == 200
+
+
+def test_one_stream_announces_the_bots_turns_in_two_games(client: TestClient, rng: random.Random) -> None:
     bot = register(client)
     assert bot["api_key"].startswith(f"atb_{bot['bot_id']}_")
     tables = []
@@ -38,35 +48,48 @@ def test_a_bot_hears_of_its_turns_in_all_its_games(client: TestClient, rng: rand
     status = client.get("/v1/bots/me", headers=auth(bot["api_key"])).json()
     assert status["bot_id"] == bot["bot_id"] and status["name"] == "deep-blue"
     assert sorted(s["game_id"] for s in status["seats"]) == sorted(t.game_id for t in tables)
-    assert all(s["seat"] == 2 for s in status["seats"])
+
     for table in tables:
-        for _ in range(10_000):
-            game = table.game()
-            if game["status"] == "finished":
-                break
-            seat = game["to_act"]
-            assert table.act(seat, fill(rng.choice(table.legal(seat)), rng)).status_code == 200
+        assert play_until(table, 2, rng)["to_act"] == 2
+    turns = [n for n in notices(client, bot["api_key"]) if n["type"] == "your_turn"]
+    assert sorted(n["game_id"] for n in turns) == sorted(t.game_id for t in tables)
+    for notice in turns:
+        table = next(t for t in tables if t.game_id == notice["game_id"])
+        assert notice["seat"] == 2 and notice["version"] == table.game()["version"]
+        assert notice["legal_actions"] == table.legal(2)
+        assert notice["view"]["seat"] == 2 and len(notice["view"]["hand"]) == 5
+    assert all(
+        s["your_turn"] for s in client.get("/v1/bots/me", headers=auth(bot["api_key"])).json()["seats"]
+    )
+
+    first = tables[0]
+    assert first.act(2, fill(rng.choice(first.legal(2)), rng)).status_code == 200
+    current = [n for n in notices(client, bot["api_key"]) if n["type"] == "your_turn"]
+    assert [n["game_id"] for n in current] == [tables[1].game_id]  # the answered turn is no longer offered
+
+    ndjson = client.get(
+        "/v1/bots/me/stream?follow=false",
+        headers={**auth(bot["api_key"]), "Accept": "application/x-ndjson"},
+    )
+    assert ndjson.headers["content-type"].startswith("application/x-ndjson")
+    lines = [json.loads(line) for line in ndjson.text.splitlines()]
+    assert [n["id"] for n in lines] == [n["id"] for n in notices(client, bot["api_key"])]
+
+    for table in tables:
+        while play_until(table, 2, rng)["status"] != "finished":
+            assert table.act(2, fill(rng.choice(table.legal(2)), rng)).status_code == 200
     heard = notices(client, bot["api_key"])
-    turns = [n for n in heard if n["type"] == "your_turn"]
-    assert turns and all(n["seat"] == 2 for n in turns)
-    assert {n["game_id"] for n in turns} == {t.game_id for t in tables}
     assert sorted(n["game_id"] for n in heard if n["type"] == "game_over") == sorted(
         t.game_id for t in tables
     )
-    for table in tables:  # each announced version is one where seat 2 acted next
-        acted = {
-            e["version"] - 1: e["seat"]
-            for e in client.get(f"/v1/games/{table.game_id}/log").json()["actions"]
-        }
-        announced = [n["version"] for n in turns if n["game_id"] == table.game_id]
-        assert announced and all(acted[v] == 2 for v in announced)
-        assert sorted(v for v, seat in acted.items() if seat == 2) == sorted(announced)
-    resumed = notices(client, bot["api_key"], after=heard[4]["id"])
-    assert [n["id"] for n in resumed] == [n["id"] for n in heard[5:]]
+    assert [n for n in heard if n["type"] == "your_turn"] == []
+    resumed = notices(client, bot["api_key"], after=heard[0]["id"])
+    assert [n["id"] for n in resumed] == [n["id"] for n in heard[1:]]
 
 
 def test_bot_account_errors(client: TestClient) -> None:
     assert client.post("/v1/bots", json={"name": ""}).status_code == 422
+    assert client.post("/v1/bots", json={"name": "x", "contact": "a@b.c"}).status_code == 201
     assert client.get("/v1/bots/me").json()["code"] == "missing_token"
     assert client.get("/v1/bots/me", headers=auth("atb_nobody_secret")).json()["code"] == "invalid_token"
     bot = register(client)
@@ -75,5 +98,5 @@ def test_bot_account_errors(client: TestClient) -> None:
     gid = create(client, "rough")["game"]["id"]
     response = client.post(f"/v1/games/{gid}/join", json={}, headers=auth("not-a-bot-key"))
     assert response.status_code == 401 and response.json()["code"] == "invalid_token"
-    bad = client.get("/v1/bots/me/turns", headers={**auth(bot["api_key"]), "Last-Event-ID": "x"})
+    bad = client.get("/v1/bots/me/stream", headers={**auth(bot["api_key"]), "Last-Event-ID": "x"})
     assert bad.status_code == 422

@@ -266,3 +266,39 @@ def test_leave_and_rematch_mutations(client: TestClient, rng: random.Random) -> 
     offered = data(client, rematch, tokens[3], id=gid)["rematch"]
     assert offered["seat"] == 3 and offered["started"] is False and offered["token"]
     assert data(client, GAME, id=gid)["game"]["id"] == gid
+
+
+def test_my_turns_subscription_for_a_bot_account(client: TestClient, rng: random.Random) -> None:
+    key = client.post("/v1/bots", json={"name": "gq"}).json()["api_key"]
+    gid = data(client, CREATE, input={"game": "rough", "seed": "6"})["createGame"]["game"]["id"]
+    tokens = {}
+    for seat in range(4):
+        headers = auth(key) if seat == 1 else {}
+        tokens[seat] = client.post(f"/v1/games/{gid}/join", json={"seat": seat}, headers=headers).json()[
+            "token"
+        ]
+    while (game := data(client, GAME, id=gid)["game"])["toAct"] != 1:
+        seat = game["toAct"]
+        action = fill(rng.choice(data(client, LEGAL, tokens[seat], id=gid)["legalActions"]["actions"]), rng)
+        data(client, SUBMIT, tokens[seat], id=gid, action=action)
+    query = "subscription { myTurns { id type gameId version seat view legalActions } }"
+    with client.websocket_connect("/graphql", subprotocols=["graphql-transport-ws"]) as ws:
+        ws.send_json({"type": "connection_init", "payload": {"Authorization": f"Bearer {key}"}})
+        assert ws.receive_json()["type"] == "connection_ack"
+        ws.send_json({"id": "1", "type": "subscribe", "payload": {"query": query}})
+        message = ws.receive_json()
+    notice = message["payload"]["data"]["myTurns"]
+    assert notice["type"] == "your_turn" and notice["gameId"] == gid and notice["seat"] == 1
+    assert notice["version"] == game["version"] and notice["view"]["seat"] == 1
+    assert notice["legalActions"] == data(client, LEGAL, tokens[1], id=gid)["legalActions"]["actions"]
+
+
+def test_my_turns_needs_a_bot_key(client: TestClient) -> None:
+    with client.websocket_connect("/graphql", subprotocols=["graphql-transport-ws"]) as ws:
+        ws.send_json({"type": "connection_init", "payload": {"Authorization": "Bearer nope"}})
+        assert ws.receive_json()["type"] == "connection_ack"
+        ws.send_json(
+            {"id": "1", "type": "subscribe", "payload": {"query": "subscription { myTurns { id } }"}}
+        )
+        message = ws.receive_json()
+    assert message["payload"]["errors"][0]["extensions"]["code"] == "invalid_token"
