@@ -361,6 +361,8 @@ def lead(s: Seen, table: TrumpTable, legal: int) -> int:
         top = max(mine_trump, key=lambda c: key_in(table, c))
         if is_boss(s, table, top):
             return top
+        if len(mine_trump) >= 3:
+            return top  # force out the higher trump still out, keep the rest
         if len(mine_trump) >= (unseen & trump).bit_count():
             return min(mine_trump, key=lambda c: key_in(table, c))
     bosses = [c for c in side if is_boss(s, table, c)]

@@ -24,7 +24,7 @@ from typing import Any
 
 import engine
 from engine import actions as act
-from engine.cards import BIT, cards_of, mask_of, suit_of
+from engine.cards import BIT, CODES, cards_of, codes_of, mask_of, suit_of
 from engine.determinize import sample_match
 
 from . import heuristic
@@ -37,6 +37,9 @@ JSON = dict[str, Any]
 MAX_DISCARD_VARIANTS = 6
 MARGIN = 1.0
 """Standard errors by which an alternative must beat the heuristic's choice to be played."""
+INFERENCE_TRIES = 4
+"""Deals drawn at most to find one that fits the auction (``consistent``)."""
+AUCTION = frozenset({"bidding", "order", "name"})
 MIN_DEALS = 4
 """Fewer sampled deals than this say too little: the heuristic's choice stands."""
 
@@ -76,6 +79,10 @@ def search(
         elif done and time.perf_counter() >= deadline:
             break
         world = sample_match(view, rng)
+        for _ in range(INFERENCE_TRIES):
+            if consistent(world, seat):
+                break
+            world = sample_match(view, rng)
         for k, action in enumerate(candidates):
             m = world.copy()
             engine.push(m, seat, action)
@@ -100,6 +107,32 @@ def pick(results: list[list[float]]) -> int:
         if mean > MARGIN * math.sqrt(var / n):
             best, best_mean = k, mean
     return best
+
+
+def consistent(world: engine.Match, seat: int) -> bool:
+    """Would the other seats, holding the sampled hands, have bid as they did (heuristic model)?
+
+    The auction says something about the hidden hands (a pass is a weak hand, a bid in
+    hearts holds hearts, F5-8, RG-6, E5-5, E5-6); deals where the heuristic would have bid
+    otherwise are drawn again, a few times, so the search looks mostly at deals that fit.
+    """
+    others = [(s, a) for s, a in world.bids if s != seat]
+    if not others:
+        return True
+    deal = {
+        "dealer": world.dealer,
+        "hands": [codes_of(h) for h in world.dealt],
+        "kitty": [CODES[c] for c in world.kitty_dealt],
+    }
+    m = engine.new_match(world.game, options=world.options, deal=deal)
+    m.scores = world.scores[:]  # RG-9: the box rule depends on the score
+    for s, action in world.bids:
+        if m.phase not in AUCTION:
+            break
+        if s != seat and heuristic.decide_match(m) != action:
+            return False
+        engine.push(m, s, action)
+    return True
 
 
 def rollout(m: engine.Match, seat: int) -> float:
