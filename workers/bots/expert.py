@@ -4,10 +4,13 @@ For each sampled deal (``engine.determinize.sample_match``: the seat's own cards
 card played, voids shown, the euchre upcard and called card, RULES.md ALL-7) every
 candidate action is applied to a copy and the hand is played out to its end by the
 heuristic policy for all seats (each seeing only its own cards, ``common.from_match``).
-The candidate with the best mean result wins: the hand's points of the seat's side minus
-the other side's (F5-12/13, RG-12/13, E5-10/11), or a match-sized swing when the hand
-ends the match (RG-14, F5-14, E5-12). Every candidate sees the same deals, so their
-difference is not noise from the deals.
+A candidate is scored by the hand's points of the seat's side minus the other side's
+(F5-12/13, RG-12/13, E5-10/11; in euchre, the seat's points minus the others' mean), plus
+a match-sized swing when the hand ends the match (RG-14, F5-14, E5-12). Every candidate
+sees the same deals, so their difference is not noise from the deals; the heuristic's own
+choice stands unless another is better by a significant margin. Deals that do not fit the
+auction (the other seats would not have bid so with those hands, by the heuristic's
+judgement) are drawn again a few times.
 
 Within ``budget_s`` seconds (default 1 s), or exactly ``playouts`` sampled deals when that
 is given, which makes the choice deterministic for a given ``rng`` seed. Combinatorial
