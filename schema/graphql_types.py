@@ -171,6 +171,9 @@ class CreateGameInput:
     turn_seconds: int | None = strawberry.field(
         default=None, description="Per-turn time limit (5 to 86400 s); a bot plays when it runs out."
     )
+    timeouts_to_bot: int | None = strawberry.field(
+        default=None, description="After this many timed-out turns in a row a bot takes the seat over."
+    )
 
 
 @strawberry.type(

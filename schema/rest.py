@@ -146,6 +146,13 @@ class CreateGameRequest(Model):
         le=86_400,
         description="Per-turn time limit; when it runs out a bot plays the move.",
     )
+    timeouts_to_bot: int | None = Field(
+        default=None,
+        ge=1,
+        le=100,
+        description="With turn_seconds: after this many timed-out turns in a row a heuristic bot takes "
+        "the seat over for good.",
+    )
 
 
 class CreateGameResponse(BaseModel):

@@ -314,6 +314,7 @@ class Games:
             extra={
                 **({"deal": request.deal} if request.deal is not None else {}),
                 **({"turn_seconds": request.turn_seconds} if request.turn_seconds else {}),
+                **({"timeouts_to_bot": request.timeouts_to_bot} if request.timeouts_to_bot else {}),
             },
         )
         created = {"type": "game_created", "game": request.game, "seats": seats}
@@ -557,8 +558,8 @@ class Games:
                     )
                     if idempotency_key
                     else "",
-                    seat=seat if credential else None,
-                    credential=credential,
+                    seat=seat if credential or by else None,
+                    credential=credential or by,
                 )
             except SeatLost:
                 raise ProblemError(
@@ -584,6 +585,12 @@ class Games:
             if self.metrics:
                 self.metrics.actions.labels(record.game, "applied").inc()
             record = dataclasses.replace(record, version=version, state=state, status=status)
+            limit = record.extra.get("timeouts_to_bot")
+            if by == "timer" and limit and result.timeouts >= int(limit) and status == STATUS_ACTIVE:
+                await self.store.replace_seat(
+                    gid, seat, "bot:heuristic", f"{result.timeouts} turns timed out"
+                )
+                record = await self.get(gid)
             self._keep(record)
             self._remember((gid, version), nxt)
             await self._maybe_enqueue_bot(record, nxt)
@@ -646,7 +653,10 @@ class Games:
                 listed=False,
                 created_at=now,
                 updated_at=now,
-                extra={"rematch_of": gid, **{k: v for k, v in record.extra.items() if k == "turn_seconds"}},
+                extra={
+                    "rematch_of": gid,
+                    **{k: v for k, v in record.extra.items() if k in {"turn_seconds", "timeouts_to_bot"}},
+                },
             )
             created = {"type": "game_created", "game": record.game, "seats": [s.kind for s in seats]}
             await self.store.create(rematch, [json.dumps(e) for e in (created, *m.events)])

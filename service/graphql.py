@@ -134,6 +134,7 @@ class Mutation:
             "deal": input.deal,
             "listed": input.listed,
             "turn_seconds": input.turn_seconds,
+            "timeouts_to_bot": input.timeouts_to_bot,
         }
         try:
             request = CreateGameRequest.model_validate(raw)

@@ -208,11 +208,13 @@ class StreamEvent:
 class CommitResult:
     version: int
     replayed: str | None = None  # the stored first result when the Idempotency-Key was seen before
+    timeouts: int = 0  # with a "timer" move: how many turns in a row the seat has let run out
 
 
 # KEYS: game, events, log[, idem]
 # ARGV: expected version, state, status, now, ttl, idem ttl, idem value, log entry, seat, credential,
-#       event...   (credential: the seat's token hash, or "bot" for a bot seat's move, or "" = unchecked)
+#       event...   (credential: the seat's token hash, "bot" for a bot seat's move, "timer" for a move
+#       played when the seat's time ran out, or "" = unchecked)
 COMMIT_LUA = """
 if #KEYS >= 4 then
   local prior = redis.call('GET', KEYS[4])
@@ -220,7 +222,7 @@ if #KEYS >= 4 then
 end
 local cur = redis.call('HGET', KEYS[1], 'version')
 if not cur then return {'missing', ''} end
-if ARGV[10] ~= '' then
+if ARGV[10] ~= '' and ARGV[10] ~= 'timer' then
   local seat = 'seat:' .. ARGV[9]
   if ARGV[10] == 'bot' then
     local kind = redis.call('HGET', KEYS[1], seat .. ':kind') or ''
@@ -243,7 +245,14 @@ if v == 1 or v % 16 == 0 or ARGV[3] ~= 'active' then
   for i = 1, 3 do redis.call('EXPIRE', KEYS[i], ttl) end
 end
 if #KEYS >= 4 then redis.call('SET', KEYS[4], ARGV[7], 'EX', tonumber(ARGV[6])) end
-return {'ok', tostring(v)}
+-- consecutive turns a seat let run out: counted on a timer's move, cleared by the seat's own
+local timeouts = 0
+if ARGV[10] == 'timer' then
+  timeouts = redis.call('HINCRBY', KEYS[1], 'seat:' .. ARGV[9] .. ':timeouts', 1)
+elseif ARGV[10] ~= '' and ARGV[10] ~= 'bot' then
+  redis.call('HDEL', KEYS[1], 'seat:' .. ARGV[9] .. ':timeouts')
+end
+return {'ok', tostring(v), tostring(timeouts)}
 """
 
 # KEYS: game, events
@@ -310,6 +319,20 @@ end
 return {'over', status}
 """
 
+# KEYS: game, events;  ARGV: seat, replacement kind, reason, now
+REPLACE_LUA = """
+local status = redis.call('HGET', KEYS[1], 'status')
+if status ~= 'active' then return 0 end
+local seat = 'seat:' .. ARGV[1]
+redis.call('HSET', KEYS[1], seat .. ':kind', ARGV[2], seat .. ':token', '', 'updated_at', ARGV[4])
+redis.call('HDEL', KEYS[1], seat .. ':timeouts')
+local v = redis.call('HGET', KEYS[1], 'version')
+local event = cjson.encode({type='seat_forfeited', seat=tonumber(ARGV[1]), replaced_by=ARGV[2],
+  reason=ARGV[3]})
+redis.call('XADD', KEYS[2], '*', 'v', v, 'e', event)
+return 1
+"""
+
 # KEYS: game, events;  ARGV: ttl, version, field, value, field, value, ..., '--', event...
 CREATE_LUA = """
 if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
@@ -338,6 +361,7 @@ class Store:
         self._join = client.register_script(JOIN_LUA)
         self._leave = client.register_script(LEAVE_LUA)
         self._create = client.register_script(CREATE_LUA)
+        self._replace = client.register_script(REPLACE_LUA)
 
     @classmethod
     def from_url(cls, url: str, abandoned_ttl: int, finished_ttl: int, idempotency_ttl: int) -> Store:
@@ -413,9 +437,10 @@ class Store:
             credential if seat is not None else "",
             *events,
         ]
-        outcome, value = await self._commit(keys=keys, args=args)
+        reply = await self._commit(keys=keys, args=args)
+        outcome, value = reply[0], reply[1]
         if outcome == "ok":
-            return CommitResult(version=int(value))
+            return CommitResult(version=int(value), timeouts=int(reply[2]))
         if outcome == "replay":
             return CommitResult(version=-1, replayed=value)
         if outcome == "conflict":
@@ -506,6 +531,13 @@ class Store:
             reply = await self.r.xread({bot_turns_key(bid): after}, count=1000, block=block_ms)
             entries = [entry for _key, batch in reply or [] for entry in batch]
         return [(eid, json.loads(fields["e"])) for eid, fields in entries]
+
+    async def replace_seat(self, gid: str, seat: int, kind: str, reason: str) -> bool:
+        """Hand a seat of a running game to ``kind`` (a bot), revoking its token."""
+        done = await self._replace(
+            keys=[game_key(gid), events_key(gid)], args=[str(seat), kind, reason, repr(time.time())]
+        )
+        return bool(done)
 
     async def set_field(self, gid: str, field: str, value: str) -> None:
         await self.r.hset(game_key(gid), field, value)

@@ -74,3 +74,41 @@ def test_untimed_games_schedule_nothing(
 def test_turn_seconds_out_of_range_is_422(client: TestClient) -> None:
     response = client.post("/v1/games", json={"game": "rough", "turn_seconds": 1})
     assert response.status_code == 422 and response.json()["code"] == "invalid_request"
+
+
+def test_a_seat_that_times_out_too_often_becomes_a_bot(
+    client: TestClient, worker_env: redis.Redis, settings: Settings
+) -> None:
+    table = seated(client, "euchre5", seed=6, turn_seconds=10, timeouts_to_bot=2)
+    first = table.game()["to_act"]
+    assert bots.turn_timeout(table.game_id, 0) == "played"
+    # the others answer in time until the same seat is to act again, then it times out once more
+    version = 1
+    while (game := table.game())["to_act"] != first:
+        seat = game["to_act"]
+        assert table.act(seat, table.legal(seat)[0]).status_code == 200
+        version = game["version"] + 1
+    assert game["seats"][first]["kind"] == "human"
+    assert bots.turn_timeout(table.game_id, version) == "played"
+    game = table.game()
+    assert game["seats"][first]["kind"] == "bot:heuristic"
+    response = table.act(first, {"type": "pass"})
+    assert response.status_code == 401 and response.json()["code"] == "invalid_token"
+    assert "seat_forfeited" in client.get(f"/v1/games/{table.game_id}/events?follow=false").text
+
+
+def test_a_move_in_time_clears_the_count_of_timeouts(
+    client: TestClient, worker_env: redis.Redis, settings: Settings
+) -> None:
+    table = seated(client, "euchre5", seed=6, turn_seconds=10, timeouts_to_bot=2)
+    first = table.game()["to_act"]
+    assert bots.turn_timeout(table.game_id, 0) == "played"
+    for round_ in range(2):  # twice more at this seat: once by the player, once timed out
+        while (game := table.game())["to_act"] != first:
+            seat = game["to_act"]
+            assert table.act(seat, table.legal(seat)[0]).status_code == 200
+        if round_ == 0:
+            assert table.act(first, table.legal(first)[0]).status_code == 200
+        else:
+            assert bots.turn_timeout(table.game_id, game["version"]) == "played"
+    assert table.game()["seats"][first]["kind"] == "human"
