@@ -9,7 +9,7 @@ E5-12). Win rates come with 95% Wilson intervals. Each bot's decision time per m
 (``workers.bots.choose`` on a view and its legal actions, p50 and p99) is measured on
 every decision it takes that has more than one legal action.
 
-    python bench/bots.py [--quick] [--deals N] [--expert-deals N] [--budget S]
+    python bench/bots.py [--quick] [--deals N] [--expert-deals N] [--budget S] [--games a,b]
 
 ``--quick`` (under a minute) plays fewer deals, gives the expert 30 ms a move and plays
 expert matches to a lower target score (Le 500 500, Le Rough 200, euchre 5). The last
@@ -108,14 +108,16 @@ def main() -> None:
     parser.add_argument("--deals", type=int, help="deals per game, heuristic vs random")
     parser.add_argument("--expert-deals", type=int, help="deals per game, expert vs heuristic")
     parser.add_argument("--budget", type=float, help="expert thinking time per move, seconds")
+    parser.add_argument("--games", default=",".join(GAMES), help="comma-separated game ids")
     args = parser.parse_args()
+    games = [g for g in args.games.split(",") if g]
     deals = args.deals if args.deals is not None else (30 if args.quick else 200)
     expert_deals = args.expert_deals if args.expert_deals is not None else (3 if args.quick else 12)
     budget = args.budget if args.budget is not None else (0.03 if args.quick else 0.25)
     figures: dict[str, str] = {}
     times: dict[str, list[float]] = {}
     started = time.perf_counter()
-    for game in GAMES:
+    for game in games:
         t0 = time.perf_counter()
         won, n = duplicate(game, "heuristic", "random", deals, budget, {}, times, first_seed=1)
         lo, hi = wilson(won, n)
@@ -127,7 +129,7 @@ def main() -> None:
         figures[f"{game}_h_vs_r"] = f"{won / n:.3f}"
         figures[f"{game}_h_vs_r_ci"] = f"{lo:.3f}-{hi:.3f}"
         figures[f"{game}_h_vs_r_n"] = str(n)
-    for game in GAMES:
+    for game in games:
         t0 = time.perf_counter()
         options = {"target_score": SHORT_TARGETS[game]} if args.quick else {}
         won, n = duplicate(game, "expert", "heuristic", expert_deals, budget, options, times, first_seed=1001)
