@@ -11,6 +11,7 @@ from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException
 from starlette.middleware import Middleware
+from starlette.middleware.cors import CORSMiddleware
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import BaseRoute, Route, WebSocketRoute
@@ -113,7 +114,17 @@ def create_app(settings: Settings | None = None) -> Starlette:
 
     app = Starlette(
         routes=[*routes(settings), Route("/metrics", metrics.endpoint, include_in_schema=False)],
-        middleware=[Middleware(MetricsMiddleware, metrics=metrics)],
+        middleware=[
+            Middleware(
+                CORSMiddleware,
+                allow_origins=[o.strip() for o in settings.cors_origins.split(",") if o.strip()],
+                allow_methods=["GET", "POST", "OPTIONS"],
+                allow_headers=["Authorization", "Content-Type", "Idempotency-Key", "Last-Event-ID"],
+                expose_headers=["Idempotent-Replayed", "Location"],
+                max_age=3600,
+            ),
+            Middleware(MetricsMiddleware, metrics=metrics, access_log=settings.access_log),
+        ],
         exception_handlers={
             ProblemError: handle_problem,
             HTTPException: handle_http_exception,

@@ -43,6 +43,7 @@ def serve(args: argparse.Namespace) -> int:
             port=args.port or settings.port,
             workers=args.workers,
             log_level=settings.log_level.lower(),
+            access_log=False,  # the app logs each request itself, as structured JSON
             timeout_graceful_shutdown=10,
         )
     finally:

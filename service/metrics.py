@@ -10,6 +10,10 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from service import logs
+
+log = logs.get_logger("atout.http")
+
 
 class Metrics:
     """One registry per app, so several apps (tests) never share counters."""
@@ -64,9 +68,10 @@ class Metrics:
 class MetricsMiddleware:
     """Pure ASGI middleware (it does not buffer streamed responses such as SSE)."""
 
-    def __init__(self, app: ASGIApp, metrics: Metrics) -> None:
+    def __init__(self, app: ASGIApp, metrics: Metrics, access_log: bool = False) -> None:
         self.app = app
         self.metrics = metrics
+        self.access_log = access_log
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
@@ -88,7 +93,16 @@ class MetricsMiddleware:
         try:
             await self.app(scope, receive, send_wrapper)
         finally:
-            self.metrics.count(_route_template(scope), method, status)
+            route = _route_template(scope)
+            self.metrics.count(route, method, status)
+            if self.access_log:
+                log.info(
+                    "request",
+                    method=method,
+                    route=route,
+                    status=status,
+                    ms=round((time.perf_counter() - started) * 1000, 2),
+                )
 
 
 def _route_template(scope: Scope) -> str:

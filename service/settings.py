@@ -49,6 +49,12 @@ class Settings(BaseSettings):
         default=1.0, gt=0, le=30, description="Seconds an expert bot may think per move."
     )
     log_json: bool = Field(default=True, description="JSON logs (true) or console logs (false).")
+    access_log: bool = Field(default=True, description="One structured log line per HTTP request.")
+    cors_origins: str = Field(
+        default="*",
+        description="Comma-separated origins web front ends may call from ('*': any; tokens are bearer "
+        "headers, never cookies).",
+    )
     log_level: str = "info"
     graphql_max_depth: int = 10
     graphql_max_cost: int = 2000

@@ -80,3 +80,31 @@ def test_an_unexpected_failure_is_a_500_problem_that_reveals_nothing(
     assert response.headers["content-type"] == "application/problem+json"
     body = response.json()
     assert body["code"] == "internal_error" and "secret" not in response.text
+
+
+def test_web_front_ends_may_call_the_api_from_another_origin(client: TestClient) -> None:
+    preflight = client.options(
+        "/v1/games",
+        headers={
+            "Origin": "https://cards.example",
+            "Access-Control-Request-Method": "POST",
+            "Access-Control-Request-Headers": "authorization, idempotency-key",
+        },
+    )
+    assert preflight.status_code == 200
+    assert preflight.headers["access-control-allow-origin"] in {"*", "https://cards.example"}
+    response = client.get("/v1/rules", headers={"Origin": "https://cards.example"})
+    assert response.headers["access-control-allow-origin"] == "*"
+
+
+def test_each_request_is_logged_as_structured_json(
+    client: TestClient, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import json
+
+    client.get("/v1/games/nope")
+    lines = [json.loads(line) for line in capsys.readouterr().out.splitlines() if '"request"' in line]
+    assert any(
+        line["event"] == "request" and line["route"] == "/v1/games/{game_id}" and line["status"] == 404
+        for line in lines
+    )
