@@ -404,6 +404,7 @@ class Games:
         for gid in await self.store.bot_games(bid):
             record = await self.store.load(gid)
             if record is None:
+                await self.store.forget_bot_game(bid, gid)  # the game expired
                 continue
             m = self.match_of(record)
             for i, seat in enumerate(record.seats):

@@ -8,6 +8,10 @@ Keys of game ``g`` (all share the hash tag ``{g}``, so a game lives in one Clust
 - ``atout:log:{g}``       list: the applied actions in order, the replay log;
 - ``atout:idem:{g}:<k>``  string: the first result of a request sent with an Idempotency-Key.
 
+Bot account ``b``: ``atout:bot:{b}`` (name, API key hash), ``atout:botgames:{b}`` (its games) and
+``atout:botturns:{b}`` (a stream of its "your turn" and "game over" notices). ``atout:open`` is
+the only key shared by games: an index of listed games waiting for players, checked on read.
+
 A move is a compare-and-set: the Lua script checks the version, writes the state, bumps the
 version, appends the events and the log entry and records the idempotent result in one atomic
 step. A lost race writes nothing and reports the current version.
@@ -513,6 +517,9 @@ class Store:
 
     async def add_bot_game(self, bid: str, gid: str) -> None:
         await self.r.sadd(bot_games_key(bid), gid)
+
+    async def forget_bot_game(self, bid: str, gid: str) -> None:
+        await self.r.srem(bot_games_key(bid), gid)
 
     async def bot_games(self, bid: str) -> list[str]:
         return sorted(await self.r.smembers(bot_games_key(bid)))

@@ -100,3 +100,15 @@ def test_bot_account_errors(client: TestClient) -> None:
     assert response.status_code == 401 and response.json()["code"] == "invalid_token"
     bad = client.get("/v1/bots/me/stream", headers={**auth(bot["api_key"]), "Last-Event-ID": "x"})
     assert bad.status_code == 422
+
+
+def test_expired_games_drop_out_of_the_bots_list(client: TestClient, redis_client: Any) -> None:
+    from service.store import game_key
+
+    bot = register(client)
+    gid = create(client, "rough")["game"]["id"]
+    client.post(f"/v1/games/{gid}/join", json={"seat": 0}, headers=auth(bot["api_key"]))
+    assert len(client.get("/v1/bots/me", headers=auth(bot["api_key"])).json()["seats"]) == 1
+    redis_client.delete(game_key(gid))
+    assert client.get("/v1/bots/me", headers=auth(bot["api_key"])).json()["seats"] == []
+    assert redis_client.smembers(f"atout:botgames:{{{bot['bot_id']}}}") == set()
