@@ -23,6 +23,10 @@ from service.errors import ProblemError
 from service.settings import Settings, get_settings
 from service.store import STATUS_ACTIVE, Store
 
+JOB_TIMEOUT = 60
+"""Seconds a bot turn may take; a job still "started" after that (its worker died) is retried by
+another worker's maintenance (every 30 s, see ``atout worker``)."""
+
 
 def job_id(game_id: str, version: int) -> str:
     return f"bot-{game_id}-{version}"
@@ -54,6 +58,7 @@ def enqueue(
             result_ttl=300,
             failure_ttl=7 * 24 * 3600,
             retry=Retry(max=2),
+            timeout=JOB_TIMEOUT,
         )
 
 
@@ -72,6 +77,8 @@ def schedule_timeout(
         game_id,
         version,
         job_id=timer_id(game_id, version),
+        retry=Retry(max=2),
+        job_timeout=JOB_TIMEOUT,
         result_ttl=300,
         failure_ttl=7 * 24 * 3600,
     )

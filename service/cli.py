@@ -81,7 +81,9 @@ def worker(args: argparse.Namespace) -> int:
     # Bot code is pure and short: run jobs in this process (one loop and Redis pool for all of them)
     # rather than forking a work horse per move, unless --fork asks for isolation.
     worker_class = Worker if args.fork else SimpleWorker
-    rq_worker = worker_class(rq_queues, connection=connection, serializer=JSONSerializer)
+    rq_worker = worker_class(
+        rq_queues, connection=connection, serializer=JSONSerializer, maintenance_interval=30
+    )
     rq_worker.work(burst=args.burst, with_scheduler=True, logging_level=settings.log_level.upper())
     return 0
 

@@ -1,0 +1,97 @@
+"""A worker that dies mid-job loses no move and doubles none.
+
+The death is staged exactly as RQ sees it: the job left its queue, is marked started, and its
+entry in the started registry has expired with nobody to finish it. Another worker's maintenance
+(``StartedJobRegistry.cleanup``) then retries it; the compare-and-set decides what the retry does.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+import redis
+from rq import Queue, SimpleWorker
+from rq.job import JobStatus
+from rq.registry import StartedJobRegistry
+from rq.serializers import JSONSerializer
+from starlette.testclient import TestClient
+from svc_helpers import Table
+
+import engine
+from service import bots
+from service.settings import Settings, get_settings
+
+
+@pytest.fixture
+def worker_env(monkeypatch: pytest.MonkeyPatch, settings: Settings) -> Iterator[redis.Redis]:
+    assert settings.redis_url
+    monkeypatch.setenv("REDIS_URL", settings.redis_url)
+    get_settings.cache_clear()
+    connection = redis.Redis.from_url(settings.redis_url)
+    try:
+        yield connection
+    finally:
+        connection.close()
+        get_settings.cache_clear()
+
+
+def bot_first_game(client: TestClient) -> Table:
+    """A game whose first turn is the only bot seat's (the others are humans, so nothing follows)."""
+    first = engine.new_match("rough", seed=17).to_act
+    assert first is not None
+    seats = ["bot:random" if s == first else "open" for s in range(4)]
+    gid = client.post("/v1/games", json={"game": "rough", "seed": 17, "seats": seats}).json()["game"]["id"]
+    table = Table(client, gid)
+    for seat in range(4):
+        if seat != first:
+            table.tokens[seat] = client.post(f"/v1/games/{gid}/join", json={"seat": seat}).json()["token"]
+    return table
+
+
+def die_holding(queue: Queue, job_id: str) -> None:
+    """A worker took the job, started it, and died: only its expired registry entry remains."""
+    job = queue.fetch_job(job_id)
+    assert job is not None
+    queue.remove(job)
+    job.set_status(JobStatus.STARTED)
+    registry = StartedJobRegistry(queue=queue)
+    queue.connection.zadd(registry.key, {f"{job_id}:dead-worker": 1})
+
+
+def maintain_and_drain(queue: Queue) -> None:
+    StartedJobRegistry(queue=queue).cleanup()
+    SimpleWorker([queue], connection=queue.connection, serializer=JSONSerializer).work(burst=True)
+
+
+def test_a_job_lost_before_its_move_is_retried_and_the_move_is_made_once(
+    client: TestClient, worker_env: redis.Redis, settings: Settings
+) -> None:
+    table = bot_first_game(client)
+    queue = Queue(settings.bot_queue, connection=worker_env, serializer=JSONSerializer)
+    assert queue.job_ids == [bots.job_id(table.game_id, 0)]
+    die_holding(queue, bots.job_id(table.game_id, 0))
+    assert table.game()["version"] == 0
+    maintain_and_drain(queue)
+    assert table.game()["version"] == 1
+    log = client.get(
+        f"/v1/games/{table.game_id}/log", headers={"Authorization": f"Bearer {settings.admin_token}"}
+    )
+    assert [entry["version"] for entry in log.json()["actions"]] == [1]
+
+
+def test_a_job_lost_after_its_move_is_retried_and_does_nothing(
+    client: TestClient, worker_env: redis.Redis, settings: Settings
+) -> None:
+    table = bot_first_game(client)
+    queue = Queue(settings.bot_queue, connection=worker_env, serializer=JSONSerializer)
+    assert bots.play_turn(table.game_id, 0) == "played"  # the move landed, then the worker died
+    die_holding(queue, bots.job_id(table.game_id, 0))
+    maintain_and_drain(queue)
+    assert table.game()["version"] == 1
+    log = client.get(
+        f"/v1/games/{table.game_id}/log", headers={"Authorization": f"Bearer {settings.admin_token}"}
+    )
+    assert len(log.json()["actions"]) == 1
+    job = queue.fetch_job(bots.job_id(table.game_id, 0))
+    assert job is not None and job.return_value() == "stale"
