@@ -76,6 +76,18 @@ def routes(settings: Settings) -> list[BaseRoute]:
     ]
 
 
+_frozen = False
+
+
+def _freeze_once() -> None:
+    """Freeze the objects of startup once per process (tests create many apps in one process)."""
+    global _frozen
+    if not _frozen:
+        gc.collect()
+        gc.freeze()
+        _frozen = True
+
+
 def create_app(settings: Settings | None = None) -> Starlette:
     settings = settings or get_settings()
     logs.configure(settings.log_json, settings.log_level)
@@ -102,8 +114,7 @@ def create_app(settings: Settings | None = None) -> Starlette:
         app.state.games = Games(store, settings, metrics, enqueue_bot, schedule_timer)
         # The schemas, models and modules loaded so far live as long as the process: keep them out
         # of every later garbage collection (full collections otherwise cost tens of milliseconds).
-        gc.collect()
-        gc.freeze()
+        _freeze_once()
         log.info("started", redis=_redact(settings.redis_url))
         try:
             yield
