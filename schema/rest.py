@@ -31,6 +31,11 @@ class Problem(BaseModel):
     instance: str | None = None
     current_version: int | None = Field(default=None, description="With version_conflict.")
     rule: str | None = Field(default=None, description="With illegal_action: the RULES.md id.")
+    reason: str | None = Field(
+        default=None,
+        description="With illegal_action: the engine's reason (`malformed_action`, `illegal_action`).",
+    )
+    token_seat: int | None = Field(default=None, description="With wrong_seat: the seat your token holds.")
     errors: list[ValidationIssue] | None = Field(default=None, description="With invalid_request.")
 
 
