@@ -176,6 +176,13 @@ class CreateGameInput:
     )
 
 
+@strawberry.type(description="A bot account; the API key is shown once and stored only hashed.")
+class BotRegistration:
+    bot_id: strawberry.ID
+    name: str
+    api_key: str
+
+
 @strawberry.type(
     description="`your_turn` (with the seat's view and legal actions) or `game_over` (with winners)."
 )

@@ -175,6 +175,15 @@ class Mutation:
         record, seat, token, started = await guarded(lambda: games.rematch(str(game_id), token_of(info)))
         return t.RematchResult(game=t.Game.of(games.summary(record)), seat=seat, token=token, started=started)
 
+    @strawberry.mutation(description="Register a bot account: join seats with its API key, follow myTurns.")
+    async def register_bot(self, info: Info, name: str, contact: str | None = None) -> t.BotRegistration:
+        if not 1 <= len(name) <= 40 or (contact is not None and len(contact) > 200):
+            raise problem_error(
+                ProblemError("invalid_request", "name is 1 to 40 characters, contact at most 200.")
+            )
+        bid, key = await games_of(info).register_bot(name, contact)
+        return t.BotRegistration(bot_id=strawberry.ID(bid), name=name, api_key=key)
+
     @strawberry.mutation(description="Submit an action for the caller's seat (same rules as REST).")
     async def submit_action(
         self,

@@ -269,7 +269,10 @@ def test_leave_and_rematch_mutations(client: TestClient, rng: random.Random) -> 
 
 
 def test_my_turns_subscription_for_a_bot_account(client: TestClient, rng: random.Random) -> None:
-    key = client.post("/v1/bots", json={"name": "gq"}).json()["api_key"]
+    registered = data(client, 'mutation { registerBot(name: "gq") { botId name apiKey } }')["registerBot"]
+    key = registered["apiKey"]
+    assert registered["name"] == "gq" and key.startswith(f"atb_{registered['botId']}_")
+    assert error_code(client, 'mutation { registerBot(name: "") { botId } }') == "invalid_request"
     gid = data(client, CREATE, input={"game": "rough", "seed": "6"})["createGame"]["game"]["id"]
     tokens = {}
     for seat in range(4):
