@@ -7,6 +7,7 @@ import json
 import os
 import subprocess
 import sys
+import tempfile
 from collections.abc import Sequence
 
 from service import logs
@@ -35,6 +36,10 @@ def serve(args: argparse.Namespace) -> int:
             for which in ("fast", "expert")
         ]
         log.info("workers_started", pids=[w.pid for w in workers])
+    metrics_dir: tempfile.TemporaryDirectory[str] | None = None
+    if args.workers > 1 and not os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
+        metrics_dir = tempfile.TemporaryDirectory(prefix="atout-metrics-")
+        os.environ["PROMETHEUS_MULTIPROC_DIR"] = metrics_dir.name  # /metrics adds up every worker
     try:
         uvicorn.run(
             "service.app:create_app",
@@ -58,6 +63,8 @@ def serve(args: argparse.Namespace) -> int:
         if embedded is not None:
             embedded.stop()
             log.info("embedded_redis_stopped")
+        if metrics_dir is not None:
+            metrics_dir.cleanup()
     return 0
 
 

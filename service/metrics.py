@@ -2,10 +2,18 @@
 
 from __future__ import annotations
 
+import os
 import time
 from typing import Any
 
-from prometheus_client import CONTENT_TYPE_LATEST, CollectorRegistry, Counter, Histogram, generate_latest
+from prometheus_client import (
+    CONTENT_TYPE_LATEST,
+    CollectorRegistry,
+    Counter,
+    Histogram,
+    generate_latest,
+    multiprocess,
+)
 from starlette.requests import Request
 from starlette.responses import Response
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
@@ -62,6 +70,11 @@ class Metrics:
         child.observe(seconds)
 
     async def endpoint(self, request: Request) -> Response:
+        if os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
+            # several uvicorn workers in one pod: add up what every worker process wrote
+            registry = CollectorRegistry()
+            multiprocess.MultiProcessCollector(registry)  # type: ignore[no-untyped-call]
+            return Response(generate_latest(registry), media_type=CONTENT_TYPE_LATEST)
         return Response(generate_latest(self.registry), media_type=CONTENT_TYPE_LATEST)
 
 

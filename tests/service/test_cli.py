@@ -95,3 +95,38 @@ def test_openapi_command_prints_the_document(tmp_path: Path) -> None:
     out = tmp_path / "openapi.json"
     assert main(["openapi", "--output", str(out)]) == 0
     assert json.loads(out.read_text())["openapi"].startswith("3.1")
+
+
+def test_metrics_add_up_over_several_uvicorn_workers(tmp_path: Path, redis_url: str) -> None:
+    port = free_port()
+    env = {k: v for k, v in os.environ.items() if k != "PROMETHEUS_MULTIPROC_DIR"}
+    env.update(REDIS_URL=redis_url, PYTHONPATH=str(ROOT), ATOUT_LOG_LEVEL="warning")
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "service.cli", "serve", "--port", str(port), "--workers", "2"],
+        cwd=tmp_path,
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        wait_until_ready(f"http://127.0.0.1:{port}/readyz", proc)
+        with httpx.Client(base_url=f"http://127.0.0.1:{port}") as http:
+            before = healthz_count(http.get("/metrics").text)
+            for _ in range(40):
+                http.get("/healthz", headers={"Connection": "close"})
+            after = healthz_count(http.get("/metrics").text)
+        assert after - before == 40
+    finally:
+        proc.send_signal(signal.SIGINT)
+        proc.wait(60)
+
+
+def healthz_count(metrics: str) -> float:
+    for line in metrics.splitlines():
+        if (
+            line.startswith("atout_http_requests_total{")
+            and 'route="/healthz"' in line
+            and 'status="200"' in line
+        ):
+            return float(line.rsplit(" ", 1)[1])
+    return 0.0
