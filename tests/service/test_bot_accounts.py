@@ -58,6 +58,9 @@ def test_one_stream_announces_the_bots_turns_in_two_games(client: TestClient, rn
         assert notice["seat"] == 2 and notice["version"] == table.game()["version"]
         assert notice["legal_actions"] == table.legal(2)
         assert notice["view"]["seat"] == 2 and len(notice["view"]["hand"]) == 5
+        # exactly the seat's own view, which the leak test checks never holds a hidden card
+        own = client.get(f"/v1/games/{table.game_id}/view", headers=auth(table.tokens[2])).json()
+        assert notice["view"] == own["view"]
     assert all(
         s["your_turn"] for s in client.get("/v1/bots/me", headers=auth(bot["api_key"])).json()["seats"]
     )
