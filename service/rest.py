@@ -111,7 +111,10 @@ def int_query(request: Request, name: str, default: int | None, low: int, high: 
 
 
 def ok(model: BaseModel, status: int = 200, headers: dict[str, str] | None = None) -> Response:
-    return JSONResponse(model.model_dump(mode="json"), status_code=status, headers=headers)
+    """The model as JSON, serialized by pydantic-core in one step (no intermediate dict)."""
+    return Response(
+        model.model_dump_json(), status_code=status, headers=headers, media_type="application/json"
+    )
 
 
 # --- endpoints ----------------------------------------------------------------------------
