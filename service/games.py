@@ -125,8 +125,8 @@ class Games:
     def cached(self, gid: str) -> GameRecord | None:
         """The last version of ``gid`` this process read or wrote, possibly stale.
 
-        Good enough to start a move: the compare-and-set refuses a stale version and every
-        refusal is re-checked against a fresh read, and a seat's token never changes once taken.
+        Good enough to start a move: the compare-and-set refuses a stale version or a seat token
+        given up since, and every refusal is re-checked against a fresh read.
         """
         return self._records.get(gid)
 

@@ -172,8 +172,8 @@ async def post_action(request: Request) -> Response:
     key = request.headers.get("idempotency-key")
     if key is not None and not 1 <= len(key) <= 200:
         raise ProblemError("invalid_request", "Idempotency-Key must be 1 to 200 characters.")
-    # Start from this process's last copy of the game when the token holds a seat in it (a seat's
-    # token never changes); the compare-and-set and a fresh read settle anything stale.
+    # Start from this process's last copy of the game when the token holds a seat in it: the atomic
+    # write checks the version and the seat's token again, and any refusal is decided on a fresh read.
     record, fresh = games.cached(gid), False
     if record is None or not token or games.seat_of(record, token) is None:
         record, fresh = await games.get(gid), True
