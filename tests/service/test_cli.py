@@ -114,7 +114,11 @@ def test_metrics_add_up_over_several_uvicorn_workers(tmp_path: Path, redis_url: 
             before = healthz_count(http.get("/metrics").text)
             for _ in range(40):
                 http.get("/healthz", headers={"Connection": "close"})
-            after = healthz_count(http.get("/metrics").text)
+            # a worker counts a request just after answering it: read until the last count lands
+            deadline = time.monotonic() + 30
+            while (after := healthz_count(http.get("/metrics").text)) - before < 40:
+                assert time.monotonic() < deadline, f"only {after - before} of 40 requests counted"
+                time.sleep(0.05)
         assert after - before == 40
     finally:
         proc.send_signal(signal.SIGINT)
