@@ -18,7 +18,7 @@ def serve(args: argparse.Namespace) -> int:
     """Serve the API; with no REDIS_URL, first start an embedded redis-server and one worker."""
     import uvicorn
 
-    from service.embedded_redis import EmbeddedRedis
+    from service.embedded_redis import EmbeddedRedis, die_with_parent
 
     settings = get_settings()
     log = logs.get_logger("atout.serve")
@@ -31,7 +31,9 @@ def serve(args: argparse.Namespace) -> int:
         log.info("embedded_redis_started", url=embedded.url, data_dir=str(embedded.data_dir))
         workers = [
             subprocess.Popen(
-                [sys.executable, "-m", "service.cli", "worker", "--queues", which], env=os.environ.copy()
+                [sys.executable, "-m", "service.cli", "worker", "--queues", which],
+                env=os.environ.copy(),
+                preexec_fn=die_with_parent,  # never outlive `atout serve`, even if it is killed
             )
             for which in ("fast", "expert")
         ]

@@ -7,8 +7,12 @@ game survives a restart; ``stop()`` asks the server to shut down cleanly.
 from __future__ import annotations
 
 import contextlib
+import ctypes
+import ctypes.util
+import signal
 import socket
 import subprocess
+import sys
 import time
 from pathlib import Path
 from types import TracebackType
@@ -16,6 +20,21 @@ from types import TracebackType
 import redis
 
 from service.redis_binary import find
+
+
+def die_with_parent() -> None:
+    """In a child process: receive SIGTERM when the parent dies, even by SIGKILL (Linux), so an
+    embedded redis-server or worker never outlives ``atout serve``. Elsewhere: nothing."""
+    if not sys.platform.startswith("linux"):
+        return
+    try:
+        libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6", use_errno=True)
+        libc.prctl(PR_SET_PDEATHSIG, signal.SIGTERM)
+    except OSError:
+        pass
+
+
+PR_SET_PDEATHSIG = 1
 
 
 class EmbeddedRedisError(RuntimeError):
@@ -67,7 +86,7 @@ class EmbeddedRedis:
                 "--daemonize", "no",
                 "--logfile", str(self.data_dir / "redis.log"),
             ]  # fmt: skip
-            self.process = subprocess.Popen(args, stdin=subprocess.DEVNULL)
+            self.process = subprocess.Popen(args, stdin=subprocess.DEVNULL, preexec_fn=die_with_parent)
             if self._wait_ready(wait_seconds):
                 self.url_file.write_text(self.url + "\n")
                 return self

@@ -134,3 +134,39 @@ def healthz_count(metrics: str) -> float:
         ):
             return float(line.rsplit(" ", 1)[1])
     return 0.0
+
+
+def test_nothing_outlives_a_killed_serve(tmp_path: Path) -> None:
+    port = free_port()
+    env = {k: v for k, v in os.environ.items() if k not in {"REDIS_URL", "ATOUT_REDIS_URL"}}
+    env.update(ATOUT_DATA_DIR=str(tmp_path / "redis"), PYTHONPATH=str(ROOT), ATOUT_LOG_LEVEL="warning")
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "service.cli", "serve", "--port", str(port)],
+        cwd=tmp_path,
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    wait_until_ready(f"http://127.0.0.1:{port}/readyz", proc)
+    redis_port = int((tmp_path / "redis" / "redis.url").read_text().strip().rsplit(":", 1)[1].split("/")[0])
+    children = [
+        int(p)
+        for p in (Path("/proc") / str(proc.pid) / "task" / str(proc.pid) / "children").read_text().split()
+    ]
+    assert len(children) == 3  # redis-server and two workers
+    proc.kill()
+    proc.wait()
+    deadline = time.monotonic() + 60
+    while any(Path(f"/proc/{pid}").exists() and "zombie" not in _state(pid) for pid in children):
+        assert time.monotonic() < deadline, "a child of atout serve outlived it"
+        time.sleep(0.1)
+    assert not accepts_connections(redis_port)
+
+
+def _state(pid: int) -> str:
+    try:
+        return (
+            (Path("/proc") / str(pid) / "status").read_text().split("State:", 1)[1].split("\n", 1)[0].lower()
+        )
+    except (FileNotFoundError, IndexError):
+        return "zombie"
