@@ -54,6 +54,8 @@ class Game:
     kitty_size: ClassVar[int]
     option_specs: ClassVar[dict[str, Option]] = {}
     deck_rule: ClassVar[str]
+    kitty_to_taker: ClassVar[bool] = True
+    """Le 500 and Le Rough: the taker picks up the whole kitty (F5-10, RG-10)."""
     deal_rule: ClassVar[str]
     end_rule: ClassVar[str]
 
@@ -417,6 +419,8 @@ class Game:
         }
         if seat is not None and m.discarder == seat:
             out["my_discards"] = codes_of(m.discards)
+        if seat is not None and seat == m.taker and self.kitty_to_taker and m.phase != "bidding":
+            out["kitty_taken"] = [CODES[c] for c in m.kitty_dealt]  # he picked it up (F5-10, RG-10)
         out.update(self.extra_view(m, seat))
         return out
 

@@ -194,8 +194,16 @@ class _Sampler:
             up = CARD_OF[shown]
             forced[up] = KITTY
             return up, False
-        # Ordered up in round 1 (E5-5): the upcard is a card of trump's natural suit,
-        # in the kitty if the dealer declined the exchange, else the dealer took it.
+        up = CARD_OF[view["upcard_dealt"]]
+        if view["upcard_taken"] is False:  # ordered up, the dealer kept his hand (E5-5)
+            forced[up] = KITTY
+            return up, False
+        if view["upcard_taken"] is True:  # the dealer took it (E5-5)
+            if unknown & BIT[up]:
+                forced[up] = dealer
+            return up, True
+        # (Views without ``upcard_taken``.) Ordered up in round 1: the upcard is a card of
+        # trump's natural suit, in the kitty if the dealer declined the exchange, else his.
         trump = "SCDH".index(view["trump"])
         natural = [c for c in self.g.deck if suit_of(c) == trump]
         if self.seat == dealer:
@@ -332,7 +340,8 @@ class _Sampler:
             taker = self.taker
             assert taker is not None
             pool = cards_of(held[taker] | discarded)
-            kitty = self.rng.sample(pool, g.kitty_size)
+            known = view.get("kitty_taken")  # the taker saw the kitty he picked up
+            kitty = [CARD_OF[c] for c in known] if known else self.rng.sample(pool, g.kitty_size)
             held[taker] = (held[taker] | discarded) & ~mask_of(kitty)
         else:
             kitty = cards_of(kitty_now)

@@ -30,6 +30,7 @@ class Euchre5(Game):
     hand_size = 5
     kitty_size = 3
     deck_rule = "E5-1"
+    kitty_to_taker = False
     deal_rule = "E5-3"
     end_rule = "E5-12"
     option_specs: ClassVar[dict[str, Option]] = {
@@ -210,10 +211,24 @@ class Euchre5(Game):
         }
 
     def extra_view(self, m: Match, seat: int | None) -> JSON:
+        """The upcard was dealt face up (E5-3), so it and what became of it stay public all
+        hand: ``upcard`` while it lies face up, ``turned_down`` once round 1 failed (E5-6),
+        ``upcard_dealt`` always, and ``upcard_taken``: None until decided, then whether the
+        dealer took it in exchange (E5-5)."""
         up = self.upcard(m)
         face_up = m.phase in ("order", "exchange")
         turned_down = m.phase == "name" or (m.trump is not None and m.trump != suit_of(up))
-        return {"upcard": CODES[up] if face_up else None, "turned_down": CODES[up] if turned_down else None}
+        taken: bool | None = None
+        if turned_down:
+            taken = False
+        elif m.trump is not None and not face_up:
+            taken = m.discarder is not None
+        return {
+            "upcard": CODES[up] if face_up else None,
+            "turned_down": CODES[up] if turned_down else None,
+            "upcard_dealt": CODES[up],
+            "upcard_taken": taken,
+        }
 
 
 def euchre_table(trump: int) -> TrumpTable:

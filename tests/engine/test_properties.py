@@ -328,6 +328,8 @@ def visible_to(m: engine.Match, seat: int | None) -> set[str]:
         mask |= m.hands[seat]
         if m.discarder == seat:
             mask |= m.discards
+        if seat == m.taker and m.game != "euchre5":
+            mask |= mask_of(m.kitty_dealt)  # the taker picked the kitty up (F5-10, RG-10)
     if m.game == "euchre5":
         mask |= 1 << m.kitty_dealt[0]
         if m.called is not None:
