@@ -11,6 +11,12 @@ every decision it takes that has more than one legal action.
 
     python bench/bots.py [--quick] [--deals N] [--expert-deals N] [--budget S] [--games a,b]
 
+Last, the time from a human move to the bot's reply through the worker: a real
+redis-server, ``atout serve`` and one ``atout worker`` process on loopback; a human seat
+plays Le Rough against three heuristic bots through REST, and each time its move hands the
+turn to a bot, the clock runs from the move's response to the bot's move being committed
+(the game's version moving on, polled every millisecond).
+
 ``--quick`` (under a minute) plays fewer deals, gives the expert 30 ms a move and plays
 expert matches to a lower target score (Le 500 500, Le Rough 200, euchre 5). The last
 line is ``bench bots: key=value ...`` with every figure.
@@ -150,10 +156,87 @@ def main() -> None:
         print(f"{level:9s} decision time: p50 {p50:.2f} ms  p99 {p99:.2f} ms  over {len(xs)} decisions")
         figures[f"{level}_p50_ms"] = f"{p50:.3f}"
         figures[f"{level}_p99_ms"] = f"{p99:.3f}"
+    replies = reply_latencies(40 if args.quick else 200)
+    r50, r99 = pct(replies, 0.5) * 1e3, pct(replies, 0.99) * 1e3
+    print(f"bot reply through the worker: p50 {r50:.1f} ms  p99 {r99:.1f} ms  over {len(replies)} replies")
+    figures["reply_p50_ms"] = f"{r50:.1f}"
+    figures["reply_p99_ms"] = f"{r99:.1f}"
     figures["expert_budget_s"] = f"{budget:g}"
     figures["euchre5_baseline"] = "0.200"
     figures["seconds"] = f"{time.perf_counter() - started:.1f}"
     print("bench bots: " + " ".join(f"{k}={v}" for k, v in figures.items()))
+
+
+def reply_latencies(samples: int) -> list[float]:
+    """Seconds from a human move's response to the heuristic bot's reply being committed."""
+    import os
+    import signal
+    import subprocess
+    import tempfile
+
+    import httpx
+
+    from service.embedded_redis import EmbeddedRedis, free_port
+
+    def stop(proc: subprocess.Popen[bytes]) -> None:
+        os.killpg(proc.pid, signal.SIGTERM)
+        try:
+            proc.wait(15)
+        except subprocess.TimeoutExpired:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+
+    out: list[float] = []
+    rng = random.Random(7)
+    with tempfile.TemporaryDirectory() as tmp:
+        server = EmbeddedRedis(Path(tmp) / "redis", appendonly=False).start()
+        env = {**os.environ, "REDIS_URL": server.url, "ATOUT_LOG_LEVEL": "warning"}
+        port = free_port()
+        quiet = {"stdout": subprocess.DEVNULL, "stderr": subprocess.DEVNULL, "start_new_session": True}
+        api = subprocess.Popen(
+            [sys.executable, "-m", "service.cli", "serve", "--port", str(port)], env=env, **quiet
+        )
+        worker = subprocess.Popen([sys.executable, "-m", "service.cli", "worker"], env=env, **quiet)
+        base = f"http://127.0.0.1:{port}"
+        try:
+            with httpx.Client(base_url=base, timeout=30) as http:
+                for _ in range(300):
+                    try:
+                        http.get("/healthz")
+                        break
+                    except httpx.HTTPError:
+                        time.sleep(0.1)
+                while len(out) < samples:
+                    seats = ["open", "bot:heuristic", "bot:heuristic", "bot:heuristic"]
+                    gid = http.post("/v1/games", json={"game": "rough", "seats": seats}).json()["game"]["id"]
+                    token = http.post(f"/v1/games/{gid}/join", json={"seat": 0}).json()["token"]
+                    auth = {"Authorization": f"Bearer {token}"}
+                    deadline = time.monotonic() + 60
+                    while len(out) < samples and time.monotonic() < deadline:
+                        game = http.get(f"/v1/games/{gid}").json()
+                        if game["status"] == "finished":
+                            break
+                        if game["to_act"] != 0:
+                            time.sleep(0.002)
+                            continue
+                        legal = http.get(f"/v1/games/{gid}/actions", headers=auth).json()["actions"]
+                        action = rng.choice(legal)
+                        if action["type"] == "discard" and "from" in action:
+                            action = {"type": "discard", "cards": rng.sample(action["from"], action["count"])}
+                        posted = http.post(
+                            f"/v1/games/{gid}/actions", json={"action": action}, headers=auth
+                        ).json()
+                        done = time.perf_counter()
+                        if posted["to_act"] in (None, 0):
+                            continue  # the turn stays with the human: no bot reply to time
+                        while http.get(f"/v1/games/{gid}").json()["version"] <= posted["version"]:
+                            time.sleep(0.001)
+                        out.append(time.perf_counter() - done)
+        finally:
+            stop(worker)
+            stop(api)
+            server.stop()
+    return out
 
 
 if __name__ == "__main__":
