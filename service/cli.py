@@ -1,4 +1,4 @@
-"""The ``atout`` command: ``serve``, ``worker``, ``openapi``."""
+"""The ``atout`` command: ``serve``, ``worker``, ``openapi``, ``arena``."""
 
 from __future__ import annotations
 
@@ -110,6 +110,34 @@ def openapi(args: argparse.Namespace) -> int:
     return 0
 
 
+def arena(args: argparse.Namespace) -> int:
+    """Play bots against each other locally (``workers.arena``); 1 when a side forfeited a match."""
+    from workers import arena as harness
+
+    def side(level: str, command: str | None) -> harness.Side:
+        if command:
+            return harness.Command(command, timeout_s=args.timeout)
+        return harness.Builtin(level, budget_s=args.budget, playouts=args.playouts)
+
+    options = {"target_score": args.target} if args.target is not None else {}
+    try:
+        result = harness.run(
+            args.game,
+            side(args.a, args.a_cmd),
+            side(args.b, args.b_cmd),
+            matches=args.matches,
+            seed=args.seed,
+            options=options,
+            progress=False if args.no_progress else None,
+            max_hands=args.max_hands,
+        )
+    except harness.ArenaError as e:
+        print(f"atout arena: {e}", file=sys.stderr)
+        return 2
+    print(json.dumps(result.to_json(), indent=2) if args.json else result.summary())
+    return 1 if result.forfeits("A") or result.forfeits("B") else 0
+
+
 def parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="atout", description="Atout game service.")
     sub = p.add_subparsers(dest="command", required=True)
@@ -131,6 +159,29 @@ def parser() -> argparse.ArgumentParser:
     o = sub.add_parser("openapi", help="print the OpenAPI document")
     o.add_argument("--output", "-o", default=None)
     o.set_defaults(func=openapi)
+    a = sub.add_parser(
+        "arena",
+        help="play bots (built-in levels or your program) against each other over duplicate deals",
+        description="Side A holds seats 0+2 (euchre5: seat 0), side B the others; each seed is played "
+        "twice with the seats swapped. A --a-cmd/--b-cmd program reads one JSON line per decision "
+        '({"view": ..., "legal_actions": [...]}) and answers one action as a JSON line.',
+    )
+    a.add_argument("--game", required=True, help="five_hundred, rough or euchre5")
+    levels = ["random", "heuristic", "expert"]
+    a.add_argument("--a", default="heuristic", choices=levels, help="side A's built-in level")
+    a.add_argument("--b", default="random", choices=levels, help="side B's built-in level")
+    a.add_argument("--a-cmd", default=None, help='side A is this program, e.g. "python my_bot.py"')
+    a.add_argument("--b-cmd", default=None, help="side B is this program")
+    a.add_argument("--matches", type=int, default=20, help="matches to play, two per seed")
+    a.add_argument("--seed", type=int, default=1, help="first seed")
+    a.add_argument("--target", type=int, default=None, help="target_score, shorter matches (e.g. rough 200)")
+    a.add_argument("--budget", type=float, default=0.2, help="expert thinking time per move, seconds")
+    a.add_argument("--playouts", type=int, default=None, help="expert: deals sampled a move (deterministic)")
+    a.add_argument("--timeout", type=float, default=10.0, help="seconds a program has per decision")
+    a.add_argument("--max-hands", type=int, default=500, help="a match with no winner by then is a tie")
+    a.add_argument("--json", action="store_true", help="print the result as JSON")
+    a.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
+    a.set_defaults(func=arena)
     return p
 
 

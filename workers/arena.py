@@ -216,11 +216,12 @@ class _CommandPlayer:
 
     def _read(self, proc: subprocess.Popen[str]) -> None:
         assert proc.stdout is not None
-        while True:
-            line = proc.stdout.readline(MAX_LINE)
-            self.lines.put(line)
-            if not line:
-                return
+        with proc.stdout:  # closed here, by its only reader, once the bot is gone
+            while True:
+                line = proc.stdout.readline(MAX_LINE)
+                self.lines.put(line)
+                if not line:
+                    return
 
     def _stderr_tail(self) -> str:
         if self.stderr is None:
@@ -485,7 +486,8 @@ class ArenaResult:
         diff = self.mean_score_diff
         unfinished = sum(r.unfinished for r in self.matches)
         lines = [
-            f"{self.game}: A = {self.a}  vs  B = {self.b}, {n} matches on {len(self.seeds)} duplicate deals"
+            f"{self.game}: A = {self.a}  vs  B = {self.b}",
+            f"  {n} matches: seeds {self.seeds[0]}..{self.seeds[-1]}, each played from both sides"
             + (f", options {json.dumps(self.options)}" if self.options else ""),
             f"  A wins {self.count('A')}, B wins {self.count('B')}, ties {self.count('tie')}"
             + (f" ({unfinished} stopped unfinished after {self.max_hands} hands)" if unfinished else ""),
