@@ -122,6 +122,11 @@ def test_the_example_bot_plays_whole_matches_as_a_subprocess(game: str) -> None:
     assert result.timing()["A"]["decisions"] > 0
 
 
+def test_the_readme_shows_the_example_bot_as_it_is() -> None:
+    code = (ROOT / "examples" / "bot.py").read_text().split('"""\n\n', 1)[1]
+    assert f"```python\n{code}```" in (ROOT / "README.md").read_text()
+
+
 def test_bots_that_never_bid_stop_as_a_tie_instead_of_dealing_forever() -> None:
     """Le Rough deals again when nobody bids (RG-8); the example bot never bids."""
     result = arena.run("rough", arena.Command(EXAMPLE), arena.Command(EXAMPLE), 2, max_hands=3)
