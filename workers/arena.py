@@ -34,6 +34,7 @@ import math
 import os
 import queue
 import random
+import select
 import shlex
 import signal
 import subprocess
@@ -183,17 +184,23 @@ class _FunctionPlayer:
 
 
 class _CommandPlayer:
-    """A bot process for one seat; started on its first decision, killed (with its group) at the end."""
+    """A bot process for one seat: started on its first decision, stopped with its process group at the end.
+
+    Nothing waits without a deadline: answers are read by a thread into a queue, requests are
+    written without blocking (a bot that stops reading its stdin times out like a silent one),
+    and the process is reaped only after its group is killed, so the group id is still its own.
+    """
 
     external = True
 
     def __init__(self, side: Command) -> None:
         self.side = side
-        self.proc: subprocess.Popen[str] | None = None
-        self.lines: queue.Queue[str] = queue.Queue()
+        self.proc: subprocess.Popen[bytes] | None = None
+        self.lines: queue.Queue[bytes] = queue.Queue()
         self.stderr: IO[bytes] | None = None
+        self.failed = False
 
-    def _start(self) -> subprocess.Popen[str]:
+    def _start(self) -> subprocess.Popen[bytes]:
         self.stderr = tempfile.TemporaryFile()  # noqa: SIM115  (closed in close())
         try:
             proc = subprocess.Popen(
@@ -201,20 +208,19 @@ class _CommandPlayer:
                 stdin=subprocess.PIPE,
                 stdout=subprocess.PIPE,
                 stderr=self.stderr,
-                text=True,
-                encoding="utf-8",
-                errors="replace",
-                bufsize=1,
                 env={**os.environ, "PYTHONUNBUFFERED": "1"},
-                start_new_session=os.name == "posix",
+                start_new_session=POSIX,
             )
         except OSError as e:
             raise ArenaError(f"cannot start bot command {self.side.command!r}: {e}") from e
+        assert proc.stdin is not None
+        if POSIX:
+            os.set_blocking(proc.stdin.fileno(), False)
         threading.Thread(target=self._read, args=(proc,), daemon=True).start()
         self.proc = proc
         return proc
 
-    def _read(self, proc: subprocess.Popen[str]) -> None:
+    def _read(self, proc: subprocess.Popen[bytes]) -> None:
         assert proc.stdout is not None
         with proc.stdout:  # closed here, by its only reader, once the bot is gone
             while True:
@@ -233,21 +239,44 @@ class _CommandPlayer:
         tail = self.stderr.read().decode("utf-8", "replace").strip()
         return f"; its stderr ends: {tail}" if tail else ""
 
-    def _died(self, proc: subprocess.Popen[str]) -> BotFailure:
-        try:
-            code = proc.wait(2)
-        except subprocess.TimeoutExpired:
-            code = None
+    def _died(self, proc: subprocess.Popen[bytes]) -> BotFailure:
+        code = _exit_code(proc, 2.0)
         status = f"exited with code {code}" if code is not None else "closed its stdout"
         return BotFailure("crash", f"the bot {status} before answering{self._stderr_tail()}")
 
-    def decide(self, view: JSON, legal: list[JSON]) -> JSON:
-        proc = self.proc or self._start()
+    def _send(self, proc: subprocess.Popen[bytes], data: bytes) -> None:
         assert proc.stdin is not None
-        try:
-            proc.stdin.write(json.dumps({"view": view, "legal_actions": legal}, separators=(",", ":")) + "\n")
+        if not POSIX:
+            proc.stdin.write(data)
             proc.stdin.flush()
-        except (BrokenPipeError, OSError):
+            return
+        fd = proc.stdin.fileno()
+        deadline = time.monotonic() + self.side.timeout_s
+        while data:
+            remaining = deadline - time.monotonic()
+            if remaining <= 0 or not select.select([], [fd], [], remaining)[1]:
+                raise BotFailure("timeout", f"the bot has not read its stdin for {self.side.timeout_s:g} s")
+            with contextlib.suppress(BlockingIOError):
+                data = data[os.write(fd, data) :]
+
+    def decide(self, view: JSON, legal: list[JSON]) -> JSON:
+        try:
+            return self._decide(view, legal)
+        except BotFailure:
+            self.failed = True
+            raise
+
+    def _decide(self, view: JSON, legal: list[JSON]) -> JSON:
+        proc = self.proc or self._start()
+        with contextlib.suppress(queue.Empty):
+            early = self.lines.get_nowait()
+            if not early:
+                raise self._died(proc)
+            raise BotFailure("garbage", f"a line it was not asked for: {_quote(early)}")
+        request = json.dumps({"view": view, "legal_actions": legal}, separators=(",", ":")) + "\n"
+        try:
+            self._send(proc, request.encode())
+        except OSError:  # BrokenPipeError: it is gone
             raise self._died(proc) from None
         try:
             line = self.lines.get(timeout=self.side.timeout_s)
@@ -257,12 +286,14 @@ class _CommandPlayer:
             ) from None
         if not line:
             raise self._died(proc)
+        if len(line) >= MAX_LINE and not line.endswith(b"\n"):
+            raise BotFailure("garbage", f"an answer line longer than {MAX_LINE} bytes")
         try:
             answer = json.loads(line)
         except ValueError:
-            raise BotFailure("garbage", f"the answer is not JSON: {line.strip()[:200]!r}") from None
+            raise BotFailure("garbage", f"the answer is not JSON: {_quote(line)}") from None
         if not isinstance(answer, dict):
-            raise BotFailure("garbage", f"the answer is not a JSON object: {line.strip()[:200]!r}")
+            raise BotFailure("garbage", f"the answer is not a JSON object: {_quote(line)}")
         return answer
 
     def close(self) -> None:
@@ -271,23 +302,46 @@ class _CommandPlayer:
             with contextlib.suppress(OSError):
                 assert proc.stdin is not None
                 proc.stdin.close()  # EOF: the match is over
-            try:
-                proc.wait(1)
-            except subprocess.TimeoutExpired:
-                _kill(proc)
-            _kill(proc)  # a group's stray children too
+            _exit_code(proc, 0.0 if self.failed else 1.0)
+            if POSIX:
+                with contextlib.suppress(OSError):
+                    os.killpg(proc.pid, signal.SIGKILL)  # the bot, if it lingers, and any children
+            with contextlib.suppress(OSError):
+                proc.kill()
+            proc.wait()
         if self.stderr is not None:
             self.stderr.close()
 
 
-def _kill(proc: subprocess.Popen[str]) -> None:
-    if os.name == "posix":
-        with contextlib.suppress(OSError):
-            os.killpg(proc.pid, signal.SIGKILL)
-    with contextlib.suppress(OSError):
-        proc.kill()
-    with contextlib.suppress(subprocess.TimeoutExpired):
-        proc.wait(5)
+POSIX = os.name == "posix"
+
+
+def _quote(line: bytes) -> str:
+    return repr(line.decode("utf-8", "replace").strip()[:200])
+
+
+def _exit_code(proc: subprocess.Popen[bytes], timeout: float) -> int | None:
+    """The bot's exit code once it has exited (None: still running after ``timeout`` seconds).
+
+    On POSIX the process is left unreaped (``WNOWAIT``) so that its process group id cannot
+    be reused before ``close`` kills the group.
+    """
+    if not POSIX:
+        try:
+            return proc.wait(timeout)
+        except subprocess.TimeoutExpired:
+            return None
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            info = os.waitid(os.P_PID, proc.pid, os.WEXITED | os.WNOHANG | os.WNOWAIT)
+        except ChildProcessError:
+            return proc.returncode
+        if info is not None:
+            return info.si_status if info.si_code == os.CLD_EXITED else -info.si_status
+        if time.monotonic() >= deadline:
+            return None
+        time.sleep(0.005)
 
 
 # -- matches -----------------------------------------------------------------------------------
@@ -516,7 +570,7 @@ def _quantile_ms(ys: list[float], q: float) -> float:
 
 def duplicate_seeds(matches: int, seed: int) -> list[int]:
     """The seeds of ``matches`` matches, each seed played twice (an odd count is rounded up)."""
-    return list(range(seed, seed + (max(matches, 1) + 1) // 2))
+    return list(range(seed, seed + (matches + 1) // 2))
 
 
 def run(
@@ -533,6 +587,8 @@ def run(
 
     ``progress``: a tqdm bar on stderr (None: only when stderr is a terminal).
     """
+    if matches < 1:
+        raise ArenaError(f"play at least one match, not {matches}")
     options = dict(options or {})
     try:
         engine.new_match(game, seed=seed, options=options)

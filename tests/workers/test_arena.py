@@ -12,6 +12,7 @@ import os
 import random
 import sys
 import textwrap
+import time
 from pathlib import Path
 from typing import Any
 
@@ -140,6 +141,8 @@ BROKEN = {
     "not_an_object": 'print(json.dumps(["pass"]), flush=True)',
     "crash": 'sys.stderr.write("boom: the bot fell over\\n"); sys.exit(3)',
     "silent": "time.sleep(60)",
+    "deaf": "time.sleep(60)",  # never reads its stdin (see broken_bot)
+    "two_answers": 'print(json.dumps({"type": "pass"}) + "\\n" + json.dumps({"type": "pass"}), flush=True)',
 }
 REASONS = {
     "illegal": "illegal",
@@ -147,6 +150,8 @@ REASONS = {
     "not_an_object": "garbage",
     "crash": "crash",
     "silent": "timeout",
+    "deaf": "timeout",
+    "two_answers": "garbage",  # or "illegal" when the extra line comes late and answers the next decision
 }
 
 
@@ -159,7 +164,7 @@ def broken_bot(tmp_path: Path, kind: str) -> str:
             import json, os, sys, time
             with open({str(tmp_path / "pids")!r}, "a") as out:
                 out.write(f"{{os.getpid()}}\\n")
-            for line in sys.stdin:
+            for line in {"[None]" if kind == "deaf" else "sys.stdin"}:
                 {BROKEN[kind]}
             """
         )
@@ -168,29 +173,59 @@ def broken_bot(tmp_path: Path, kind: str) -> str:
 
 
 def gone(pid: int) -> bool:
+    """The process has exited (a zombie left to init counts as gone)."""
     try:
         os.kill(pid, 0)
     except ProcessLookupError:
         return True
-    return False
+    stat = Path(f"/proc/{pid}/stat")
+    return stat.exists() and stat.read_text().rsplit(")", 1)[1].split()[0] == "Z"
+
+
+def eventually_gone(pids: list[int]) -> bool:
+    """SIGKILL is delivered asynchronously to a process that is not our child."""
+    deadline = time.monotonic() + 10
+    while not all(gone(pid) for pid in pids) and time.monotonic() < deadline:
+        time.sleep(0.01)
+    return all(gone(pid) for pid in pids)
+
+
+def test_a_silent_bot_is_stopped_with_its_children(tmp_path: Path) -> None:
+    path = tmp_path / "parent.py"
+    path.write_text(
+        textwrap.dedent(
+            f"""\
+            import subprocess, sys, time
+            child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+            with open({str(tmp_path / "pids")!r}, "w") as out:
+                out.write(f"{{child.pid}}\\n")
+            time.sleep(60)
+            """
+        )
+    )
+    bot = arena.Command(f"{sys.executable} {path}", timeout_s=2.0)
+    result = arena.play_match("rough", 1, (0, 2), bot, arena.Builtin("random"), SHORT["rough"])
+    assert result.forfeit is not None and result.forfeit.reason == "timeout"
+    assert eventually_gone([int((tmp_path / "pids").read_text())])
 
 
 @pytest.mark.parametrize("kind", list(BROKEN))
 @pytest.mark.parametrize("side", ["A", "B"])
 def test_a_broken_bot_forfeits_the_match_and_is_stopped(tmp_path: Path, kind: str, side: str) -> None:
-    broken = arena.Command(broken_bot(tmp_path, kind), timeout_s=0.5)
+    broken = arena.Command(broken_bot(tmp_path, kind), timeout_s=0.5 if REASONS[kind] == "timeout" else 10)
     a, b = (broken, arena.Builtin("random")) if side == "A" else (arena.Builtin("random"), broken)
     result = arena.run("rough", a, b, 2, options=SHORT["rough"])
     winner = "B" if side == "A" else "A"
     for r in result.matches:
         assert r.forfeit is not None
-        assert (r.outcome, r.forfeit.side, r.forfeit.reason) == (winner, side, REASONS[kind])
+        assert (r.outcome, r.forfeit.side) == (winner, side)
+        assert r.forfeit.reason == REASONS[kind] or (kind, r.forfeit.reason) == ("two_answers", "illegal")
         assert r.score_diff is None
         assert r.forfeit.seat not in r.a_seats if side == "B" else r.forfeit.seat in r.a_seats
     assert len(result.forfeits(side)) == 2  # type: ignore[arg-type]
     assert "forfeited 2 match(es)" in result.summary()
     pids = [int(pid) for pid in (tmp_path / "pids").read_text().split()]
-    assert pids and all(gone(pid) for pid in pids)
+    assert pids and all(gone(pid) for pid in pids)  # our own children: reaped before run() returns
 
 
 def test_a_forfeit_says_what_went_wrong(tmp_path: Path) -> None:
@@ -211,7 +246,11 @@ def test_a_command_that_cannot_start_is_an_error_not_a_forfeit(tmp_path: Path) -
         arena.run("rough", arena.Command(str(tmp_path / "no-such-bot")), arena.Builtin("random"), 2)
 
 
-def test_unknown_levels_and_options_are_refused() -> None:
+def test_unknown_games_levels_options_and_counts_are_refused() -> None:
+    with pytest.raises(arena.ArenaError, match="unknown game"):
+        arena.run("bridge", arena.Builtin("random"), arena.Builtin("random"), 2)
+    with pytest.raises(arena.ArenaError, match="at least one match"):
+        arena.run("rough", arena.Builtin("random"), arena.Builtin("random"), 0)
     with pytest.raises(arena.ArenaError, match="unknown bot level"):
         arena.Builtin("grandmaster")
     with pytest.raises(arena.ArenaError, match="target_score"):
