@@ -53,7 +53,7 @@ JSON = dict[str, Any]
 SideName = Literal["A", "B"]
 Outcome = Literal["A", "B", "tie"]
 MAX_LINE = 1 << 20
-"""Longest answer line read from a bot, in characters."""
+"""Longest answer line read from a bot, in bytes."""
 MAX_HANDS = 500
 """Hands after which a match without a winner stops as a tie (Le 500 and Le Rough deal again
 when nobody bids, F5-9, RG-8, so bots that never bid would play forever)."""
@@ -354,7 +354,7 @@ class Forfeit:
     side: SideName
     seat: int
     reason: str
-    """``timeout``, ``crash``, ``garbage`` (not one JSON object) or ``illegal``."""
+    """``timeout``, ``crash``, ``garbage`` (not one JSON object, a line not asked for) or ``illegal``."""
     detail: str
     hand: int
     """The hand (deal) of the match in which it happened, from 1."""
@@ -362,6 +362,8 @@ class Forfeit:
 
 @dataclass(frozen=True)
 class MatchResult:
+    """One match: who held which seats, who won, and how (``forfeit``, ``unfinished``)."""
+
     seed: int
     a_seats: tuple[int, ...]
     outcome: Outcome
@@ -467,6 +469,8 @@ def _forfeited(m: engine.Match, seed: int, a_seats: Sequence[int], decisions: in
 
 @dataclass
 class ArenaResult:
+    """The matches of a run, in order (each seed twice), with the figures drawn from them."""
+
     game: str
     a: str
     b: str
