@@ -25,7 +25,6 @@ line is ``bench bots: key=value ...`` with every figure.
 from __future__ import annotations
 
 import argparse
-import math
 import random
 import sys
 import time
@@ -36,20 +35,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import engine
 from workers import bots
+from workers.arena import wilson
 
 GAMES = ("five_hundred", "rough", "euchre5")
 SHORT_TARGETS = {"five_hundred": 500, "rough": 200, "euchre5": 5}
-
-
-def wilson(wins: float, n: int, z: float = 1.96) -> tuple[float, float]:
-    """95% Wilson score interval of a proportion."""
-    if n == 0:
-        return 0.0, 1.0
-    p = wins / n
-    denom = 1 + z * z / n
-    centre = (p + z * z / (2 * n)) / denom
-    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / denom
-    return max(0.0, centre - half), min(1.0, centre + half)
 
 
 def play_match(
@@ -60,7 +49,10 @@ def play_match(
     options: dict[str, Any],
     times: dict[str, list[float]],
 ) -> list[int]:
-    """One match, each seat played by its level; returns the winners."""
+    """One match, each seat played by its level; returns the winners.
+
+    ``workers.arena.play_match`` plays matches for bot authors; this loop stays separate
+    because it times only real decisions (more than one legal action), per level."""
     rng = random.Random(seed * 7919 + 1)
     m = engine.new_match(game, seed=seed, options=options)
     while m.to_act is not None:
