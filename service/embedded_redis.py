@@ -55,7 +55,8 @@ class EmbeddedRedis:
     """A redis-server child process bound to 127.0.0.1 on a free port."""
 
     def __init__(self, data_dir: str | Path, port: int | None = None, appendonly: bool = True) -> None:
-        self.data_dir = Path(data_dir)
+        # Absolute: redis-server chdirs into --dir before it opens the --logfile given after it.
+        self.data_dir = Path(data_dir).resolve()
         self.requested_port = port
         self.port = 0
         self.appendonly = appendonly

@@ -48,3 +48,18 @@ def test_an_override_that_is_not_executable_is_reported(monkeypatch: pytest.Monk
     monkeypatch.setenv("ATOUT_REDIS_SERVER", "/nonexistent/redis-server")
     with pytest.raises(redis_binary.RedisBinaryNotFound, match="ATOUT_REDIS_SERVER"):
         redis_binary.find()
+
+
+def test_a_relative_data_dir_works_as_atout_serve_uses_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`atout serve`'s default data dir is the relative var/redis (a fresh clone's `make serve`)."""
+    monkeypatch.chdir(tmp_path)
+    server = EmbeddedRedis("var/redis").start()
+    try:
+        client = redis.Redis.from_url(server.url)
+        assert client.ping()
+        client.close()
+        assert (tmp_path / "var" / "redis" / "redis.log").exists()
+    finally:
+        server.stop()
