@@ -415,7 +415,7 @@ class Game:
             "tricks_won": m.tricks_won[:],
             "scores": m.scores[:],
             "last_hand": m.last_hand,
-            "winners": m.winners,
+            "winners": m.winners[:] if m.winners is not None else None,
         }
         if seat is not None and m.discarder == seat:
             out["my_discards"] = codes_of(m.discards)

@@ -135,15 +135,17 @@ class Euchre5(Game):
             holders = [s for s in range(self.players) if m.hands[s] & BIT[c]]
             m.partner = holders[0] if holders else None  # None: buried, the maker is alone (E5-8)
             m.log.append({"type": "partner_called", "seat": seat, "card": CODES[c]})
-            if m.partner is not None:
-                m.log.append(
-                    {
-                        "type": "you_are_partner",
-                        "seat": m.partner,
-                        "card": CODES[c],
-                        "visible_to": [m.partner],
-                    }
-                )
+            # E5-8: only the holder learns he is the partner. The private event exists even
+            # when the card is buried (seen by nobody then), so that the mere count of the
+            # events a seat is not shown cannot tell a buried card from a held one.
+            m.log.append(
+                {
+                    "type": "you_are_partner",
+                    "seat": m.partner,
+                    "card": CODES[c],
+                    "visible_to": [] if m.partner is None else [m.partner],
+                }
+            )
         elif isinstance(action, act.GoAlone):
             m.alone = True
             m.log.append({"type": "go_alone", "seat": seat})

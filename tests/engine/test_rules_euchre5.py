@@ -16,6 +16,7 @@ from scenarios import (
     finish_hand,
     hand_of,
     name,
+    new,
     packets,
     play,
     play_cards,
@@ -484,3 +485,20 @@ def test_e5_12_target_score_option() -> None:
     m = _scored([0, 3, 0, 0, 0], options={"target_score": 5})
     assert m.scores == [0, 5, 2, 0, 0]
     assert m.winners == [1]
+
+
+def test_e5_8_the_events_do_not_tell_a_buried_card_from_a_held_one() -> None:
+    """E5-8: whether the called card was dealt or is buried stays hidden from everyone but its
+    holder, down to the number and kinds of the events a seat is not shown (a streaming client
+    sees event ids, so a missing private event would leave a telling gap)."""
+    maker = ["JH", "JD", "AS", "KS", "QS"]
+    held = new(GAME, 4, {0: maker, 2: ["AD", "8C", "9C", "TC", "JC"]}, kitty=["AH", "KH", "QH"])
+    buried = new(GAME, 4, {0: maker, 2: ["QD", "8C", "9C", "TC", "JC"]}, kitty=["AH", "KH", "AD"])
+    shapes = []
+    for m, partner in ((held, 2), (buried, None)):
+        m = engine.apply(run(m, ORDER_UP, PASS), 0, call("AD"))
+        assert m.partner == partner
+        shapes.append(
+            {s: [(e["type"], engine.event_for(e, s) is not None) for e in m.events] for s in (0, 1, 3, 4)}
+        )
+    assert shapes[0] == shapes[1]
