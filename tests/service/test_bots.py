@@ -3,10 +3,8 @@
 from __future__ import annotations
 
 import random
-from collections.abc import Iterator
 from typing import Any
 
-import pytest
 import redis
 from rq import Queue, SimpleWorker
 from rq.serializers import JSONSerializer
@@ -14,21 +12,7 @@ from starlette.testclient import TestClient
 from svc_helpers import FAST_OPTIONS, Table, fill, wait_for_human
 
 from service import bots
-from service.settings import Settings, get_settings
-
-
-@pytest.fixture
-def worker_env(monkeypatch: pytest.MonkeyPatch, settings: Settings) -> Iterator[redis.Redis]:
-    assert settings.redis_url
-    monkeypatch.setenv("REDIS_URL", settings.redis_url)
-    monkeypatch.setenv("ATOUT_BOT_BUDGET", "0.01")
-    get_settings.cache_clear()
-    connection = redis.Redis.from_url(settings.redis_url)
-    try:
-        yield connection
-    finally:
-        connection.close()
-        get_settings.cache_clear()
+from service.settings import Settings
 
 
 def drain(connection: redis.Redis, queue_name: str) -> None:

@@ -2,9 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
-import pytest
 import redis
 from rq import Queue
 from rq.registry import ScheduledJobRegistry
@@ -13,20 +10,7 @@ from starlette.testclient import TestClient
 from svc_helpers import auth, seated
 
 from service import bots
-from service.settings import Settings, get_settings
-
-
-@pytest.fixture
-def worker_env(monkeypatch: pytest.MonkeyPatch, settings: Settings) -> Iterator[redis.Redis]:
-    assert settings.redis_url
-    monkeypatch.setenv("REDIS_URL", settings.redis_url)
-    get_settings.cache_clear()
-    connection = redis.Redis.from_url(settings.redis_url)
-    try:
-        yield connection
-    finally:
-        connection.close()
-        get_settings.cache_clear()
+from service.settings import Settings
 
 
 def scheduled(connection: redis.Redis, settings: Settings) -> list[str]:

@@ -7,9 +7,6 @@ entry in the started registry has expired with nobody to finish it. Another work
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
-import pytest
 import redis
 from rq import Queue, SimpleWorker
 from rq.job import JobStatus
@@ -20,20 +17,7 @@ from svc_helpers import Table
 
 import engine
 from service import bots
-from service.settings import Settings, get_settings
-
-
-@pytest.fixture
-def worker_env(monkeypatch: pytest.MonkeyPatch, settings: Settings) -> Iterator[redis.Redis]:
-    assert settings.redis_url
-    monkeypatch.setenv("REDIS_URL", settings.redis_url)
-    get_settings.cache_clear()
-    connection = redis.Redis.from_url(settings.redis_url)
-    try:
-        yield connection
-    finally:
-        connection.close()
-        get_settings.cache_clear()
+from service.settings import Settings
 
 
 def bot_first_game(client: TestClient) -> Table:
