@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 
 import engine
+from engine.cards import mask_of
 
 JSON = dict[str, Any]
 
@@ -178,3 +179,17 @@ def packets(order: list[str], dealer: int, players: int, pattern: list[tuple[str
             for k in range(1, players + 1):
                 hands[(dealer + k) % players] += [next(top) for _ in range(count)]
     return hands, kitty
+
+
+def places(m: engine.Match) -> list[int]:
+    """Every place a card can be, as masks: each hand, the kitty, the discards, the tricks."""
+    in_tricks = mask_of(c for _, cards, _ in m.tricks for c in cards) | mask_of(m.trick)
+    return [*m.hands, m.kitty, m.discards, in_tricks]
+
+
+def assert_each_card_in_one_place(m: engine.Match) -> None:
+    seen = 0
+    for mask in places(m):
+        assert not seen & mask, "a card is in two places"
+        seen |= mask
+    assert seen == engine.game(m.game).deck_mask, "a card is missing"

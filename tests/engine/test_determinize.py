@@ -12,9 +12,9 @@ import os
 import random
 
 import pytest
+from scenarios import assert_each_card_in_one_place
 
 import engine
-from engine.cards import mask_of
 from engine.determinize import sample_match
 from engine.euchre5 import euchre_table
 from engine.five_hundred import five_hundred_table
@@ -23,19 +23,6 @@ from engine.tricks import TrumpTable
 
 GAMES = ("five_hundred", "rough", "euchre5")
 MATCHES = int(os.environ.get("ATOUT_DETERMINIZE_MATCHES", "40"))
-
-
-def places(m: engine.Match) -> list[int]:
-    in_tricks = mask_of(c for _, cards, _ in m.tricks for c in cards) | mask_of(m.trick)
-    return [*m.hands, m.kitty, m.discards, in_tricks]
-
-
-def assert_each_card_in_one_place(m: engine.Match) -> None:
-    seen = 0
-    for mask in places(m):
-        assert not seen & mask, "a card is in two places"
-        seen |= mask
-    assert seen == engine.game(m.game).deck_mask, "a card is missing"
 
 
 def table_of(m: engine.Match) -> TrumpTable | None:

@@ -23,6 +23,7 @@ from typing import Any
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from scenarios import assert_each_card_in_one_place
 
 import engine
 from engine.cards import CARD_OF, CODES, cards_of, mask_of
@@ -37,24 +38,6 @@ MAX_ACTIONS = 20_000
 seeds = st.integers(min_value=0, max_value=2**63)
 many = settings(max_examples=MATCHES, deadline=None, suppress_health_check=list(HealthCheck))
 some = settings(max_examples=VIEW_MATCHES, deadline=None, suppress_health_check=list(HealthCheck))
-
-
-def deck_mask(game: str) -> int:
-    return engine.game(game).deck_mask
-
-
-def places(m: engine.Match) -> list[int]:
-    """Every place a card can be, as masks: each hand, the kitty, the discards, the tricks."""
-    in_tricks = mask_of(c for _, cards, _ in m.tricks for c in cards) | mask_of(m.trick)
-    return [*m.hands, m.kitty, m.discards, in_tricks]
-
-
-def assert_each_card_in_one_place(m: engine.Match) -> None:
-    seen = 0
-    for mask in places(m):
-        assert not seen & mask, "a card is in two places"
-        seen |= mask
-    assert seen == deck_mask(m.game), "a card is missing"
 
 
 # ----- independent score oracles (from the hand's public record) ---------------------------------
