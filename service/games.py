@@ -7,6 +7,7 @@ store's compare-and-set together with its events. Every refusal is a :class:`Pro
 
 from __future__ import annotations
 
+import asyncio
 import base64
 import dataclasses
 import hashlib
@@ -15,7 +16,7 @@ import json
 import secrets
 import time
 from collections import OrderedDict
-from collections.abc import Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -264,6 +265,32 @@ class Games:
 
     async def events_after(self, gid: str, seat: int | None, after: str) -> list[dict[str, Any]]:
         return [e for e in (self.deliver(ev, seat) for ev in await self.store.events(gid, after)) if e]
+
+    async def follow(
+        self, gid: str, seat: int | None, after: str, block_ms: int, wait: bool = True
+    ) -> AsyncIterator[dict[str, Any]]:
+        """The game's events after the stream id ``after`` as ``seat`` may see them (ALL-7),
+        waiting for new ones while the match runs (unless ``wait`` is false); it ends once the
+        match is over. The one loop behind the SSE stream and the GraphQL subscription."""
+        cursor = after
+        while True:
+            batch = await self.store.events(gid, cursor)
+            if not batch:
+                current = await self.store.load(gid)
+                if not wait or current is None or current.status == STATUS_FINISHED:
+                    return
+                batch = await self.store.wait_events(gid, cursor, block_ms)
+            finished = False
+            for item in batch:
+                cursor = item.id
+                seen = self.deliver(item, seat)
+                if seen is None:
+                    continue
+                yield seen
+                finished = finished or (seen.get("type") == "turn" and seen.get("status") == STATUS_FINISHED)
+            if finished:
+                return
+            await asyncio.sleep(0)
 
     @staticmethod
     def deliver(stream_event: StreamEvent, seat: int | None) -> dict[str, Any] | None:

@@ -7,7 +7,6 @@ Queries are bounded by depth and by a cost (fields selected, lists weighted by t
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 from collections.abc import AsyncGenerator, Callable
 from typing import Any, TypeVar
@@ -27,7 +26,7 @@ from schema.rest import Action, CreateGameRequest
 from service.errors import CODES, ProblemError
 from service.games import Games
 from service.rest import invalid_request
-from service.store import STATUS_FINISHED, STREAM_ID_PATTERN
+from service.store import STREAM_ID_PATTERN
 
 R = TypeVar("R")
 ACTION = TypeAdapter(Action)
@@ -242,24 +241,8 @@ class Subscription:
                 ProblemError("invalid_request", "after must be an event id such as 1733140000000-0.")
             )
         block_ms = info.context["settings"].sse_block_ms
-        while True:
-            batch = await games.store.events(gid, cursor)
-            if not batch:
-                current = await games.store.load(gid)
-                if current is None or current.status == STATUS_FINISHED:
-                    return
-                batch = await games.store.wait_events(gid, cursor, block_ms)
-            finished = False
-            for item in batch:
-                cursor = item.id
-                seen = games.deliver(item, caller.seat)
-                if seen is None:
-                    continue
-                yield t.GameEvent.of(seen)
-                finished = finished or (seen.get("type") == "turn" and seen.get("status") == STATUS_FINISHED)
-            if finished:
-                return
-            await asyncio.sleep(0)
+        async for seen in games.follow(gid, caller.seat, cursor, block_ms):
+            yield t.GameEvent.of(seen)
 
     @strawberry.subscription(
         description="For a bot account (its API key in connection_init {Authorization: 'Bearer …'}): "

@@ -40,7 +40,7 @@ from schema.rest import (
 )
 from service.errors import CODES, PROBLEM_JSON, ProblemError
 from service.games import Games
-from service.store import STATUS_FINISHED, STREAM_ID_PATTERN
+from service.store import STREAM_ID_PATTERN
 
 M = TypeVar("M", bound=BaseModel)
 Endpoint = Callable[[Request], Awaitable[Response]]
@@ -273,24 +273,8 @@ async def game_events(request: Request) -> Response:
     follow = request.query_params.get("follow", "true").lower() not in {"false", "0", "no"}
 
     async def stream() -> AsyncIterator[ServerSentEvent]:
-        cursor = after
-        while True:
-            batch = await games.store.events(gid, cursor)
-            if not batch:
-                current = await games.store.load(gid)
-                if not follow or current is None or current.status == STATUS_FINISHED:
-                    return
-                batch = await games.store.wait_events(gid, cursor, settings.sse_block_ms)
-            finished = False
-            for item in batch:
-                cursor = item.id
-                seen = games.deliver(item, caller.seat)
-                if seen is None:
-                    continue
-                yield ServerSentEvent(data=json.dumps(seen), id=item.id, event=str(seen.get("type", "event")))
-                finished = finished or (seen.get("type") == "turn" and seen.get("status") == STATUS_FINISHED)
-            if finished:
-                return
+        async for seen in games.follow(gid, caller.seat, after, settings.sse_block_ms, wait=follow):
+            yield ServerSentEvent(data=json.dumps(seen), id=seen["id"], event=str(seen.get("type", "event")))
 
     return EventSourceResponse(stream(), ping=settings.sse_ping)
 
