@@ -356,8 +356,8 @@ def test_rg11_the_taker_leads_and_the_first_card_fixes_trump() -> None:
     assert engine.view(m, 0)["trump"] == "H"
 
 
-def test_rg11_a_trump_fixed_by_the_lead_beats_an_ace_led_later() -> None:
-    """RG-11 with ALL-4: leading 9S makes spades trump for the whole hand."""
+def seat0_leads_spades() -> engine.Match:
+    """Seat 0 takes at 70 and is to lead; seat 1 holds the spade ace, seat 0 no diamond."""
     m = engine.new_match(
         GAME,
         seed=0,
@@ -372,7 +372,12 @@ def test_rg11_a_trump_fixed_by_the_lead_beats_an_ace_led_later() -> None:
             "kitty": ["9H", "8H", "7H", "5H"],
         },
     )
-    m = run(m, points(70), PASS, PASS, PASS, discard("9H", "8H", "7H", "5H"))
+    return run(m, points(70), PASS, PASS, PASS, discard("9H", "8H", "7H", "5H"))
+
+
+def test_rg11_a_trump_fixed_by_the_lead_beats_an_ace_led_later() -> None:
+    """RG-11 with ALL-4: leading 9S makes spades trump for the whole hand."""
+    m = seat0_leads_spades()
     m = play_cards(m, "9S AS 5S AH")  # seat 1 wins with the trump ace
     m = play_cards(m, "AD")
     assert_illegal(m, 2, play("7S"), "ALL-4")  # seat 2 must follow diamonds
@@ -401,21 +406,7 @@ def test_rg11_no_trump_only_on_the_first_lead() -> None:
 
 def test_rg11_at_no_trump_the_led_suit_wins() -> None:
     """RG-11: declaring no trump, a spade led is not trump: off-suit cards never win."""
-    m = engine.new_match(
-        GAME,
-        seed=0,
-        deal={
-            "dealer": 3,
-            "hands": [
-                ["9S", "8S", "KC", "QC", "JC", "TC", "9C", "8C"],
-                ["AS", "KS", "QS", "AD", "KD", "QD", "JD", "TD"],
-                ["JS", "TS", "7S", "5S", "9D", "8D", "7D", "5D"],
-                ["AC", "7C", "5C", "AH", "KH", "QH", "JH", "TH"],
-            ],
-            "kitty": ["9H", "8H", "7H", "5H"],
-        },
-    )
-    m = run(m, points(70), PASS, PASS, PASS, discard("9H", "8H", "7H", "5H"))
+    m = seat0_leads_spades()
     m = run(m, play("9S", no_trump=True))
     m = play_cards(m, "AS 5S AH AD 5D AC 8S")
     assert engine.view(m, None)["tricks"][1]["winner"] == 1  # the 8S is no trump
