@@ -232,6 +232,17 @@ def from_match(m: engine.Match, seat: int, voids: bool = False) -> Seen:
     )
 
 
+def highest_bid(s: Seen) -> tuple[int, int | None]:
+    """The highest bid of the auction so far and its bidder: Le 500 bids by their F5-8 rank,
+    Le Rough bids by points (RG-6); (0, None) before anybody bid."""
+    best, who = 0, None
+    for seat, b in s.bids:
+        worth = b.rank if isinstance(b, act.TrickBid) else b.points if isinstance(b, act.PointBid) else 0
+        if worth > best:
+            best, who = worth, seat
+    return best, who
+
+
 def parse_legal(legal: list[JSON]) -> list[engine.Move]:
     """The legal actions' JSON as engine records (the discard template too)."""
     out: list[engine.Move] = []

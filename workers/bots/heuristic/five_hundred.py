@@ -11,7 +11,7 @@ from __future__ import annotations
 from engine import actions as act
 from engine.cards import BIT, JOKERS, cards_of, mask_of, suit_of
 
-from ..common import TABLE_500, Seen, key_in, play
+from ..common import TABLE_500, Seen, highest_bid, key_in, play
 
 TRUMP_WEIGHTS = (1.0, 1.0, 0.95, 0.85, 0.75, 0.55, 0.4, 0.3, 0.25, 0.25, 0.2, 0.2, 0.2, 0.2)
 """Tricks a trump is worth by its place in the F5-4 order (jokers, bowers, A, K ...)."""
@@ -68,18 +68,9 @@ def _side_tricks(side: int, s: int) -> float:
     return out
 
 
-def _high_bid(s: Seen) -> tuple[int, int | None]:
-    """Rank of the highest bid so far (F5-8 order) and its bidder."""
-    best, who = 0, None
-    for seat, b in s.bids:
-        if isinstance(b, act.TrickBid) and b.rank > best:
-            best, who = b.rank, seat
-    return best, who
-
-
 def bid(s: Seen, legal: list[act.Move]) -> act.Move:
     """The cheapest legal bid in the best-covered denomination, or pass (F5-8)."""
-    _, bidder = _high_bid(s)
+    _, bidder = highest_bid(s)
     partner_high = bidder is not None and bidder % 2 == s.seat % 2
     best: tuple[float, act.Move] | None = None
     for d in range(5):

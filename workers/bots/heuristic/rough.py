@@ -11,7 +11,7 @@ from __future__ import annotations
 from engine import actions as act
 from engine.cards import BIT, cards_of, mask_of, suit_of
 
-from ..common import ROUGH_POINTS, TABLE_ROUGH, Seen, play
+from ..common import ROUGH_POINTS, TABLE_ROUGH, Seen, highest_bid, play
 
 TRUMP_WEIGHTS = (1.0, 0.85, 0.6, 0.45, 0.35, 0.3, 0.3, 0.3, 0.3)
 """Tricks a trump is worth by rank, A K Q J T 9 8 7 5 (RG-3)."""
@@ -55,19 +55,11 @@ def raw_estimate(hand: int) -> float:
     return BASE + tricks * POINTS_PER_TRICK + sum(ROUGH_POINTS[c] for c in cards_of(hand)) * 0.3
 
 
-def _high(s: Seen) -> tuple[int, int | None]:
-    best, who = 0, None
-    for seat, b in s.bids:
-        if isinstance(b, act.PointBid) and b.points > best:
-            best, who = b.points, seat
-    return best, who
-
-
 def bid(s: Seen, legal: list[act.Move]) -> act.Move:
     """Bid the cheapest legal value the estimate covers; the dealer keeps an opponent's bid
     when his own hand covers it (RG-6, RG-7); 100 only with a near-certain hand (RG-9)."""
     est = estimate(s.hand)
-    high, bidder = _high(s)
+    high, bidder = highest_bid(s)
     partner_high = bidder is not None and bidder % 2 == s.seat % 2
     if partner_high:
         est -= 10
