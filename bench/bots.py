@@ -9,7 +9,7 @@ E5-12). Win rates come with 95% Wilson intervals. Each bot's decision time per m
 (``workers.bots.choose`` on a view and its legal actions, p50 and p99) is measured on
 every decision it takes that has more than one legal action.
 
-    python bench/bots.py [--quick] [--deals N] [--expert-deals N] [--budget S] [--games a,b]
+    python bench/bots.py [--quick] [--deals N] [--expert-deals N] [--budget S] [--games a,b] [--jobs N]
 
 Last, the time from a human move to the bot's reply through the worker: a real
 redis-server, ``atout serve`` and one ``atout worker`` process on loopback; a human seat
@@ -25,6 +25,7 @@ line is ``bench bots: key=value ...`` with every figure.
 from __future__ import annotations
 
 import argparse
+import multiprocessing
 import random
 import sys
 import time
@@ -68,6 +69,17 @@ def play_match(
     return m.winners
 
 
+Task = tuple[str, int, list[str], float, dict[str, Any], tuple[int, ...]]
+
+
+def _one(task: Task) -> tuple[int, dict[str, list[float]]]:
+    """One match of a duplicate pair (run in a worker process when ``--jobs`` > 1)."""
+    game, seed, levels, budget, options, mine = task
+    times: dict[str, list[float]] = {}
+    winners = play_match(game, seed, levels, budget, options, times)
+    return int(any(s in winners for s in mine)), times
+
+
 def duplicate(
     game: str,
     test: str,
@@ -77,18 +89,28 @@ def duplicate(
     options: dict[str, Any],
     times: dict[str, list[float]],
     first_seed: int,
+    jobs: int = 1,
 ) -> tuple[int, int]:
-    """Matches won by ``test`` against ``other`` over ``deals`` seeds, each from every side."""
-    won = played = 0
+    """Matches won by ``test`` against ``other`` over ``deals`` seeds, each from every side.
+
+    With ``jobs`` > 1 the matches run in that many processes; each match is still played
+    on one core, so decision times stay comparable (when ``jobs`` does not exceed the cores)."""
     players = engine.game(game).players
-    for seed in range(first_seed, first_seed + deals):
-        sides = [[0, 2], [1, 3]] if players == 4 else [[s] for s in range(players)]
-        for mine in sides:
-            levels = [test if s in mine else other for s in range(players)]
-            winners = play_match(game, seed, levels, budget, options, times)
-            won += any(s in winners for s in mine)
-            played += 1
-    return won, played
+    sides = [(0, 2), (1, 3)] if players == 4 else [(s,) for s in range(players)]
+    tasks = [
+        (game, seed, [test if s in mine else other for s in range(players)], budget, options, mine)
+        for seed in range(first_seed, first_seed + deals)
+        for mine in sides
+    ]
+    if jobs > 1:
+        with multiprocessing.get_context("spawn").Pool(jobs) as pool:
+            results = pool.map(_one, tasks, chunksize=1)
+    else:
+        results = [_one(t) for t in tasks]
+    for _, t in results:
+        for level, xs in t.items():
+            times.setdefault(level, []).extend(xs)
+    return sum(w for w, _ in results), len(results)
 
 
 def pct(xs: list[float], q: float) -> float:
@@ -107,6 +129,7 @@ def main() -> None:
     parser.add_argument("--expert-deals", type=int, help="deals per game, expert vs heuristic")
     parser.add_argument("--budget", type=float, help="expert thinking time per move, seconds")
     parser.add_argument("--games", default=",".join(GAMES), help="comma-separated game ids")
+    parser.add_argument("--jobs", type=int, default=1, help="matches played at once (processes)")
     args = parser.parse_args()
     games = [g for g in args.games.split(",") if g]
     deals = args.deals if args.deals is not None else (30 if args.quick else 200)
@@ -117,7 +140,9 @@ def main() -> None:
     started = time.perf_counter()
     for game in games:
         t0 = time.perf_counter()
-        won, n = duplicate(game, "heuristic", "random", deals, budget, {}, times, first_seed=1)
+        won, n = duplicate(
+            game, "heuristic", "random", deals, budget, {}, times, first_seed=1, jobs=args.jobs
+        )
         lo, hi = wilson(won, n)
         print(
             f"{game:13s} heuristic vs random: {won}/{n} = {won / n:.0%} [{lo:.0%}, {hi:.0%}]"
@@ -130,7 +155,9 @@ def main() -> None:
     for game in games:
         t0 = time.perf_counter()
         options = {"target_score": SHORT_TARGETS[game]} if args.quick else {}
-        won, n = duplicate(game, "expert", "heuristic", expert_deals, budget, options, times, first_seed=1001)
+        won, n = duplicate(
+            game, "expert", "heuristic", expert_deals, budget, options, times, first_seed=1001, jobs=args.jobs
+        )
         if not n:
             continue
         lo, hi = wilson(won, n)
@@ -154,6 +181,7 @@ def main() -> None:
     figures["reply_p50_ms"] = f"{r50:.1f}"
     figures["reply_p99_ms"] = f"{r99:.1f}"
     figures["expert_budget_s"] = f"{budget:g}"
+    figures["jobs"] = str(args.jobs)
     figures["euchre5_baseline"] = "0.200"
     figures["seconds"] = f"{time.perf_counter() - started:.1f}"
     print("bench bots: " + " ".join(f"{k}={v}" for k, v in figures.items()))

@@ -40,11 +40,17 @@ JSON = dict[str, Any]
 MAX_DISCARD_VARIANTS = 6
 MARGIN = 1.0
 """Standard errors by which an alternative must beat the heuristic's choice to be played."""
-INFERENCE_TRIES = 4
+INFERENCE_TRIES = 8
 """Deals drawn at most to find one that fits the auction (``consistent``)."""
 AUCTION = frozenset({"bidding", "order", "name"})
 MIN_DEALS = 4
 """Fewer sampled deals than this say too little: the heuristic's choice stands."""
+BID_LEVELS = 2
+"""Le 500: bid levels (8, 9, 10 tricks, F5-8) tried in the hand's two best denominations."""
+PRUNE_AT = 12
+"""Sampled deals before the first look for candidates to drop (``prune``)."""
+PRUNE_SE = 2.5
+"""Standard errors by which a candidate must trail the leader to be dropped."""
 
 
 def choose(
@@ -69,12 +75,15 @@ def search(
     budget_s: float,
     playouts: int | None,
 ) -> act.Action:
-    """Each candidate played out on the same sampled deals; the heuristic's choice (the first)
-    unless another beats it by more than ``MARGIN`` standard errors of the paired difference,
-    so that a handful of lucky deals does not overturn a sound default."""
+    """Each candidate still in the running played out on the same sampled deals.
+
+    Candidates clearly worse than the leader (``PRUNE_SE`` standard errors of the paired
+    difference, checked after ``PRUNE_AT`` deals and then at growing intervals) stop being
+    played out, so the budget goes to the ones that could still be chosen."""
     results: list[list[float]] = [[] for _ in candidates]
+    alive = list(range(len(candidates)))
     deadline = time.perf_counter() + budget_s
-    done = 0
+    done, next_prune = 0, PRUNE_AT
     while True:
         if playouts is not None:
             if done >= playouts:
@@ -86,28 +95,57 @@ def search(
             if consistent(world, seat):
                 break
             world = sample_match(view, rng)
-        for k, action in enumerate(candidates):
+        for k in alive:
             m = world.copy()
-            engine.push(m, seat, action)
+            engine.push(m, seat, candidates[k])
             results[k].append(rollout(m, seat))
         done += 1
-    return candidates[pick(results)]
+        if done >= next_prune and len(alive) > 1:
+            alive = prune(results, alive)
+            next_prune = done + max(PRUNE_AT // 2, done // 2)
+    return candidates[pick(results, alive)]
 
 
-def pick(results: list[list[float]]) -> int:
-    """Index of the candidate to play: the best mean whose edge over candidate 0 is significant."""
-    base = results[0]
-    n = len(base)
-    if n < MIN_DEALS:
+def paired(a: list[float], b: list[float]) -> tuple[float, float]:
+    """Mean and standard error of ``a - b`` over the deals both were played on."""
+    n = min(len(a), len(b))
+    diffs = [a[i] - b[i] for i in range(n)]
+    mean = sum(diffs) / n
+    var = sum((d - mean) ** 2 for d in diffs) / (n - 1) if n > 1 else 0.0
+    return mean, math.sqrt(var / n)
+
+
+def _mean(xs: list[float]) -> float:
+    return sum(xs) / len(xs)
+
+
+def prune(results: list[list[float]], alive: list[int]) -> list[int]:
+    """The candidates not clearly worse than the one with the best mean so far."""
+    leader = max(alive, key=lambda k: _mean(results[k]))
+    out = []
+    for k in alive:
+        mean, se = paired(results[leader], results[k])
+        if k == leader or mean <= PRUNE_SE * se:
+            out.append(k)
+    return out
+
+
+def pick(results: list[list[float]], alive: list[int] | None = None) -> int:
+    """Index of the candidate to play among ``alive`` (default: all).
+
+    The heuristic's choice (candidate 0), or if it was pruned the best survivor, stands
+    unless another beats it by more than ``MARGIN`` standard errors of the paired
+    difference, so that a handful of lucky deals does not overturn a sound default."""
+    alive = list(range(len(results))) if alive is None else alive
+    if len(results[alive[0]]) < MIN_DEALS:
         return 0
-    best, best_mean = 0, 0.0
-    for k in range(1, len(results)):
-        diffs = [a - b for a, b in zip(results[k], base, strict=True)]
-        mean = sum(diffs) / n
-        if mean <= best_mean:
+    base = 0 if 0 in alive else max(alive, key=lambda k: _mean(results[k]))
+    best, best_mean = base, 0.0
+    for k in alive:
+        if k == base:
             continue
-        var = sum((d - mean) ** 2 for d in diffs) / (n - 1) if n > 1 else 0.0
-        if mean > MARGIN * math.sqrt(var / n):
+        mean, se = paired(results[k], results[base])
+        if mean > best_mean and mean > MARGIN * se:
             best, best_mean = k, mean
     return best
 
@@ -236,16 +274,18 @@ def distinct_plays(s: Seen, plays: list[act.Play]) -> list[act.Play]:
 
 
 def bid_candidates(s: Seen, moves: list[engine.Move]) -> list[act.Action]:
-    """Pass, and the cheapest legal bids of the denominations (or values) the hand could hold."""
+    """Pass, and the cheapest legal bids of the denominations (or values) the hand could hold:
+    Le 500, the cheapest bid in every denomination and the next levels in the two the hand
+    is best in (``prune`` drops the hopeless ones after a few deals)."""
     out: list[act.Action] = [act.PASS] if act.PASS in moves else []
     if s.game == "five_hundred":
-        ranked = sorted(range(5), key=lambda d: -h_500.estimate(s.hand, d))[:2]
-        for d in ranked:
+        ranked = sorted(range(5), key=lambda d: -h_500.estimate(s.hand, d))
+        for i, d in enumerate(ranked):
             tricks: list[act.TrickBid] = [
                 a for a in moves if isinstance(a, act.TrickBid) and a.denomination == d
             ]
             tricks.sort(key=lambda a: a.rank)
-            out += tricks[:2]
+            out += tricks[: BID_LEVELS if i < 2 else 1]
         return out
     keep = [a for a in moves if isinstance(a, act.Keep)]
     out += keep
