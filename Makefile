@@ -38,11 +38,16 @@ test: lint typecheck unit
 bench-deps: $(STAMP)
 	$(PY) -m pip install -q -e '.[bench]'
 
+# Each benchmark ends with one line "bench NAME: key=value ..." holding all its figures.
 bench: bench-deps
 	$(PY) bench/engine.py
+	$(PY) bench/api.py
+	$(PY) bench/bots.py --jobs 2
 
 bench-quick: bench-deps
 	$(PY) bench/engine.py --quick
+	$(PY) bench/api.py --quick
+	$(PY) bench/bots.py --quick
 
 # Regenerate the committed API contracts (tests fail when they drift from the code).
 openapi: $(STAMP)

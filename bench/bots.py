@@ -49,8 +49,8 @@ def play_match(
     budget: float,
     options: dict[str, Any],
     times: dict[str, list[float]],
-) -> list[int]:
-    """One match, each seat played by its level; returns the winners.
+) -> tuple[list[int], list[int]]:
+    """One match, each seat played by its level; returns the winners and the final scores.
 
     ``workers.arena.play_match`` plays matches for bot authors; this loop stays separate
     because it times only real decisions (more than one legal action), per level."""
@@ -66,18 +66,41 @@ def play_match(
             times.setdefault(levels[seat], []).append(elapsed)
         m = engine.apply(m, seat, action)
     assert m.winners is not None
-    return m.winners
+    return m.winners, list(m.scores)
 
 
 Task = tuple[str, int, list[str], float, dict[str, Any], tuple[int, ...]]
 
 
-def _one(task: Task) -> tuple[int, dict[str, list[float]]]:
-    """One match of a duplicate pair (run in a worker process when ``--jobs`` > 1)."""
+def _one(task: Task) -> tuple[int, float, dict[str, list[float]]]:
+    """One match of a duplicate pair (run in a worker process when ``--jobs`` > 1): whether
+    ``test`` won, its head-to-head result, and the decision times."""
     game, seed, levels, budget, options, mine = task
     times: dict[str, list[float]] = {}
-    winners = play_match(game, seed, levels, budget, options, times)
-    return int(any(s in winners for s in mine)), times
+    winners, scores = play_match(game, seed, levels, budget, options, times)
+    return int(any(s in winners for s in mine)), head_to_head(scores, mine), times
+
+
+def head_to_head(scores: list[int], mine: tuple[int, ...]) -> float:
+    """The share of the other seats that ``mine`` finished ahead of (a tie counts half).
+
+    In a partnership game it is the match result; in five-handed euchre (no fixed teams,
+    E5-2, E5-12) it compares the one seat under test with each of the four others, so its
+    baseline is 1/2 like a two-sided match, where the share of wins has a baseline of 1/5."""
+    me = max(scores[s] for s in mine)
+    others = [scores[s] for s in range(len(scores)) if s not in mine]
+    if len(mine) > 1:
+        return 1.0 if me > max(others) else 0.5 if me == max(others) else 0.0
+    return sum(1.0 if me > o else 0.5 if me == o else 0.0 for o in others) / len(others)
+
+
+def mean_interval(xs: list[float]) -> tuple[float, float, float]:
+    """Mean and a 95% normal interval over matches (each match one observation)."""
+    n = len(xs)
+    mean = sum(xs) / n
+    var = sum((x - mean) ** 2 for x in xs) / (n - 1) if n > 1 else 0.0
+    half = 1.96 * (var / n) ** 0.5
+    return mean, max(0.0, mean - half), min(1.0, mean + half)
 
 
 def duplicate(
@@ -90,8 +113,9 @@ def duplicate(
     times: dict[str, list[float]],
     first_seed: int,
     jobs: int = 1,
-) -> tuple[int, int]:
-    """Matches won by ``test`` against ``other`` over ``deals`` seeds, each from every side.
+) -> tuple[int, int, list[float]]:
+    """Matches won by ``test`` against ``other`` over ``deals`` seeds, each from every side,
+    the number played, and the head-to-head result of each.
 
     With ``jobs`` > 1 the matches run in that many processes; each match is still played
     on one core, so decision times stay comparable (when ``jobs`` does not exceed the cores)."""
@@ -107,10 +131,10 @@ def duplicate(
             results = pool.map(_one, tasks, chunksize=1)
     else:
         results = [_one(t) for t in tasks]
-    for _, t in results:
+    for _, _, t in results:
         for level, xs in t.items():
             times.setdefault(level, []).extend(xs)
-    return sum(w for w, _ in results), len(results)
+    return sum(w for w, _, _ in results), len(results), [h for _, h, _ in results]
 
 
 def pct(xs: list[float], q: float) -> float:
@@ -140,7 +164,7 @@ def main() -> None:
     started = time.perf_counter()
     for game in games:
         t0 = time.perf_counter()
-        won, n = duplicate(
+        won, n, _ = duplicate(
             game, "heuristic", "random", deals, budget, {}, times, first_seed=1, jobs=args.jobs
         )
         lo, hi = wilson(won, n)
@@ -155,7 +179,7 @@ def main() -> None:
     for game in games:
         t0 = time.perf_counter()
         options = {"target_score": SHORT_TARGETS[game]} if args.quick else {}
-        won, n = duplicate(
+        won, n, h2h = duplicate(
             game, "expert", "heuristic", expert_deals, budget, options, times, first_seed=1001, jobs=args.jobs
         )
         if not n:
@@ -169,6 +193,13 @@ def main() -> None:
         figures[f"{game}_e_vs_h"] = f"{won / n:.3f}"
         figures[f"{game}_e_vs_h_ci"] = f"{lo:.3f}-{hi:.3f}"
         figures[f"{game}_e_vs_h_n"] = str(n)
+        if engine.game(game).players != 4:
+            mean, lo, hi = mean_interval(h2h)
+            print(
+                f"{'':13s} expert head-to-head against each heuristic seat: {mean:.0%} [{lo:.0%}, {hi:.0%}]"
+            )
+            figures[f"{game}_e_vs_h_head_to_head"] = f"{mean:.3f}"
+            figures[f"{game}_e_vs_h_head_to_head_ci"] = f"{lo:.3f}-{hi:.3f}"
     for level in ("random", "heuristic", "expert"):
         xs = times.get(level, [])
         p50, p99 = pct(xs, 0.5) * 1e3, pct(xs, 0.99) * 1e3

@@ -8,9 +8,11 @@ A candidate is scored by the hand's points of the seat's side minus the other si
 (F5-12/13, RG-12/13, E5-10/11; in euchre, the seat's points minus the others' mean), plus
 a match-sized swing when the hand ends the match (RG-14, F5-14, E5-12). Every candidate
 sees the same deals, so their difference is not noise from the deals; the heuristic's own
-choice stands unless another is better by a significant margin. Deals that do not fit the
-auction (the other seats would not have bid so with those hands, by the heuristic's
-judgement) are drawn again a few times.
+choice stands unless another is better by a significant margin, and a candidate clearly
+behind the best so far stops being played out, leaving the budget to the close ones (a Le
+500 bid is weighed in every denomination, F5-8, most of them dropped after a dozen
+deals). Deals that do not fit the auction (the other seats would not have bid so with
+those hands, by the heuristic's judgement) are drawn again a few times.
 
 Within ``budget_s`` seconds (default 1 s), or exactly ``playouts`` sampled deals when that
 is given, which makes the choice deterministic for a given ``rng`` seed. Combinatorial
