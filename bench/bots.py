@@ -78,19 +78,17 @@ def _one(task: Task) -> tuple[int, float, dict[str, list[float]]]:
     game, seed, levels, budget, options, mine = task
     times: dict[str, list[float]] = {}
     winners, scores = play_match(game, seed, levels, budget, options, times)
-    return int(any(s in winners for s in mine)), head_to_head(scores, mine), times
+    won = any(s in winners for s in mine)
+    return int(won), head_to_head(scores, mine) if len(mine) == 1 else float(won), times
 
 
-def head_to_head(scores: list[int], mine: tuple[int, ...]) -> float:
-    """The share of the other seats that ``mine`` finished ahead of (a tie counts half).
-
-    In a partnership game it is the match result; in five-handed euchre (no fixed teams,
-    E5-2, E5-12) it compares the one seat under test with each of the four others, so its
-    baseline is 1/2 like a two-sided match, where the share of wins has a baseline of 1/5."""
-    me = max(scores[s] for s in mine)
-    others = [scores[s] for s in range(len(scores)) if s not in mine]
-    if len(mine) > 1:
-        return 1.0 if me > max(others) else 0.5 if me == max(others) else 0.0
+def head_to_head(scores: list[int], mine: tuple[int]) -> float:
+    """The share of the other seats that the one seat ``mine`` finished ahead of (a tie
+    counts half). In five-handed euchre (no fixed teams, E5-2, E5-12) it compares the seat
+    under test with each of the four others, so its baseline is 1/2 like a partnership
+    match's, where the share of wins has a baseline of 1/5."""
+    me = scores[mine[0]]
+    others = [scores[s] for s in range(len(scores)) if s != mine[0]]
     return sum(1.0 if me > o else 0.5 if me == o else 0.0 for o in others) / len(others)
 
 
