@@ -151,6 +151,9 @@ def main() -> None:
     parser.add_argument("--expert-deals", type=int, help="deals per game, expert vs heuristic")
     parser.add_argument("--budget", type=float, help="expert thinking time per move, seconds")
     parser.add_argument("--games", default=",".join(GAMES), help="comma-separated game ids")
+    parser.add_argument(
+        "--expert-first-seed", type=int, default=1001, help="first deal of the expert matches (to add runs)"
+    )
     parser.add_argument("--jobs", type=int, default=1, help="matches played at once (processes)")
     args = parser.parse_args()
     games = [g for g in args.games.split(",") if g]
@@ -178,7 +181,15 @@ def main() -> None:
         t0 = time.perf_counter()
         options = {"target_score": SHORT_TARGETS[game]} if args.quick else {}
         won, n, h2h = duplicate(
-            game, "expert", "heuristic", expert_deals, budget, options, times, first_seed=1001, jobs=args.jobs
+            game,
+            "expert",
+            "heuristic",
+            expert_deals,
+            budget,
+            options,
+            times,
+            first_seed=args.expert_first_seed,
+            jobs=args.jobs,
         )
         if not n:
             continue
