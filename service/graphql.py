@@ -219,6 +219,15 @@ class Mutation:
         return result
 
 
+def resume_from(after: str | None, what: str) -> str:
+    """The stream id a subscription resumes after ("0-0": from the start); a malformed one is
+    refused with the same ``invalid_request`` the REST streams give."""
+    cursor = after or "0-0"
+    if not STREAM_ID_PATTERN.match(cursor):
+        raise problem_error(ProblemError("invalid_request", f"after must be {what} such as 1733140000000-0."))
+    return cursor
+
+
 @strawberry.type
 class Subscription:
     @strawberry.subscription(
@@ -235,11 +244,7 @@ class Subscription:
             caller = games.caller(record, token_of(info), required=False)
         except ProblemError as error:
             raise problem_error(error) from None
-        cursor = after or "0-0"
-        if not STREAM_ID_PATTERN.match(cursor):
-            raise problem_error(
-                ProblemError("invalid_request", "after must be an event id such as 1733140000000-0.")
-            )
+        cursor = resume_from(after, "an event id")
         block_ms = info.context["settings"].sse_block_ms
         async for seen in games.follow(gid, caller.seat, cursor, block_ms):
             yield t.GameEvent.of(seen)
@@ -255,11 +260,7 @@ class Subscription:
             bid = await games.bot_of(token_of(info))
         except ProblemError as error:
             raise problem_error(error) from None
-        cursor = after or "0-0"
-        if not STREAM_ID_PATTERN.match(cursor):
-            raise problem_error(
-                ProblemError("invalid_request", "after must be a notice id such as 1733140000000-0.")
-            )
+        cursor = resume_from(after, "a notice id")
         block_ms = info.context["settings"].sse_block_ms
         while True:
             batch = await games.store.bot_notices(bid, cursor)

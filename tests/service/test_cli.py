@@ -41,17 +41,24 @@ def accepts_connections(port: int) -> bool:
         return sock.connect_ex(("127.0.0.1", port)) == 0
 
 
-def test_serve_without_redis_url_runs_embedded_redis_and_a_worker(tmp_path: Path) -> None:
-    port = free_port()
+def serve_without_redis_url(
+    tmp_path: Path, port: int, extra_env: dict[str, str], output: int
+) -> subprocess.Popen[bytes]:
+    """``atout serve`` as a fresh machine runs it: no Redis URL, so it embeds its own."""
     env = {k: v for k, v in os.environ.items() if k not in {"REDIS_URL", "ATOUT_REDIS_URL"}}
-    env.update(ATOUT_DATA_DIR=str(tmp_path / "redis"), PYTHONPATH=str(ROOT), ATOUT_LOG_JSON="true")
-    proc = subprocess.Popen(
+    env.update(ATOUT_DATA_DIR=str(tmp_path / "redis"), PYTHONPATH=str(ROOT), **extra_env)
+    return subprocess.Popen(
         [sys.executable, "-m", "service.cli", "serve", "--port", str(port)],
         cwd=tmp_path,
         env=env,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
+        stdout=output,
+        stderr=subprocess.STDOUT if output == subprocess.PIPE else output,
     )
+
+
+def test_serve_without_redis_url_runs_embedded_redis_and_a_worker(tmp_path: Path) -> None:
+    port = free_port()
+    proc = serve_without_redis_url(tmp_path, port, {"ATOUT_LOG_JSON": "true"}, subprocess.PIPE)
     redis_url = ""
     try:
         wait_until_ready(f"http://127.0.0.1:{port}/readyz", proc)
@@ -138,15 +145,7 @@ def healthz_count(metrics: str) -> float:
 
 def test_nothing_outlives_a_killed_serve(tmp_path: Path) -> None:
     port = free_port()
-    env = {k: v for k, v in os.environ.items() if k not in {"REDIS_URL", "ATOUT_REDIS_URL"}}
-    env.update(ATOUT_DATA_DIR=str(tmp_path / "redis"), PYTHONPATH=str(ROOT), ATOUT_LOG_LEVEL="warning")
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "service.cli", "serve", "--port", str(port)],
-        cwd=tmp_path,
-        env=env,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
+    proc = serve_without_redis_url(tmp_path, port, {"ATOUT_LOG_LEVEL": "warning"}, subprocess.DEVNULL)
     wait_until_ready(f"http://127.0.0.1:{port}/readyz", proc)
     redis_port = int((tmp_path / "redis" / "redis.url").read_text().strip().rsplit(":", 1)[1].split("/")[0])
     children = [

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import redis
 from rq import Queue
 from rq.registry import ScheduledJobRegistry
 from rq.serializers import JSONSerializer
 from starlette.testclient import TestClient
-from svc_helpers import auth, seated
+from svc_helpers import Table, auth, seated
 
 from service import bots
 from service.settings import Settings
@@ -60,6 +62,14 @@ def test_turn_seconds_out_of_range_is_422(client: TestClient) -> None:
     assert response.status_code == 422 and response.json()["code"] == "invalid_request"
 
 
+def others_answer_until(table: Table, seat: int) -> dict[str, Any]:
+    """The other seats answer in time until ``seat`` is to act again; the game then."""
+    while (game := table.game())["to_act"] != seat:
+        other = game["to_act"]
+        assert table.act(other, table.legal(other)[0]).status_code == 200
+    return game
+
+
 def test_a_seat_that_times_out_too_often_becomes_a_bot(
     client: TestClient, worker_env: redis.Redis, settings: Settings
 ) -> None:
@@ -67,13 +77,9 @@ def test_a_seat_that_times_out_too_often_becomes_a_bot(
     first = table.game()["to_act"]
     assert bots.turn_timeout(table.game_id, 0) == "played"
     # the others answer in time until the same seat is to act again, then it times out once more
-    version = 1
-    while (game := table.game())["to_act"] != first:
-        seat = game["to_act"]
-        assert table.act(seat, table.legal(seat)[0]).status_code == 200
-        version = game["version"] + 1
+    game = others_answer_until(table, first)
     assert game["seats"][first]["kind"] == "human"
-    assert bots.turn_timeout(table.game_id, version) == "played"
+    assert bots.turn_timeout(table.game_id, game["version"]) == "played"
     game = table.game()
     assert game["seats"][first]["kind"] == "bot:heuristic"
     response = table.act(first, {"type": "pass"})
@@ -88,9 +94,7 @@ def test_a_move_in_time_clears_the_count_of_timeouts(
     first = table.game()["to_act"]
     assert bots.turn_timeout(table.game_id, 0) == "played"
     for round_ in range(2):  # twice more at this seat: once by the player, once timed out
-        while (game := table.game())["to_act"] != first:
-            seat = game["to_act"]
-            assert table.act(seat, table.legal(seat)[0]).status_code == 200
+        game = others_answer_until(table, first)
         if round_ == 0:
             assert table.act(first, table.legal(first)[0]).status_code == 200
         else:
