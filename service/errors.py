@@ -38,20 +38,32 @@ CODES: dict[str, tuple[int, str]] = {
     "game_not_over": (409, "The match is not over yet"),
     "not_your_turn": (409, "It is not your turn"),
     "version_conflict": (409, "The game has moved on"),
+    "payload_too_large": (413, "The request body is too large"),
+    "unsupported_media_type": (415, "Unsupported content type"),
+    "query_too_complex": (400, "The GraphQL query is too large or too deep"),
+    "rate_limited": (429, "Too many requests"),
+    "too_many_streams": (429, "Too many open streams"),
+    "too_many_games": (429, "Too many open games"),
+    "bot_not_found": (404, "No such bot account"),
     "internal_error": (500, "Internal error"),
     "unavailable": (503, "Service unavailable"),
+    "store_unavailable": (503, "The game store is unavailable"),
+    "server_full": (503, "The server is at capacity"),
 }
 
 
 class ProblemError(Exception):
     """An expected failure that the client can act on."""
 
-    def __init__(self, code: str, detail: str, **extra: Any) -> None:
+    def __init__(
+        self, code: str, detail: str, *, headers: Mapping[str, str] | None = None, **extra: Any
+    ) -> None:
         super().__init__(detail)
         self.code = code
         self.status, self.title = CODES[code]
         self.detail = detail
         self.extra = extra
+        self.headers = dict(headers or {})  # e.g. Retry-After on a 429 or a 503
 
     def to_dict(self, instance: str | None = None) -> dict[str, Any]:
         body: dict[str, Any] = {
@@ -70,7 +82,7 @@ class ProblemError(Exception):
 def problem_response(
     error: ProblemError, instance: str | None = None, headers: Mapping[str, str] | None = None
 ) -> Response:
-    headers = dict(headers or {})
+    headers = {**error.headers, **(headers or {})}
     if error.status == 401:
         headers["WWW-Authenticate"] = "Bearer"
     return JSONResponse(

@@ -1,0 +1,238 @@
+"""The lobby: create, list, join, leave and rematch games."""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import hmac
+import json
+import secrets
+import time
+
+import engine
+from schema.rest import (
+    CreateGameRequest,
+    GameSummary,
+    SeatInfo,
+)
+from service.core import (
+    Caller,
+    GameCore,
+    engine_problem,
+    new_game_id,
+)
+from service.errors import ProblemError
+from service.store import (
+    STATUS_ACTIVE,
+    STATUS_FINISHED,
+    STATUS_WAITING,
+    GameMissing,
+    GameOver,
+    GameRecord,
+    Seat,
+    SeatLost,
+    SeatTaken,
+    hash_token,
+)
+
+
+class Lobby(GameCore):
+    """Create, list, join, leave and rematch games."""
+
+    def summary(self, record: GameRecord, caller: Caller | None = None) -> GameSummary:
+        m = self.match_of(record)
+        show_seed = record.status == STATUS_FINISHED or (caller is not None and caller.admin)
+        return GameSummary(
+            id=record.id,
+            game=record.game,
+            players=record.players,
+            options=record.options,
+            status=record.status,  # type: ignore[arg-type]
+            version=record.version,
+            to_act=m.to_act if record.status == STATUS_ACTIVE else None,
+            seats=[
+                SeatInfo(seat=i, kind=s.kind, name=s.name, filled=not s.is_open)
+                for i, s in enumerate(record.seats)
+            ],
+            listed=record.listed,
+            created_at=record.created_at,
+            winners=m.winners,
+            seed=record.seed if show_seed else None,
+            rematch=record.rematch or None,
+            turn_seconds=record.extra.get("turn_seconds"),
+        )
+
+    async def open_games(self, limit: int = 50) -> list[GameSummary]:
+        return [self.summary(r) for r in await self.store.open_games(limit)]
+
+    async def create(self, request: CreateGameRequest, token: str | None) -> tuple[GameRecord, str | None]:
+        admin = self.is_admin(token)
+        if request.deal is not None and not admin:
+            raise ProblemError(
+                "admin_required", "Creating a game with an explicit deal needs the administrator token."
+            )
+        players = int(engine.games()[request.game]["players"])
+        seats = request.seats or ["open"] * players
+        if len(seats) != players:
+            raise ProblemError(
+                "invalid_seats",
+                f"{request.game} is played by {players}; give one seat entry each, not {len(seats)}.",
+            )
+        seed = request.seed if request.seed is not None else secrets.randbelow(2**53)
+        try:
+            m = engine.new_match(request.game, seed=seed, options=request.options or None, deal=request.deal)
+        except engine.IllegalAction as error:
+            raise engine_problem(error) from None
+        invite = None if request.listed else secrets.token_urlsafe(12)
+        status = STATUS_WAITING if "open" in seats else STATUS_ACTIVE
+        now = time.time()
+        record = GameRecord(
+            id=new_game_id(),
+            game=request.game,
+            players=players,
+            options=engine.view(m, None).get("options", request.options),
+            seed=seed,
+            version=0,
+            state=engine.to_json(m),
+            status=status,
+            seats=[Seat(kind=k, name=k if k.startswith("bot:") else "") for k in seats],
+            listed=request.listed,
+            invite_hash=hash_token(invite) if invite else "",
+            explicit_deal=request.deal is not None,
+            created_at=now,
+            updated_at=now,
+            extra={
+                **({"deal": request.deal} if request.deal is not None else {}),
+                **({"turn_seconds": request.turn_seconds} if request.turn_seconds else {}),
+                **({"timeouts_to_bot": request.timeouts_to_bot} if request.timeouts_to_bot else {}),
+            },
+        )
+        created = {"type": "game_created", "game": request.game, "seats": seats}
+        events = [created, *m.events]
+        if status == STATUS_ACTIVE:
+            events.append({"type": "game_started"})
+        await self.store.create(record, [json.dumps(e) for e in events])
+        if self.metrics:
+            self.metrics.games_created.labels(request.game).inc()
+        if status == STATUS_ACTIVE:
+            await self._maybe_enqueue_bot(record, m)
+        return record, invite
+
+    async def join(
+        self, gid: str, seat: int | None, name: str, invite_code: str | None, bot_key: str | None = None
+    ) -> tuple[int, str, bool]:
+        """Take a seat; with a bot account's API key the seat is the bot's, and its turns are
+        announced on the bot's stream."""
+        owner = await self.bot_of(bot_key) if bot_key else ""
+        record = await self.get(gid)
+        if record.invite_hash and not (
+            invite_code and hmac.compare_digest(record.invite_hash, hash_token(invite_code))
+        ):
+            raise ProblemError(
+                "invalid_invite", "This game is private: send the invite code its creator got."
+            )
+        if seat is not None and seat >= record.players:
+            raise ProblemError("invalid_seats", f"Seats of this game are 0..{record.players - 1}.")
+        token = secrets.token_urlsafe(32)
+        try:
+            taken, started = await self.store.join(gid, seat, hash_token(token), name, owner=owner)
+        except GameMissing:
+            raise ProblemError("game_not_found", f"There is no game {gid!r} (it may have expired).") from None
+        except SeatTaken as error:
+            if error.seat is None:
+                raise ProblemError("game_full", "Every seat of this game is taken.") from None
+            raise ProblemError(
+                "seat_taken", f"Seat {error.seat} is taken; join another or omit `seat`."
+            ) from None
+        if owner:
+            await self.store.add_bot_game(owner, gid)
+        if started:
+            record = await self.get(gid)
+            await self._maybe_enqueue_bot(record, self.match_of(record))
+            await self._notify_bots(record, self.match_of(record))
+        return taken, token, started
+
+    async def leave(self, gid: str, token: str | None) -> tuple[int, str]:
+        """Give up the caller's seat. Before the start the seat opens again; during the match a
+        random bot plays it out so the others can finish (the token stops working either way)."""
+        record = await self.get(gid)
+        caller = self.caller(record, token, required=True)
+        assert caller.seat is not None
+        if record.status == STATUS_FINISHED:
+            raise ProblemError("game_over", "The match is over; there is no seat to give up.")
+        try:
+            outcome = await self.store.leave(gid, caller.seat, caller.token_hash, "bot:random")
+        except GameMissing:
+            raise ProblemError("game_not_found", f"There is no game {gid!r} (it may have expired).") from None
+        except SeatLost:
+            raise ProblemError("invalid_token", "This token no longer holds a seat in this game.") from None
+        except GameOver:
+            raise ProblemError("game_over", "The match is over; there is no seat to give up.") from None
+        self._records.pop(gid, None)
+        if outcome == "replaced":
+            await self._maybe_enqueue_bot(await self.get(gid), self.match_of(record))
+        return caller.seat, outcome
+
+    async def rematch(self, gid: str, token: str | None) -> tuple[GameRecord, int, str, bool]:
+        """Offer (or take up) the rematch of a finished game: the same game, options and seats, a new
+        seed. Each player claims the same seat with the token of the old game; bots stay bots.
+        Returns the rematch, the caller's seat, its new token and whether the rematch started."""
+        record = await self.get(gid)
+        caller = self.caller(record, token, required=True)
+        assert caller.seat is not None
+        if record.status != STATUS_FINISHED:
+            raise ProblemError("game_not_over", "A rematch is offered once the match is over.")
+        digest = hashlib.sha256(f"{gid}:{record.seed}:rematch".encode()).digest()
+        rid = base64.b32encode(digest[:10]).decode().lower()
+        seed = int.from_bytes(digest[10:17], "big")
+        if not record.rematch:
+            m = engine.new_match(record.game, seed=seed, options=record.options)
+            now = time.time()
+            seats = [
+                Seat(kind=s.kind, name=s.name)
+                if s.is_bot
+                else Seat(kind="reserved", name=s.name, reserved_for=s.token_hash)
+                for s in record.seats
+            ]
+            rematch = GameRecord(
+                id=rid,
+                game=record.game,
+                players=record.players,
+                options=record.options,
+                seed=seed,
+                version=0,
+                state=engine.to_json(m),
+                status=STATUS_WAITING,
+                seats=seats,
+                listed=False,
+                created_at=now,
+                updated_at=now,
+                extra={
+                    "rematch_of": gid,
+                    **{k: v for k, v in record.extra.items() if k in {"turn_seconds", "timeouts_to_bot"}},
+                },
+            )
+            created = {"type": "game_created", "game": record.game, "seats": [s.kind for s in seats]}
+            await self.store.create(rematch, [json.dumps(e) for e in (created, *m.events)])
+            await self.store.set_field(gid, "rematch", rid)
+        token_new = secrets.token_urlsafe(32)
+        try:
+            old_seat = record.seats[caller.seat]
+            seat, started = await self.store.join(
+                rid,
+                caller.seat,
+                hash_token(token_new),
+                old_seat.name,
+                caller.token_hash,
+                owner=old_seat.owner,
+            )
+            if old_seat.owner:
+                await self.store.add_bot_game(old_seat.owner, rid)
+        except SeatTaken:
+            raise ProblemError("seat_taken", f"Seat {caller.seat} of the rematch is already taken.") from None
+        except GameMissing:
+            raise ProblemError("game_not_found", "The rematch has expired.") from None
+        fresh = await self.get(rid)
+        if started:
+            await self._maybe_enqueue_bot(fresh, self.match_of(fresh))
+        return fresh, seat, token_new, started
