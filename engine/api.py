@@ -9,12 +9,14 @@ from __future__ import annotations
 
 import json
 import random
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 from . import actions as act
+from . import fair
 from .actions import Action, Move
 from .base import Game
-from .cards import cards_of, mask_of
+from .cards import CARD_OF, CODES, cards_of, mask_of
 from .errors import IllegalAction
 from .match import JSON, Match
 
@@ -38,11 +40,191 @@ def games() -> dict[str, JSON]:
     return {gid: g.describe() for gid, g in sorted(Game.registry.items())}
 
 
-def new_match(game_id: str, seed: int = 0, options: JSON | None = None, deal: JSON | None = None) -> Match:
-    """A new match, first hand dealt. ``deal`` is an explicit first deal (ALL-3)."""
+def new_match(
+    game_id: str,
+    seed: int | bytes = 0,
+    options: JSON | None = None,
+    deal: JSON | None = None,
+    client_seeds: Sequence[str] | None = None,
+    wait: bool = False,
+) -> Match:
+    """A new match, first hand dealt. ``deal`` is an explicit first deal (ALL-3), not seeded.
+
+    ``seed`` is the match key K as bytes (the service draws it from ``secrets``) or a whole
+    number (K = ``engine.fair.key_of_int(seed)``: tests, benches, the arena). ``client_seeds``
+    holds one string per seat ("" for none), mixed into every hand (docs/fairness.md).
+    ``wait=True``: nothing is dealt until :func:`start` brings the client seeds.
+    """
+    g = game(game_id)
+    return g.new_match(_key(seed), options, deal, _client_seeds(g, client_seeds), wait)
+
+
+def start(m: Match, client_seeds: Sequence[str] | None = None, deal: JSON | None = None) -> Match:
+    """The waiting match ``m`` with its first hand dealt, the client seeds now fixed; ``m`` is unchanged."""
+    g = Game.registry[m.game]
+    if m.phase != "waiting":
+        raise IllegalAction("the match has already started", rule="ALL-2", code="already_started")
+    seeds = _client_seeds(g, client_seeds)
+    explicit = g.parse_deal(deal) if deal is not None else None
+    nxt = m.copy()
+    g.start(nxt, seeds, explicit)
+    return nxt
+
+
+def _key(seed: int | bytes) -> bytes:
+    if isinstance(seed, bytes):
+        if not 16 <= len(seed) <= 64:
+            raise IllegalAction("a match key must be 16 to 64 bytes", rule="ALL-3", code="invalid_seed")
+        return seed
     if not isinstance(seed, int) or isinstance(seed, bool):
         raise IllegalAction(f"seed must be a whole number, got {seed!r}", rule="ALL-3", code="invalid_seed")
-    return game(game_id).new_match(seed, options, deal)
+    return fair.key_of_int(seed)
+
+
+def _client_seeds(g: Game, client_seeds: Sequence[str] | None) -> tuple[str, ...]:
+    if client_seeds is None:
+        return ("",) * g.players
+    seeds = tuple(client_seeds)
+    if len(seeds) != g.players or not all(isinstance(s, str) for s in seeds):
+        raise IllegalAction(
+            f"client_seeds must hold one string per seat ({g.players})", rule="ALL-3", code="invalid_seed"
+        )
+    return seeds
+
+
+def match_commitment(m: Match) -> str:
+    """SHA-256 of the match key, hex: public from the creation of the game."""
+    return fair.match_commitment(m.key)
+
+
+def revealed_key(m: Match) -> str | None:
+    """The match key K, hex, once the match is over (None before: it would tell every later hand)."""
+    return m.key.hex() if m.over else None
+
+
+def deal_from_seed(game_id: str, seed: bytes, dealer: int) -> JSON:
+    """The hands (each in card order) and kitty (dealt order) a hand seed deals (ALL-3)."""
+    hands, kitty = game(game_id).shuffle_deal(seed, dealer)
+    return {"hands": [[CODES[c] for c in cards_of(h)] for h in hands], "kitty": [CODES[c] for c in kitty]}
+
+
+def hand_records(events: Iterable[JSON]) -> list[JSON]:
+    """The fairness record of every hand from a match's public events, in hand order:
+    {hand, dealer, seeded, commitment, server_part, seed, hands, kitty} (None where not yet shown)."""
+    out: dict[int, JSON] = {}
+    current = 0
+    pending: str | None = None
+
+    def entry(n: int) -> JSON:
+        return out.setdefault(
+            n,
+            {
+                "hand": n,
+                "dealer": None,
+                "seeded": False,
+                "commitment": None,
+                "server_part": None,
+                "seed": None,
+                "hands": None,
+                "kitty": None,
+            },
+        )
+
+    for e in events:
+        kind = e.get("type")
+        if kind == "hand_commitment":
+            pending = e["commitment"]
+        elif kind == "hand_started":
+            current = int(e["hand_number"])
+            rec = entry(current)
+            rec["dealer"] = e["dealer"]
+            if pending is not None:
+                rec["seeded"], rec["commitment"], pending = True, pending, None
+        elif kind == "hand_scored":
+            rec = entry(int(e["hand_number"]))
+            rec["hands"] = [list(h) for h in e["deal"]["hands"]]
+            rec["kitty"] = list(e["deal"]["kitty"])
+        elif kind == "hand_seed":
+            rec = entry(int(e["hand"]))
+            rec["server_part"], rec["seed"] = e["server_part"], e["seed"]
+    return [out[n] for n in sorted(out)]
+
+
+def verify_deal(game_id: str, record: JSON, client_seeds: Sequence[str], key: str | None = None) -> list[str]:
+    """The problems of one hand's record (empty: verified): its server part (with the key), its seed,
+    its commitment and every card it dealt, each re-derived (docs/fairness.md)."""
+    n = record.get("hand")
+    where = f"hand {n}"
+    try:
+        g = game(game_id)
+        part = bytes.fromhex(str(record["server_part"]))
+        seed = bytes.fromhex(str(record["seed"]))
+        dealer = record["dealer"]
+        if key is not None and fair.server_part(bytes.fromhex(key), int(n)) != part:  # type: ignore[arg-type]
+            return [f"{where}: the server part is not HMAC-SHA256(K, hand) of the revealed key"]
+        if fair.hand_seed(part, client_seeds) != seed:
+            return [f"{where}: the seed is not SHA-256 of its server part and the client seeds"]
+        if fair.hand_commitment(seed) != record.get("commitment"):
+            return [f"{where}: the published commitment is not SHA-256 of the revealed seed"]
+        if not (isinstance(dealer, int) and 0 <= dealer < g.players):
+            return [f"{where}: dealer {dealer!r} is not a seat"]
+        expected = deal_from_seed(game_id, seed, dealer)
+        hands, kitty = record.get("hands"), record.get("kitty")
+        if not isinstance(hands, list) or len(hands) != g.players or not isinstance(kitty, list):
+            return [f"{where}: the dealt hands and kitty are missing"]
+        for seat, (got, want) in enumerate(zip(hands, expected["hands"], strict=True)):
+            if sorted(CARD_OF.get(str(c), -1) for c in got) != [CARD_OF[c] for c in want]:
+                return [f"{where}: seat {seat} was dealt {got}, but the seed deals {want}"]
+        if [str(c) for c in kitty] != expected["kitty"]:
+            return [f"{where}: the kitty was {kitty}, but the seed deals {expected['kitty']}"]
+    except (KeyError, TypeError, ValueError, IllegalAction) as error:
+        return [f"{where}: malformed record ({error})"]
+    return []
+
+
+def verify_log(log: JSON) -> list[str]:
+    """Every problem found in a match's replay log (empty: every deal verified). Checks the match
+    commitment against K, then each hand: server part, seed, commitment, dealer (ALL-2) and every card
+    dealt (ALL-3). Hands dealt explicitly (``seeded`` false, administrator only) are reported as such."""
+    problems: list[str] = []
+    try:
+        g = game(str(log["game"]))
+        key = log.get("key")
+        commitment = log.get("commitment")
+        seeds = log.get("client_seeds")
+        hands = log.get("hands")
+    except (KeyError, TypeError, IllegalAction) as error:
+        return [f"malformed log ({error})"]
+    if not isinstance(key, str) or not isinstance(commitment, str):
+        return ["the log has no match key or commitment (is the match over?)"]
+    try:
+        key_bytes = bytes.fromhex(key)
+    except ValueError:
+        return ["the match key is not hex"]
+    if fair.match_commitment(key_bytes) != commitment:
+        return ["the match commitment is not SHA-256 of the revealed key"]
+    if not (isinstance(seeds, list) and len(seeds) == g.players and all(isinstance(s, str) for s in seeds)):
+        return [f"client_seeds must list one string per seat ({g.players})"]
+    if not isinstance(hands, list) or not hands:
+        return ["the log has no hands"]
+    first_dealer: int | None = None
+    for i, record in enumerate(hands, start=1):
+        if not isinstance(record, dict) or record.get("hand") != i:
+            return [f"hand {i}: missing or out of order"]
+        if not record.get("seeded"):
+            problems.append(f"hand {i}: dealt explicitly by the administrator, not from a seed")
+            if i == 1:
+                first_dealer = record.get("dealer")
+            continue
+        found = verify_deal(g.id, record, seeds, key)
+        if found:
+            return problems + found
+        if i == 1:
+            first_dealer = fair.first_dealer(bytes.fromhex(record["seed"]), g.players)
+        if first_dealer is not None and record["dealer"] != (first_dealer + i - 1) % g.players:
+            dealer = record["dealer"]
+            return [*problems, f"hand {i}: dealer {dealer} is not the seat the deal passed to (ALL-2)"]
+    return problems
 
 
 def legal_moves(m: Match) -> list[Move]:

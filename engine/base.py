@@ -9,13 +9,13 @@ repeat it.
 
 from __future__ import annotations
 
-import random
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import cache
 from typing import Any, ClassVar
 
 from . import actions as act
+from . import fair
 from .actions import Action, Move
 from .cards import BIT, CARD_OF, CODES, cards_of, codes_of, mask_of
 from .errors import IllegalAction
@@ -109,16 +109,39 @@ class Game:
         }
 
     # ----- match and hand setup ------------------------------------------------------
-    def new_match(self, seed: int, options: JSON | None, deal: JSON | None) -> Match:
+    def new_match(
+        self,
+        key: bytes,
+        options: JSON | None,
+        deal: JSON | None,
+        client_seeds: Sequence[str] | None = None,
+        wait: bool = False,
+    ) -> Match:
+        """A match keyed by ``key`` (engine.fair). ``wait``: nothing is dealt until ``start``, so the
+        seats' client seeds, known only once every seat is taken, can be mixed into every hand."""
         m = Match.__new__(Match)
-        m.game, m.options, m.seed, m.players = self.id, self.validate_options(options), seed, self.players
+        m.game, m.options, m.key, m.players = self.id, self.validate_options(options), key, self.players
+        m.client_seeds = tuple(client_seeds) if client_seeds is not None else ("",) * self.players
         m.scores = [0] * (2 if self.teams else self.players)
         m.hand_number, m.prev, m.winners, m.log = 0, None, None, []
         explicit = self.parse_deal(deal) if deal is not None else None
-        # ALL-2: the first dealer is drawn from the game's seed.
-        dealer = explicit[0] if explicit else random.Random(f"{seed}:dealer").randrange(self.players)
-        self.start_hand(m, dealer, explicit[1] if explicit else None)
+        if wait:
+            self.clear_hand(m, 0)
+            m.hands, m.dealt, m.kitty_dealt, m.kitty = [0] * self.players, [0] * self.players, (), 0
+            m.phase, m.to_act, m.seeded = "waiting", None, False
+            return m
+        self.start(m, m.client_seeds, explicit)
         return m
+
+    def start(self, m: Match, client_seeds: Sequence[str], explicit: tuple[int, Deal] | None) -> None:
+        """Deal the first hand, the seats' client seeds now fixed for the whole match."""
+        m.client_seeds = tuple(client_seeds)
+        if explicit is not None:
+            self.start_hand(m, explicit[0], explicit[1])
+            return
+        # ALL-2: the first dealer is drawn from hand 1's seed (engine.fair.first_dealer).
+        seed = fair.hand_seed_of(m.key, 1, m.client_seeds)
+        self.start_hand(m, fair.first_dealer(seed, self.players))
 
     def parse_deal(self, deal: JSON) -> tuple[int, Deal]:
         """An explicit deal must be exactly a partition of the deck (ALL-3)."""
@@ -155,13 +178,12 @@ class Game:
             tuple(CARD_OF[c.upper()] for c in kitty),
         )
 
-    def shuffle_deal(self, seed: int, hand_number: int, dealer: int) -> Deal:
-        """Deal from a per-hand seeded shuffle, in the packets of the game (ALL-3, F5-3, RG-5, E5-3)."""
-        order = list(self.deck)
-        random.Random(f"{seed}:{hand_number}").shuffle(order)
+    def shuffle_deal(self, seed: bytes, dealer: int) -> Deal:
+        """Deal from the hand's seed (engine.fair.shuffle of the deck in its canonical order), in the
+        packets of the game (ALL-3, F5-3, RG-5, E5-3)."""
         hands = [0] * self.players
         kitty: list[int] = []
-        for c, seat in zip(order, self.deal_targets(dealer), strict=True):
+        for c, seat in zip(fair.shuffle(self.deck, seed), self.deal_targets(dealer), strict=True):
             if seat < 0:
                 kitty.append(c)
             else:
@@ -182,11 +204,29 @@ class Game:
         return tuple(targets)
 
     def start_hand(self, m: Match, dealer: int, deal: Deal | None = None) -> None:
+        """Deal hand ``hand_number + 1``: from an explicit deal (not seeded), or from the hand's seed,
+        whose commitment is published before the first card (docs/fairness.md)."""
         m.hand_number += 1
-        m.dealer = dealer
-        hands, kitty = deal if deal is not None else self.shuffle_deal(m.seed, m.hand_number, dealer)
+        if deal is None:
+            seed = fair.hand_seed_of(m.key, m.hand_number, m.client_seeds)
+            commitment = fair.hand_commitment(seed)
+            m.log.append({"type": "hand_commitment", "hand": m.hand_number, "commitment": commitment})
+            hands, kitty = self.shuffle_deal(seed, dealer)
+            m.seeded = True
+        else:
+            hands, kitty = deal
+            m.seeded = False
+        self.clear_hand(m, dealer)
         m.hands, m.dealt = hands[:], hands[:]
         m.kitty_dealt, m.kitty = kitty, mask_of(kitty)
+        m.log.append({"type": "hand_started", "hand_number": m.hand_number, "dealer": dealer})
+        for seat in range(self.players):
+            m.log.append((DEALT, seat, hands[seat]))
+        self.open_bidding(m)
+
+    def clear_hand(self, m: Match, dealer: int) -> None:
+        """Every per-hand field back to its start (the cards aside)."""
+        m.dealer = dealer
         m.discards, m.discarder = 0, None
         m.bids, m.high_bid, m.high_bidder, m.turns = [], 0, None, 0
         m.taker, m.trump, m.level, m.no_trump = None, None, 0, False
@@ -195,10 +235,6 @@ class Game:
         m.leader = (dealer + 1) % self.players
         m.table = None
         m.to_act = (dealer + 1) % self.players
-        m.log.append({"type": "hand_started", "hand_number": m.hand_number, "dealer": dealer})
-        for seat in range(self.players):
-            m.log.append((DEALT, seat, hands[seat]))
-        self.open_bidding(m)
 
     def open_bidding(self, m: Match) -> None:
         raise NotImplementedError
@@ -221,6 +257,10 @@ class Game:
     def push(self, m: Match, seat: int, action: Action) -> None:
         """Apply in place. Every check comes before the first write."""
         if m.to_act is None:
+            if m.phase == "waiting":
+                raise IllegalAction(
+                    "the match starts when every seat is taken", rule="ALL-2", code="not_started"
+                )
             raise IllegalAction(
                 "the match is over; nobody acts any more", rule=self.end_rule, code="match_over"
             )
@@ -355,6 +395,11 @@ class Game:
             tuple(m.scores),
         )
         m.log.append((HAND_SCORED, m.prev))
+        if m.seeded:  # the reveal: anyone can now check the commitment and re-derive the deal
+            part = fair.server_part(m.key, m.hand_number)
+            seed = fair.hand_seed(part, m.client_seeds)
+            n = m.hand_number
+            m.log.append({"type": "hand_seed", "hand": n, "server_part": part.hex(), "seed": seed.hex()})
         winners = self.match_winners(m, result)
         if winners is not None:
             m.winners = winners
@@ -362,6 +407,10 @@ class Game:
             m.phase = "over"
             m.table = None
             m.log.append({"type": "match_over", "winners": winners, "scores": m.scores[:]})
+            # the key is no secret any more: every hand is played (docs/fairness.md)
+            m.log.append(
+                {"type": "match_key", "key": m.key.hex(), "commitment": fair.match_commitment(m.key)}
+            )
             return
         # ALL-2: the deal passes one seat left every hand.
         self.start_hand(m, (m.dealer + 1) % self.players)
@@ -434,7 +483,9 @@ class Game:
         return {
             "game": m.game,
             "options": m.options,
-            "seed": m.seed,
+            "key": m.key.hex(),
+            "client_seeds": list(m.client_seeds),
+            "seeded": m.seeded,
             "hand_number": m.hand_number,
             "dealer": m.dealer,
             "phase": m.phase,
@@ -472,8 +523,11 @@ class Game:
         def cards(codes: list[str]) -> int:
             return mask_of(CARD_OF[c] for c in codes)
 
-        m.game, m.options, m.seed = d["game"], self.validate_options(d["options"]), d["seed"]
+        m.game, m.options = d["game"], self.validate_options(d["options"])
+        m.key = bytes.fromhex(d["key"]) if "key" in d else fair.key_of_int(d["seed"])
         m.players = self.players
+        m.client_seeds = tuple(d.get("client_seeds", ("",) * self.players))
+        m.seeded = d.get("seeded", True)
         m.hand_number, m.dealer, m.phase, m.to_act = d["hand_number"], d["dealer"], d["phase"], d["to_act"]
         m.hands = [cards(h) for h in d["hands"]]
         m.dealt = [cards(h) for h in d["dealt"]]

@@ -100,6 +100,7 @@ class Match:
         "alone",
         "bids",
         "called",
+        "client_seeds",
         "dealer",
         "dealt",
         "discarder",
@@ -109,6 +110,7 @@ class Match:
         "hands",
         "high_bid",
         "high_bidder",
+        "key",
         "kitty",
         "kitty_dealt",
         "leader",
@@ -123,7 +125,7 @@ class Match:
         "prev",
         "revealed",
         "scores",
-        "seed",
+        "seeded",
         "table",
         "taker",
         "to_act",
@@ -137,7 +139,12 @@ class Match:
 
     game: str
     options: JSON
-    seed: int
+    key: bytes
+    """The match key K (engine.fair): secret until the match is over, never in a view (ALL-7)."""
+    client_seeds: tuple[str, ...]
+    """Each seat's client seed ("" for none), mixed into every hand's seed."""
+    seeded: bool
+    """The current hand was shuffled from its seed (False for an explicit deal, or before the start)."""
     players: int
     hand_number: int
     dealer: int

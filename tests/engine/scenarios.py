@@ -4,13 +4,13 @@ and the check that an illegal action is refused with its rule and changes nothin
 from __future__ import annotations
 
 import json
-import random
 from collections.abc import Iterable
 from typing import Any
 
 import pytest
 
 import engine
+import engine.fair
 from engine.cards import mask_of
 
 JSON = dict[str, Any]
@@ -163,7 +163,7 @@ def card_codes(obj: object) -> set[str]:
 def unshuffled(monkeypatch: pytest.MonkeyPatch, game: str, seed: int = 0) -> tuple[engine.Match, list[str]]:
     """A seeded match whose shuffle leaves the deck in its listed order, and that order:
     the deal is then the rule's packet pattern taken from the top of the deck."""
-    monkeypatch.setattr(random.Random, "shuffle", lambda self, x: None)
+    monkeypatch.setattr(engine.fair, "shuffle", lambda items, seed: list(items))
     return engine.new_match(game, seed=seed), deck(game)
 
 

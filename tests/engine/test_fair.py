@@ -1,0 +1,316 @@
+"""Provably fair deals (engine.fair, docs/fairness.md): the seed material, the DRBG, the shuffle,
+the commit-reveal events, and verify_log on honest and tampered logs.
+
+The known answers pin the byte layouts: a change to any label, length or order breaks them, as it
+would break every client that re-derives deals from the documentation.
+"""
+
+from __future__ import annotations
+
+import copy
+import hashlib
+import json
+import random
+from collections import Counter
+from typing import Any
+
+import pytest
+
+import engine
+from engine import fair
+
+GAMES = ["five_hundred", "rough", "euchre5"]
+KEY = bytes(range(32))  # the fixed key of the worked example in docs/fairness.md
+SEEDS = ["alice", "", "bob", ""]
+
+
+def play_out(m: engine.Match, rng: random.Random, max_steps: int = 20_000) -> tuple[engine.Match, list[Any]]:
+    """Random legal moves to the end of the match; every event on the way (bounded in steps)."""
+    events = list(m.events)
+    for _ in range(max_steps):
+        if m.over:
+            break
+        assert m.to_act is not None
+        m = engine.apply(m, m.to_act, engine.random_move(m, rng))
+        events += m.events
+    assert m.over, "the match ended within the step bound"
+    return m, events
+
+
+def log_of(m: engine.Match, events: list[Any]) -> dict[str, Any]:
+    """A replay log as the service publishes it (the fields verify_log reads)."""
+    return {
+        "game": m.game,
+        "key": engine.revealed_key(m),
+        "commitment": engine.match_commitment(m),
+        "client_seeds": list(m.client_seeds),
+        "hands": engine.hand_records(events),
+    }
+
+
+@pytest.fixture(scope="module")
+def played() -> dict[str, dict[str, Any]]:
+    out = {}
+    for i, game in enumerate(GAMES):
+        seeds = [f"seat{s}" for s in range(engine.game(game).players)]
+        m, events = play_out(
+            engine.new_match(game, seed=KEY, client_seeds=seeds, options=_short(game)), random.Random(i)
+        )
+        out[game] = log_of(m, events)
+    return out
+
+
+def _short(game: str) -> dict[str, Any]:
+    """Options for a match of a few hands (the smallest target each game allows)."""
+    specs = engine.games()[game]["options"]
+    return {"target_score": min(specs["target_score"]["allowed"])} if "target_score" in specs else {}
+
+
+# ----- known answers -----------------------------------------------------------------------------
+
+
+def test_drbg_known_answer() -> None:
+    """HMAC-SHA256(seed, "atout-drbg/v1" || i as 8 bytes), i = 0, 1, … as one byte stream."""
+    assert fair.Drbg(bytes(32)).read(8).hex() == "d5fc28dc38bdf85a"
+    block0 = fair.hmac.new(bytes(32), b"atout-drbg/v1" + (0).to_bytes(8, "big"), hashlib.sha256).digest()
+    block1 = fair.hmac.new(bytes(32), b"atout-drbg/v1" + (1).to_bytes(8, "big"), hashlib.sha256).digest()
+    drbg = fair.Drbg(bytes(32))
+    assert drbg.read(5) + drbg.read(40) == (block0 + block1)[:45], "reads continue one stream"
+
+
+def test_randbelow_takes_four_bytes_and_rejects_the_top_sliver() -> None:
+    seed = hashlib.sha256(b"reject").digest()
+    words = fair.Drbg(seed).words()
+    drbg = fair.Drbg(seed)
+    for k in (1, 2, 3, 7, 36, 46, 2**31 + 1, 2**32):
+        limit = 2**32 - (2**32 % k)
+        u = next(words)
+        while u >= limit:
+            u = next(words)
+        assert drbg.randbelow(k) == u % k
+    with pytest.raises(ValueError):
+        drbg.randbelow(0)
+
+
+def test_shuffle_known_answer_fisher_yates_from_the_end() -> None:
+    assert fair.shuffle(list(range(10)), hashlib.sha256(b"atout").digest()) == [9, 8, 1, 7, 6, 5, 3, 0, 4, 2]
+
+
+def test_worked_example_of_the_docs() -> None:
+    """The hex values of docs/fairness.md's worked example (key 00 01 … 1f, Le Rough)."""
+    assert fair.match_commitment(KEY) == "630dcd2966c4336691125448bbb25b4ff412a49c732db2c8abc1b8581bd710dd"
+    part = fair.server_part(KEY, 1)
+    assert part.hex() == "0d66fb2c729ddcc365a4c27d95ae0a32bbd12d06ee6f0bcb83da638633f2de2b"
+    assert fair.canonical_client_seeds(SEEDS) == b'["alice","","bob",""]'
+    seed = fair.hand_seed(part, SEEDS)
+    assert seed.hex() == "776b446e6f4456875a2d1a5fcc21898b2a11f6247e867ff4c729f1a6768df52c"
+    assert fair.hand_commitment(seed) == "bd2a2f00480f12b258a836c1c6aa47247b9aeb182c2fb4e8868646e1efae1527"
+    m = engine.new_match("rough", seed=KEY, client_seeds=SEEDS)
+    assert m.dealer == fair.first_dealer(seed, 4) == 2  # ALL-2: drawn from hand 1's seed
+    assert engine.view(m, 3)["hand"] and m.last_hand is None
+    assert engine.deal_from_seed("rough", seed, 2) == {
+        "hands": [
+            ["5S", "KS", "AS", "5C", "AC", "JD", "8H", "9H"],
+            ["TS", "JS", "QS", "5D", "7D", "9D", "KD", "TH"],
+            ["8C", "KC", "8D", "QD", "AD", "JH", "KH", "AH"],
+            ["7S", "9S", "7C", "9C", "TC", "QC", "TD", "5H"],
+        ],
+        "kitty": ["7H", "QH", "8S", "JC"],
+    }
+
+
+def test_a_whole_number_seed_is_a_public_key() -> None:
+    """Tests, benches and the arena keep their int seeds: K = "atout-int-seed:" + decimal."""
+    assert fair.key_of_int(12345) == b"atout-int-seed:12345"
+    a = engine.new_match("rough", seed=12345)
+    b = engine.new_match("rough", seed=fair.key_of_int(12345))
+    assert engine.to_json(a) == engine.to_json(b)
+
+
+def test_canonical_client_seeds_are_compact_utf8_json() -> None:
+    assert fair.canonical_client_seeds(['a"b', "c\\d", "é"]) == '["a\\"b","c\\\\d","é"]'.encode()
+
+
+# ----- the deal is the specified one (ALL-3) ------------------------------------------------------
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_all_3_every_deal_is_the_seeded_shuffle_in_the_games_packets(game: str) -> None:
+    """ALL-3 (and F5-3, RG-5, E5-3): the deck in its canonical order, shuffled by the hand seed,
+    given out top first in the game's packets from the dealer's left."""
+    g = engine.game(game)
+    for n in range(20):
+        key = hashlib.sha256(f"{game}{n}".encode()).digest()
+        m = engine.new_match(game, seed=key)
+        seed = fair.hand_seed_of(key, 1, [""] * g.players)
+        order = fair.shuffle(g.deck, seed)
+        hands, kitty = fair.deal_packets(order, g.deal_targets(m.dealer), g.players)
+        assert m.dealt == [engine.cards.mask_of(h) for h in hands]
+        assert list(m.kitty_dealt) == kitty
+
+
+def test_client_seeds_change_the_deal() -> None:
+    plain = engine.new_match("five_hundred", seed=KEY)
+    mixed = engine.new_match("five_hundred", seed=KEY, client_seeds=["", "", "", "x"])
+    assert plain.dealt != mixed.dealt
+
+
+def test_shuffle_is_uniform_enough() -> None:
+    """Bounded sanity: 6,000 shuffles of 3 cards hit each of the 6 orders about 1,000 times (the bound
+    is 7 standard deviations), and each card of a 36-card deck lands in the top packet about as often."""
+    counts = Counter(tuple(fair.shuffle("abc", i.to_bytes(4, "big"))) for i in range(6000))
+    assert len(counts) == 6 and all(800 < c < 1200 for c in counts.values())
+    deck = list(range(36))
+    top = Counter(c for i in range(3600) for c in fair.shuffle(deck, b"u" + i.to_bytes(4, "big"))[:4])
+    assert len(top) == 36 and all(250 < c < 550 for c in top.values())  # mean 400, sd about 19
+
+
+# ----- commit and reveal ----------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_each_hand_is_committed_before_its_deal_and_revealed_after_its_score(game: str) -> None:
+    m, events = play_out(engine.new_match(game, seed=7, options=_short(game)), random.Random(3))
+    kinds = [e["type"] for e in events]
+    hands = kinds.count("hand_started")
+    assert hands >= 1 and kinds.count("hand_commitment") == hands and kinds.count("hand_seed") == hands
+    commitments = {}
+    for i, e in enumerate(events):
+        if e["type"] == "hand_commitment":
+            assert events[i + 1]["type"] == "hand_started", "the commitment comes before the deal"
+            commitments[e["hand"]] = e["commitment"]
+        if e["type"] == "hand_seed":
+            assert events[i - 1]["type"] == "hand_scored"
+            assert hashlib.sha256(bytes.fromhex(e["seed"])).hexdigest() == commitments[e["hand"]]
+    assert events[-1] == {"type": "match_key", "key": m.key.hex(), "commitment": engine.match_commitment(m)}
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_all_7_no_view_shows_the_key_or_an_unplayed_hands_seed(game: str) -> None:
+    """ALL-7: the key and the seed of the current and later hands would tell hidden cards."""
+    key = hashlib.sha256(game.encode()).digest()
+    m = engine.new_match(game, seed=key, options=_short(game))
+    rng = random.Random(5)
+    for _ in range(400):
+        if m.over:
+            break
+        secrets = [key.hex()] + [
+            s
+            for n in (m.hand_number, m.hand_number + 1)
+            for s in (fair.server_part(key, n).hex(), fair.hand_seed_of(key, n, m.client_seeds).hex())
+        ]
+        for seat in [None, *range(m.players)]:
+            text = json.dumps(engine.view(m, seat))
+            assert not any(s in text for s in secrets)
+        events = json.dumps([e for e in m.events if e["type"] != "match_key"])
+        assert not any(s in events for s in secrets[:1] + secrets[3:])
+        assert m.to_act is not None
+        m = engine.apply(m, m.to_act, engine.random_move(m, rng))
+
+
+# ----- verify_log --------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_a_played_match_verifies(game: str, played: dict[str, dict[str, Any]]) -> None:
+    assert engine.verify_log(played[game]) == []
+
+
+def test_a_card_moved_between_hands_fails(played: dict[str, dict[str, Any]]) -> None:
+    log = copy.deepcopy(played["rough"])
+    hand = log["hands"][0]["hands"]
+    hand[1].append(hand[0].pop())
+    problems = engine.verify_log(log)
+    assert problems and "hand 1: seat 0 was dealt" in problems[0]
+
+
+def test_a_kitty_card_swapped_with_a_hand_fails(played: dict[str, dict[str, Any]]) -> None:
+    log = copy.deepcopy(played["euchre5"])
+    rec = log["hands"][-1]
+    rec["hands"][2][0], rec["kitty"][0] = rec["kitty"][0], rec["hands"][2][0]
+    assert engine.verify_log(log)
+
+
+def test_a_changed_seed_fails(played: dict[str, dict[str, Any]]) -> None:
+    log = copy.deepcopy(played["five_hundred"])
+    rec = log["hands"][-1]
+    rec["seed"] = hashlib.sha256(b"another seed").hexdigest()
+    assert "the seed is not SHA-256" in engine.verify_log(log)[0]
+
+
+def test_a_changed_hand_commitment_fails(played: dict[str, dict[str, Any]]) -> None:
+    log = copy.deepcopy(played["rough"])
+    log["hands"][0]["commitment"] = "00" * 32
+    assert "commitment is not SHA-256 of the revealed seed" in engine.verify_log(log)[0]
+
+
+def test_a_changed_match_key_or_commitment_fails(played: dict[str, dict[str, Any]]) -> None:
+    log = copy.deepcopy(played["rough"])
+    log["commitment"] = "11" * 32
+    assert engine.verify_log(log) == ["the match commitment is not SHA-256 of the revealed key"]
+    log = copy.deepcopy(played["rough"])
+    log["key"] = "22" * 32
+    log["commitment"] = hashlib.sha256(bytes.fromhex(log["key"])).hexdigest()
+    assert "server part" in engine.verify_log(log)[0]
+
+
+def test_a_changed_client_seed_fails(played: dict[str, dict[str, Any]]) -> None:
+    log = copy.deepcopy(played["rough"])
+    log["client_seeds"][2] = "someone else"
+    assert engine.verify_log(log)
+
+
+def test_all_2_a_dealer_out_of_turn_fails(played: dict[str, dict[str, Any]]) -> None:
+    log = copy.deepcopy(played["five_hundred"])
+    rec = log["hands"][0]
+    rec["dealer"] = (rec["dealer"] + 1) % 4
+    assert engine.verify_log(log)
+
+
+def test_verify_deal_checks_one_hand(played: dict[str, dict[str, Any]]) -> None:
+    log = played["rough"]
+    rec = log["hands"][0]
+    assert engine.verify_deal("rough", rec, log["client_seeds"], log["key"]) == []
+    assert engine.verify_deal("rough", {**rec, "kitty": rec["kitty"][::-1]}, log["client_seeds"])
+
+
+# ----- explicit deals and the waiting match ----------------------------------------------------------
+
+
+def test_an_explicit_deal_is_not_seeded() -> None:
+    """ALL-3: an explicit deal (administrator only) has no commitment; verify_log says so."""
+    ref = engine.new_match("euchre5", seed=2)
+    explicit = {
+        "dealer": 0,
+        "hands": [engine.cards.codes_of(h) for h in ref.dealt],
+        "kitty": [engine.cards.CODES[c] for c in ref.kitty_dealt],
+    }
+    m = engine.new_match("euchre5", seed=KEY, deal=explicit, options=_short("euchre5"))
+    assert "hand_commitment" not in [e["type"] for e in m.events]
+    m, events = play_out(m, random.Random(1))
+    log = log_of(m, events)
+    assert log["hands"][0]["seeded"] is False and log["hands"][0]["commitment"] is None
+    problems = engine.verify_log(log)
+    assert problems[0] == "hand 1: dealt explicitly by the administrator, not from a seed"
+    assert problems[1:] == []
+
+
+def test_a_waiting_match_deals_nothing_until_it_starts() -> None:
+    w = engine.new_match("rough", seed=KEY, wait=True)
+    assert w.phase == "waiting" and w.to_act is None and w.events == []
+    assert all(engine.view(w, s)["hand"] == [] for s in range(4))
+    with pytest.raises(engine.IllegalAction) as refused:
+        engine.apply(w, 0, {"type": "pass"})
+    assert refused.value.code == "not_started"
+    started = engine.start(engine.from_json(engine.to_json(w)), SEEDS)
+    assert engine.to_json(started) == engine.to_json(engine.new_match("rough", seed=KEY, client_seeds=SEEDS))
+    assert [e["type"] for e in started.events][:2] == ["hand_commitment", "hand_started"]
+    with pytest.raises(engine.IllegalAction):
+        engine.start(started, SEEDS)
+
+
+def test_the_key_and_client_seeds_survive_json() -> None:
+    m = engine.new_match("five_hundred", seed=KEY, client_seeds=["a", "b", "c", "d"])
+    back = engine.from_json(engine.to_json(m))
+    assert back.key == KEY and back.client_seeds == ("a", "b", "c", "d") and back.seeded
+    assert engine.revealed_key(m) is None
