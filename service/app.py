@@ -20,6 +20,7 @@ from service import bots, logs
 from service.errors import ProblemError, handle_problem, problem_response
 from service.games import Games
 from service.metrics import Metrics, MetricsMiddleware
+from service.quotas import ClientAddressMiddleware
 from service.settings import Settings, get_settings
 from service.store import Store
 
@@ -132,12 +133,13 @@ def create_app(settings: Settings | None = None) -> Starlette:
             Middleware(
                 CORSMiddleware,
                 allow_origins=[o.strip() for o in settings.cors_origins.split(",") if o.strip()],
-                allow_methods=["GET", "POST", "OPTIONS"],
+                allow_methods=["GET", "POST", "DELETE", "OPTIONS"],
                 allow_headers=["Authorization", "Content-Type", "Idempotency-Key", "Last-Event-ID"],
                 expose_headers=["Idempotent-Replayed", "Location"],
                 max_age=3600,
             ),
             Middleware(MetricsMiddleware, metrics=metrics, access_log=settings.access_log),
+            Middleware(ClientAddressMiddleware),  # the creator of a game, for its quota
         ],
         exception_handlers={
             ProblemError: handle_problem,

@@ -10,8 +10,11 @@ from service.core import (
     GameCore,
     new_game_id,
 )
+from service.errors import ProblemError
 from service.store import (
     STATUS_ACTIVE,
+    STATUS_FINISHED,
+    StoreError,
     hash_token,
 )
 
@@ -23,8 +26,34 @@ class BotAccounts(GameCore):
         """A new bot account: its id and its API key (``atb_<id>_<secret>``, stored only hashed)."""
         bid = new_game_id()
         key = f"atb_{bid}_{secrets.token_urlsafe(32)}"
-        await self.store.create_bot(bid, name, hash_token(key), contact or "")
+        await self.store.create_bot(bid, name, hash_token(key), contact or "", self.settings.bot_idle_ttl)
         return bid, key
+
+    async def delete_bot(self, bid: str, token: str | None) -> list[tuple[str, int]]:
+        """The administrator's delete: the key stops working at once, and the seats the bot holds are
+        given up (open again before the start, played out by a random bot after), so no game waits
+        for a bot that is gone. Returns the (game, seat) pairs given up."""
+        if not self.is_admin(token):
+            raise ProblemError("admin_required", "Deleting a bot account needs the administrator token.")
+        games = await self.store.bot_games(bid) if await self.store.load_bot(bid) else None
+        if games is None or not await self.store.delete_bot(bid):
+            raise ProblemError("bot_not_found", f"There is no bot account {bid!r} (it may have expired).")
+        released: list[tuple[str, int]] = []
+        for gid in games:
+            record = await self.store.load(gid)
+            for i, seat in enumerate(record.seats if record and record.status != STATUS_FINISHED else []):
+                if seat.owner != bid or not seat.token_hash:
+                    continue
+                try:
+                    outcome = await self.store.leave(gid, i, seat.token_hash, "bot:random")
+                except StoreError:
+                    continue  # the seat changed hands or the game ended meanwhile
+                released.append((gid, i))
+                self._records.pop(gid, None)
+                if outcome == "replaced":
+                    fresh = await self.get(gid)
+                    await self._maybe_enqueue_bot(fresh, self.match_of(fresh))
+        return released
 
     async def bot_notice(self, notice: dict[str, Any]) -> dict[str, Any] | None:
         """A stored notice as delivered: ``your_turn`` gains the seat's view and legal actions, or is

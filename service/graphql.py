@@ -183,6 +183,11 @@ class Mutation:
         bid, key = await games_of(info).register_bot(name, contact)
         return t.BotRegistration(bot_id=strawberry.ID(bid), name=name, api_key=key)
 
+    @strawberry.mutation(description="Delete a bot account (administrator token); true once deleted.")
+    async def delete_bot(self, info: Info, bot_id: strawberry.ID) -> bool:
+        await guarded(lambda: games_of(info).delete_bot(str(bot_id), token_of(info)))
+        return True
+
     @strawberry.mutation(description="Submit an action for the caller's seat (same rules as REST).")
     async def submit_action(
         self,

@@ -15,6 +15,7 @@ from schema.rest import (
     GameSummary,
     SeatInfo,
 )
+from service import quotas
 from service.core import (
     Caller,
     GameCore,
@@ -111,6 +112,7 @@ class Lobby(GameCore):
         events = [created, *m.events]
         if status == STATUS_ACTIVE:
             events.append({"type": "game_started"})
+        await quotas.admit(self, record, token)  # 429/503 past the caps on unfinished games
         await self.store.create(record, [json.dumps(e) for e in events])
         if self.metrics:
             self.metrics.games_created.labels(request.game).inc()
@@ -213,6 +215,7 @@ class Lobby(GameCore):
                 },
             )
             created = {"type": "game_created", "game": record.game, "seats": [s.kind for s in seats]}
+            await quotas.admit(self, rematch, token, owner=record.seats[caller.seat].owner)
             await self.store.create(rematch, [json.dumps(e) for e in (created, *m.events)])
             await self.store.set_field(gid, "rematch", rid)
         token_new = secrets.token_urlsafe(32)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any, TypeVar
@@ -253,6 +254,11 @@ async def bot_stream(request: Request) -> Response:
             yield ServerSentEvent(data=json.dumps(notice), id=notice["id"], event=notice["type"])
 
     return EventSourceResponse(events(), ping=settings.sse_ping)
+
+
+async def delete_bot(request: Request) -> Response:
+    await games_of(request).delete_bot(request.path_params["bot_id"], bearer(request))
+    return Response(status_code=204)
 
 
 async def get_log(request: Request) -> Response:
@@ -512,6 +518,20 @@ OPS: tuple[Op, ...] = (
         "`Accept: application/x-ndjson`. A `your_turn` whose game has moved on is left out.",
     ),
     Op(
+        "DELETE",
+        "/v1/bots/{bot_id}",
+        delete_bot,
+        "deleteBot",
+        "Delete a bot account (administrator): its key stops working, its seats are given up",
+        "bots",
+        None,
+        204,
+        errors=("invalid_token", "admin_required", "bot_not_found"),
+        auth="seat",
+        description="Needs the administrator token. A seat the bot holds opens again before the start "
+        "and is played out by a random bot after.",
+    ),
+    Op(
         "GET",
         "/v1/games/{game_id}/log",
         get_log,
@@ -523,6 +543,44 @@ OPS: tuple[Op, ...] = (
         auth="optional",
     ),
 )
+
+
+PATH_PARAM = re.compile(r"\{(\w+)\}")
+
+
+def _link(operation_id: str, description: str, game_id: str | None, token: str | None) -> dict[str, Any]:
+    parameters = {} if game_id is None else {"path.game_id": game_id}
+    if token is not None:
+        parameters["header.Authorization"] = f"Bearer {{{token}}}"
+    return {"operationId": operation_id, "description": description, "parameters": parameters}
+
+
+# OpenAPI links: how a client (and schemathesis' stateful runs) goes from one answer to the next
+# call, e.g. create -> join -> act with the seat token the join returned.
+_CREATED = "$response.body#/game/id"
+_JOINED, _SEAT_TOKEN = "$response.body#/game_id", "$response.body#/token"
+LINKS: dict[str, dict[str, Any]] = {
+    "createGame": {
+        "JoinGame": _link("joinGame", "Take a seat of the new game.", _CREATED, None),
+        "GetGame": _link("getGame", "The new game.", _CREATED, None),
+        "GetSpectatorView": _link("getView", "The new game as a spectator sees it.", _CREATED, None),
+    },
+    "joinGame": {
+        "JoinAgain": _link("joinGame", "Take another seat (all taken: it starts).", _JOINED, None),
+        "GetView": _link("getView", "The seat's view, with its token.", _JOINED, _SEAT_TOKEN),
+        "GetLegalActions": _link("getLegalActions", "The seat's legal actions.", _JOINED, _SEAT_TOKEN),
+        "SubmitAction": _link("submitAction", "Act for the seat.", _JOINED, _SEAT_TOKEN),
+        "LeaveGame": _link("leaveGame", "Give the seat up.", _JOINED, _SEAT_TOKEN),
+        "RematchGame": _link("rematchGame", "The rematch, once the match is over.", _JOINED, _SEAT_TOKEN),
+        "GetReplayLog": _link("getReplayLog", "The replay log, once it is over.", _JOINED, _SEAT_TOKEN),
+    },
+    "rematchGame": {
+        "GetView": _link("getView", "The seat's view of the rematch.", _CREATED, _SEAT_TOKEN),
+    },
+    "registerBot": {
+        "GetBot": _link("getBot", "The bot account, with its API key.", None, "$response.body#/api_key"),
+    },
+}
 
 
 async def openapi_json(request: Request) -> Response:
@@ -573,10 +631,8 @@ def openapi_document() -> dict[str, Any]:
     paths: dict[str, dict[str, Any]] = {}
     for op in OPS:
         parameters: list[dict[str, Any]] = []
-        if "{game_id}" in op.path:
-            parameters.append(
-                {"name": "game_id", "in": "path", "required": True, "schema": {"type": "string"}}
-            )
+        for name in PATH_PARAM.findall(op.path):
+            parameters.append({"name": name, "in": "path", "required": True, "schema": {"type": "string"}})
         for p in op.params:
             parameters.append({"name": p.name, "in": p.where, "required": False, "schema": p.schema,
                                "description": p.description})  # fmt: skip
@@ -605,6 +661,10 @@ def openapi_document() -> dict[str, Any]:
                 "description": op.summary,
                 "content": {media: {"schema": content_schema}},
             }
+        elif op.status == 204:
+            responses["204"] = {"description": op.summary}
+        if op.operation_id in LINKS:
+            responses[str(op.status)]["links"] = LINKS[op.operation_id]
         by_status: dict[int, list[str]] = {}
         for code in op.errors:
             by_status.setdefault(CODES[code][0], []).append(code)

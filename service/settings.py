@@ -58,6 +58,25 @@ class Settings(BaseSettings):
     log_level: str = "info"
     graphql_max_depth: int = 10
     graphql_max_cost: int = 2000
+    # --- bounded data (service/quotas.py, the indexes of service/store.py) ---
+    max_open_games_per_creator: int = Field(
+        default=100,
+        ge=1,
+        description="Unfinished games one creator (a bot account, else a client address) may have; "
+        "one more gets 429 too_many_games.",
+    )
+    max_open_games: int = Field(
+        default=1_000_000,
+        ge=1,
+        description="Unfinished games on the whole server (approximate across replicas); one more gets "
+        "503 server_full.",
+    )
+    bot_idle_ttl: int = Field(
+        default=90 * DAY,
+        ge=1,
+        description="Seconds a bot account is kept without its API key being used; then it expires.",
+    )
+
 
 
 @lru_cache(maxsize=1)

@@ -9,8 +9,15 @@ Keys of game ``g`` (all share the hash tag ``{g}``, so a game lives in one Clust
 - ``atout:idem:{g}:<k>``  string: the first result of a request sent with an Idempotency-Key.
 
 Bot account ``b``: ``atout:bot:{b}`` (name, API key hash), ``atout:botgames:{b}`` (its games) and
-``atout:botturns:{b}`` (a stream of its "your turn" and "game over" notices). ``atout:open`` is
-the only key shared by games: an index of listed games waiting for players, checked on read.
+``atout:botturns:{b}`` (a stream of its "your turn" and "game over" notices). The account expires
+after ``bot_idle_ttl`` seconds without its key being used; its two indexes expire with the games
+they list (and its notices stream is capped in length).
+
+Keys shared by games, every one bounded: ``atout:open`` (listed games waiting for players, checked
+on read; entries older than the abandoned-game TTL are pruned on every write and read, and the
+key's own TTL is refreshed on write), ``atout:opengames:{0..15}`` (the unfinished games, sharded,
+scored by expiry: the server-wide count of service/quotas.py) and ``atout:creator:{c}`` (one
+creator's unfinished games, scored by expiry, at most the per-creator cap).
 
 A move is a compare-and-set: the Lua script checks the version, writes the state, bumps the
 version, appends the events and the log entry and records the idempotent result in one atomic
@@ -30,6 +37,9 @@ from typing import Any
 import redis.asyncio as aioredis
 
 OPEN_INDEX = "atout:open"  # sorted set of listed games with open seats: a hint, the game hash is the truth
+OPEN_GAME_SHARDS = 16  # shards of the count of unfinished games (service/quotas.py)
+BOT_NOTICES_MAXLEN = 10_000  # a bot's notice stream keeps about this many
+DEFAULT_BOT_IDLE_TTL = 90 * 24 * 3600  # for a bot account registered before accounts had a TTL
 GAME_ID = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
 STREAM_ID_PATTERN = re.compile(r"^\d{1,20}-\d{1,20}$")
 
@@ -65,6 +75,22 @@ def bot_games_key(bid: str) -> str:
 
 def bot_turns_key(bid: str) -> str:
     return f"atout:botturns:{{{bid}}}"
+
+
+def open_games_key(gid: str) -> str:
+    """One of ``OPEN_GAME_SHARDS`` sorted sets counting the server's unfinished games (a shard per hash
+    tag, so no key holds them all and each lives in its own Cluster slot)."""
+    shard = int.from_bytes(hashlib.sha256(gid.encode()).digest()[:4], "big") % OPEN_GAME_SHARDS
+    return open_games_shard(shard)
+
+
+def open_games_shard(shard: int) -> str:
+    return f"atout:opengames:{{{shard}}}"
+
+
+def creator_key(creator: str) -> str:
+    """The sorted set of one creator's unfinished games (``creator`` is already a digest)."""
+    return f"atout:creator:{{{creator}}}"
 
 
 def hash_token(token: str) -> str:
@@ -352,6 +378,25 @@ return 1
 """
 
 
+# KEYS: bot;  ARGV: default idle ttl.  The account's fields, its TTL refreshed (by its own idle_ttl).
+LOAD_BOT_LUA = """
+local h = redis.call('HGETALL', KEYS[1])
+if #h > 0 then
+  local ttl = tonumber(redis.call('HGET', KEYS[1], 'idle_ttl') or ARGV[1]) or tonumber(ARGV[1])
+  redis.call('EXPIRE', KEYS[1], ttl)
+end
+return h
+"""
+
+# KEYS: bot, its notices stream;  ARGV: notice JSON, max length, ttl
+NOTIFY_BOT_LUA = """
+if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
+redis.call('XADD', KEYS[2], 'MAXLEN', '~', ARGV[2], '*', 'e', ARGV[1])
+redis.call('EXPIRE', KEYS[2], tonumber(ARGV[3]))
+return 1
+"""
+
+
 class Store:
     """Async access to the games in one Redis (or Redis Cluster)."""
 
@@ -366,6 +411,8 @@ class Store:
         self._leave = client.register_script(LEAVE_LUA)
         self._create = client.register_script(CREATE_LUA)
         self._replace = client.register_script(REPLACE_LUA)
+        self._load_bot = client.register_script(LOAD_BOT_LUA)
+        self._notify_bot = client.register_script(NOTIFY_BOT_LUA)
 
     @classmethod
     def from_url(cls, url: str, abandoned_ttl: int, finished_ttl: int, idempotency_ttl: int) -> Store:
@@ -395,8 +442,28 @@ class Store:
             args=[str(self.ttl_for(record.status)), str(record.version), *fields, "--", *events],
         )
         if created and record.listed and record.status == STATUS_WAITING:
-            await self.r.zadd(OPEN_INDEX, {record.id: record.created_at})
+            await self._list_open(record.id, record.created_at)
         return bool(created)
+
+    async def claim_rematch(self, gid: str, rematch_id: str) -> str:
+        """Link the finished game ``gid`` to its rematch, once: returns the rematch that won (HSETNX,
+        so players asking at the same moment all land in one rematch)."""
+        if await self.r.hsetnx(game_key(gid), "rematch", rematch_id):
+            return rematch_id
+        return str(await self.r.hget(game_key(gid), "rematch") or "")
+
+    async def drop_unstarted(self, gid: str) -> None:
+        """Delete a game nobody can know of (a rematch that lost the claim): its hash and stream."""
+        await self.r.delete(game_key(gid), events_key(gid))
+
+    async def _list_open(self, gid: str, created_at: float) -> None:
+        """Add a game to the open index, dropping entries older than an abandoned game can live and
+        refreshing the index's own TTL: the index never outlives the games it lists."""
+        async with self.r.pipeline(transaction=True) as pipe:
+            pipe.zadd(OPEN_INDEX, {gid: created_at})
+            pipe.zremrangebyscore(OPEN_INDEX, "-inf", f"({time.time() - self.abandoned_ttl!r}")
+            pipe.expire(OPEN_INDEX, self.abandoned_ttl)
+            await pipe.execute()
 
     async def load(self, gid: str) -> GameRecord | None:
         if not GAME_ID.match(gid):
@@ -444,6 +511,8 @@ class Store:
         reply = await self._commit(keys=keys, args=args)
         outcome, value = reply[0], reply[1]
         if outcome == "ok":
+            if status == STATUS_FINISHED:
+                await self.forget_unfinished(gid)
             return CommitResult(version=int(value), timeouts=int(reply[2]))
         if outcome == "replay":
             return CommitResult(version=-1, replayed=value)
@@ -500,23 +569,50 @@ class Store:
         if outcome == "left":
             record = await self.load(gid)
             if record is not None and record.listed and record.status == STATUS_WAITING:
-                await self.r.zadd(OPEN_INDEX, {gid: record.created_at})
+                await self._list_open(gid, record.created_at)
         return str(outcome)
 
     # --- bot accounts: one hash per bot, the set of its games, a stream of "your turn" notices
 
-    async def create_bot(self, bid: str, name: str, key_hash: str, contact: str = "") -> None:
-        fields = {"name": name, "key_hash": key_hash, "contact": contact, "created_at": repr(time.time())}
-        await self.r.hset(bot_key(bid), mapping=fields)
+    async def create_bot(
+        self, bid: str, name: str, key_hash: str, contact: str = "", idle_ttl: int = DEFAULT_BOT_IDLE_TTL
+    ) -> None:
+        """A new account, expiring after ``idle_ttl`` seconds unless its key is used (see load_bot)."""
+        fields = {
+            "name": name,
+            "key_hash": key_hash,
+            "contact": contact,
+            "created_at": repr(time.time()),
+            "idle_ttl": str(idle_ttl),
+        }
+        async with self.r.pipeline(transaction=True) as pipe:
+            pipe.hset(bot_key(bid), mapping=fields)
+            pipe.expire(bot_key(bid), idle_ttl)
+            await pipe.execute()
 
     async def load_bot(self, bid: str) -> dict[str, str] | None:
+        """The account, its idle TTL refreshed in the same step: every use of the key keeps it alive."""
         if not GAME_ID.match(bid):
             return None
-        h: dict[str, str] = await self.r.hgetall(bot_key(bid))
-        return h or None
+        flat: list[str] = await self._load_bot(keys=[bot_key(bid)], args=[str(DEFAULT_BOT_IDLE_TTL)])
+        return dict(zip(flat[::2], flat[1::2], strict=True)) or None
+
+    async def delete_bot(self, bid: str) -> bool:
+        """Delete the account and its indexes (one slot: one command); False when there was none."""
+        if not GAME_ID.match(bid):
+            return False
+        return bool(await self.r.delete(bot_key(bid), bot_games_key(bid), bot_turns_key(bid)) > 0)
+
+    @property
+    def game_lifetime(self) -> int:
+        """The longest a game outlives its last activity: how long an index entry of it may matter."""
+        return max(self.abandoned_ttl, self.finished_ttl)
 
     async def add_bot_game(self, bid: str, gid: str) -> None:
-        await self.r.sadd(bot_games_key(bid), gid)
+        async with self.r.pipeline(transaction=True) as pipe:
+            pipe.sadd(bot_games_key(bid), gid)
+            pipe.expire(bot_games_key(bid), self.game_lifetime)
+            await pipe.execute()
 
     async def forget_bot_game(self, bid: str, gid: str) -> None:
         await self.r.srem(bot_games_key(bid), gid)
@@ -525,8 +621,18 @@ class Store:
         return sorted(await self.r.smembers(bot_games_key(bid)))
 
     async def notify_bot(self, bid: str, notice: dict[str, Any]) -> None:
-        """Append a notice to the bot's stream (kept to the last 10,000 or so)."""
-        await self.r.xadd(bot_turns_key(bid), {"e": json.dumps(notice)}, maxlen=10_000, approximate=True)
+        """Append a notice to the bot's stream (kept to the last ``BOT_NOTICES_MAXLEN`` or so, and for as
+        long as a game lives); a deleted or expired account gets none (no stream is created for it)."""
+        await self._notify_bot(
+            keys=[bot_key(bid), bot_turns_key(bid)],
+            args=[json.dumps(notice), str(BOT_NOTICES_MAXLEN), str(self.game_lifetime)],
+        )
+
+    # --- the count of unfinished games (service/quotas.py decides; the store keeps the books)
+
+    async def forget_unfinished(self, gid: str) -> None:
+        """A finished game leaves the server-wide count (its creator's set drops it lazily)."""
+        await self.r.zrem(open_games_key(gid), gid)
 
     async def bot_notices(
         self, bid: str, after: str, block_ms: int | None = None
@@ -569,6 +675,7 @@ class Store:
 
     async def open_games(self, limit: int = 50) -> list[GameRecord]:
         """Listed games still waiting for players, newest first; stale index entries are dropped."""
+        await self.r.zremrangebyscore(OPEN_INDEX, "-inf", f"({time.time() - self.abandoned_ttl!r}")
         ids = await self.r.zrevrange(OPEN_INDEX, 0, max(limit * 2, limit) - 1)
         out: list[GameRecord] = []
         for gid in ids:
