@@ -15,9 +15,10 @@ from starlette.middleware.cors import CORSMiddleware
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import BaseRoute, Route, WebSocketRoute
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from service import bots, logs
-from service.errors import ProblemError, handle_problem, problem_response
+from service.errors import ProblemError, handle_problem, problem_response, store_fault
 from service.games import Games
 from service.metrics import Metrics, MetricsMiddleware
 from service.quotas import ClientAddressMiddleware
@@ -33,15 +34,27 @@ async def healthz(request: Request) -> Response:
 
 
 async def readyz(request: Request) -> Response:
-    """Readiness: Redis answers a PING."""
+    """Readiness reflects the API's own dependency only: Redis answers a PING (else 503). The bot
+    workers' heartbeats are reported in the body, and a missing or stale worker makes it say
+    ``"status": "degraded"`` with a 200: a dead worker must not pull every API replica out of its
+    load balancer (humans can still play; the supervisor or the orchestrator restarts workers)."""
     store: Store = request.app.state.store
+    settings: Settings = request.app.state.settings
     try:
         await store.ping()
-    except Exception as exc:  # any failure to reach Redis means "not ready"
-        return problem_response(
-            ProblemError("unavailable", f"Redis is not reachable: {exc}"), request.url.path
+        workers = await run_in_threadpool(
+            bots.worker_health, request.app.state.sync_redis, settings.bot_queue, settings.worker_ttl
         )
-    return JSONResponse({"status": "ready"})
+    except Exception as exc:  # any failure to reach Redis means "not ready"; its text names internal hosts
+        error = store_fault(exc) or ProblemError(
+            "store_unavailable", "The game store does not answer.", headers={"Retry-After": "2"}
+        )
+        if error.code != "store_unavailable":
+            error = ProblemError("store_unavailable", error.detail, headers=error.headers)
+        log.warning("not_ready", error=type(exc).__name__)
+        return problem_response(error, request.url.path)
+    status = "ready" if workers["status"] == "ok" else "degraded"
+    return JSONResponse({"status": status, "store": "ok", "workers": workers})
 
 
 async def handle_http_exception(request: Request, exc: Exception) -> Response:
@@ -56,6 +69,45 @@ async def handle_http_exception(request: Request, exc: Exception) -> Response:
         error = ProblemError("invalid_request", str(exc.detail))
         error.status = exc.status_code
     return problem_response(error, request.url.path, exc.headers)
+
+
+async def handle_store_fault(request: Request, exc: Exception) -> Response:
+    """Redis down, restarting, full or out of connections: a 503 with Retry-After, never a 500 (whose
+    re-raised exception makes the server drop the connection) and never redis-py's message."""
+    error = store_fault(exc)
+    if error is None:
+        return await handle_unexpected(request, exc)
+    log.warning("store_fault", path=request.url.path, error=type(exc).__name__, code=error.code)
+    return problem_response(error, request.url.path)
+
+
+class StoreFaultMiddleware:
+    """The same answer for a Redis fault raised outside the routes (in another middleware, such as a
+    rate limiter that counts in Redis), when no response has started yet."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        started = False
+
+        async def tracking_send(message: Message) -> None:
+            nonlocal started
+            if message["type"] == "http.response.start":
+                started = True
+            await send(message)
+
+        try:
+            await self.app(scope, receive, tracking_send)
+        except Exception as exc:
+            error = store_fault(exc)
+            if error is None or started:
+                raise
+            log.warning("store_fault", path=scope.get("path", ""), error=type(exc).__name__, code=error.code)
+            await problem_response(error, scope.get("path"))(scope, receive, send)
 
 
 async def handle_unexpected(request: Request, exc: Exception) -> Response:
@@ -104,7 +156,8 @@ def create_app(settings: Settings | None = None) -> Starlette:
         store = Store.from_url(
             settings.redis_url, settings.abandoned_ttl, settings.finished_ttl, settings.idempotency_ttl
         )
-        sync_redis = redis.Redis.from_url(settings.redis_url)
+        sync_redis = bots.connect(settings.redis_url)
+        app.state.sync_redis = sync_redis
         bot_queue = settings.bot_queue
 
         async def enqueue_bot(game_id: str, version: int, level: str) -> None:
@@ -130,6 +183,7 @@ def create_app(settings: Settings | None = None) -> Starlette:
     app = Starlette(
         routes=[*routes(settings), Route("/metrics", metrics.endpoint, include_in_schema=False)],
         middleware=[
+            Middleware(StoreFaultMiddleware),
             Middleware(
                 CORSMiddleware,
                 allow_origins=[o.strip() for o in settings.cors_origins.split(",") if o.strip()],
@@ -144,6 +198,7 @@ def create_app(settings: Settings | None = None) -> Starlette:
         exception_handlers={
             ProblemError: handle_problem,
             HTTPException: handle_http_exception,
+            redis.RedisError: handle_store_fault,
             Exception: handle_unexpected,
         },
         lifespan=lifespan,

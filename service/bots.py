@@ -10,7 +10,8 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import random
-from datetime import timedelta
+import time
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import redis
@@ -19,13 +20,48 @@ from rq.exceptions import DuplicateJobError
 from rq.serializers import JSONSerializer
 
 import engine
+from service import logs
 from service.errors import ProblemError
 from service.settings import Settings, get_settings
 from service.store import STATUS_ACTIVE, Store
 
+log = logs.get_logger("atout.bots")
+
 JOB_TIMEOUT = 60
 """Seconds a bot turn may take; a job still "started" after that (its worker died) is retried by
 another worker's maintenance (every 30 s, see ``atout worker``)."""
+
+
+DUE_KEY = "atout:botdue"
+"""Sorted set of the bot turns enqueued and not yet played: member ``<game>:<version>``, score the
+time it was (last) enqueued. The watchdog reads only its oldest entries (bounded), never scans keys;
+an entry leaves when its job ran, or when the watchdog finds its game moved on or gone."""
+
+WATCHDOG_LOCK = "atout:botdue:lock"
+WATCHDOG_BATCH = 100
+
+
+def connect(url: str) -> redis.Redis:
+    """The one place a synchronous Redis client (the API's enqueues, the workers) is built, as resilient
+    as ``Store.from_url``'s: stale pooled connections are PINGed or retried on a fresh connection, and
+    connecting gives up after 2 s, so a Redis restart costs a failed attempt, never a stuck process."""
+    from redis.backoff import ExponentialBackoff
+    from redis.retry import Retry as RedisRetry
+
+    return redis.Redis.from_url(
+        url,
+        socket_connect_timeout=2,
+        socket_timeout=10,  # an RQ worker raises it above its BLPOP timeout itself
+        socket_keepalive=True,
+        health_check_interval=5,
+        retry=RedisRetry(
+            ExponentialBackoff(cap=0.2, base=0.02), retries=2, supported_errors=(redis.ConnectionError,)
+        ),
+    )
+
+
+def due_member(game_id: str, version: int) -> str:
+    return f"{game_id}:{version}"
 
 
 def job_id(game_id: str, version: int) -> str:
@@ -60,6 +96,7 @@ def enqueue(
             retry=Retry(max=2),
             timeout=JOB_TIMEOUT,
         )
+    connection.zadd(DUE_KEY, {due_member(game_id, version): time.time()})
 
 
 def timer_id(game_id: str, version: int) -> str:
@@ -100,8 +137,79 @@ def choose(
 
 
 def play_turn(game_id: str, version: int) -> str:
-    """RQ job: play the bot seat's move at ``version`` (or do nothing if the game moved on)."""
-    return _runtime().run(game_id, version, timer=False)
+    """RQ job: play the bot seat's move at ``version`` (or do nothing if the game moved on). The turn
+    leaves the watchdog's index only once the job has run: a job lost on the way stays due."""
+    rt = _runtime()
+    outcome = rt.run(game_id, version, timer=False)
+    rt.sync.zrem(DUE_KEY, due_member(game_id, version))
+    return outcome
+
+
+def requeue_stuck_turns(connection: redis.Redis, settings: Settings) -> int:
+    """Enqueue again every bot turn due for longer than ``bot_turn_timeout`` whose job is neither
+    queued nor running (lost with a Redis restart, deleted, or failed past its retries), and drop
+    the index entries of games that moved on. Run from every worker's maintenance: a short lock
+    lets one worker of the cluster do a pass at a time. Returns the number of turns enqueued again."""
+    from rq.exceptions import NoSuchJobError
+    from rq.job import Job, JobStatus
+
+    now = time.time()
+    lock_seconds = max(1, int(settings.bot_turn_timeout // 2))
+    if not connection.set(WATCHDOG_LOCK, "1", nx=True, ex=lock_seconds):
+        return 0
+    connection.zremrangebyscore(DUE_KEY, "-inf", now - settings.abandoned_ttl)  # those games expired
+    due = connection.zrangebyscore(
+        DUE_KEY, "-inf", now - settings.bot_turn_timeout, start=0, num=WATCHDOG_BATCH
+    )
+    requeued = 0
+    for raw in due:
+        member = raw.decode() if isinstance(raw, bytes) else str(raw)
+        game_id, _, v = member.rpartition(":")
+        level = _runtime().level_to_act(game_id, int(v))
+        if level is None:
+            connection.zrem(DUE_KEY, member)
+            continue
+        try:
+            job = Job.fetch(job_id(game_id, int(v)), connection=connection, serializer=JSONSerializer)
+            status = job.get_status()
+        except NoSuchJobError:
+            job, status = None, None
+        if status in (JobStatus.QUEUED, JobStatus.STARTED, JobStatus.SCHEDULED, JobStatus.DEFERRED):
+            continue
+        if job is not None:
+            job.delete()  # finished or failed under the same id: the unique enqueue would refuse
+        enqueue(connection, settings.bot_queue, game_id, int(v), level)
+        log.warning("bot_turn_requeued", game=game_id, version=int(v), level=level, job_status=str(status))
+        requeued += 1
+    return requeued
+
+
+def worker_health(connection: redis.Redis, queue_name: str, worker_ttl: int) -> dict[str, Any]:
+    """Per queue: how many workers are registered and the age of the freshest heartbeat. A queue is
+    ``ok`` when some worker heartbeat within ``worker_ttl`` seconds, ``stale`` when its workers stopped
+    beating (killed, hung) and ``missing`` when none is registered."""
+    from rq import Worker
+
+    now = datetime.now(UTC)
+    report: dict[str, Any] = {}
+    for name in queues(queue_name):
+        workers = Worker.all(queue=Queue(name, connection=connection, serializer=JSONSerializer))
+        ages = [
+            (
+                now - (w.last_heartbeat if w.last_heartbeat.tzinfo else w.last_heartbeat.replace(tzinfo=UTC))
+            ).total_seconds()
+            for w in workers
+            if w.last_heartbeat is not None
+        ]
+        age = max(0.0, min(ages)) if ages else None
+        status = "missing" if not workers else "ok" if age is not None and age <= worker_ttl else "stale"
+        report[name] = {
+            "status": status,
+            "workers": len(workers),
+            "heartbeat_age_seconds": None if age is None else round(age, 1),
+        }
+    overall = "ok" if all(q["status"] == "ok" for q in report.values()) else "stale"
+    return {"status": overall, "queues": report}
 
 
 class _Runtime:
@@ -117,7 +225,7 @@ class _Runtime:
         self.store = Store.from_url(
             settings.redis_url, settings.abandoned_ttl, settings.finished_ttl, settings.idempotency_ttl
         )
-        self.sync = redis.Redis.from_url(settings.redis_url)
+        self.sync = connect(settings.redis_url)
 
         async def enqueue_next(gid: str, v: int, level: str) -> None:
             enqueue(self.sync, settings.bot_queue, gid, v, level)
@@ -129,6 +237,16 @@ class _Runtime:
 
     def run(self, game_id: str, version: int, timer: bool) -> str:
         return self.loop.run_until_complete(_play_turn(self, game_id, version, timer))
+
+    def level_to_act(self, game_id: str, version: int) -> str | None:
+        """The bot level to act in ``game_id`` at ``version``; None: moved on, over, a human to act."""
+        record = self.loop.run_until_complete(self.store.load(game_id))
+        if record is None or record.version != version or record.status != STATUS_ACTIVE:
+            return None
+        seat = self.games.match_of(record).to_act
+        if seat is None or not record.seats[seat].is_bot:
+            return None
+        return record.seats[seat].kind.partition(":")[2]
 
 
 _runtimes: dict[str, _Runtime] = {}

@@ -5,44 +5,92 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import subprocess
+import signal
 import sys
 import tempfile
 from collections.abc import Sequence
+from pathlib import Path
 
 from service import logs
 from service.settings import get_settings
 
 
+def _lock_data_dir(data_dir: Path) -> int | None:
+    """Take the data folder for this process alone (``flock``, released when the process dies, however
+    it dies). Two servers on one AOF would each see only their own games and corrupt the file.
+    Returns the open lock file descriptor, or None when another process holds it."""
+    import fcntl
+
+    data_dir.mkdir(parents=True, exist_ok=True)
+    fd = os.open(data_dir / "serve.lock", os.O_RDWR | os.O_CREAT, 0o600)  # not inherited by children
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        os.close(fd)
+        return None
+    os.ftruncate(fd, 0)
+    os.write(fd, f"{os.getpid()}\n".encode())
+    return fd
+
+
+def _lock_owner(data_dir: Path) -> str:
+    try:
+        return (data_dir / "serve.lock").read_text().strip() or "unknown"
+    except OSError:
+        return "unknown"
+
+
 def serve(args: argparse.Namespace) -> int:
-    """Serve the API; with no REDIS_URL, first start an embedded redis-server and one worker."""
+    """Serve the API; with no REDIS_URL, first start an embedded redis-server and one worker per queue,
+    supervised (restarted with backoff when they die) and stopped with the API. SIGTERM is handled
+    like Ctrl-C: the API drains, the workers finish their job, Redis shuts down cleanly."""
     import uvicorn
 
-    from service.embedded_redis import EmbeddedRedis, die_with_parent
+    from service.embedded_redis import EmbeddedRedis
+    from service.supervisor import RedisChild, Supervisor, WorkerChild
 
     settings = get_settings()
     log = logs.get_logger("atout.serve")
+    # uvicorn re-raises the signal that stopped it once it is done; SIGTERM's default action would then
+    # kill this process before the finally below stops the workers and Redis.
+    signal.signal(signal.SIGTERM, signal.default_int_handler)
+    supervisor: Supervisor | None = None
     embedded: EmbeddedRedis | None = None
-    workers: list[subprocess.Popen[bytes]] = []
-    if not settings.redis_url:
-        embedded = EmbeddedRedis(settings.data_dir).start()
-        os.environ["REDIS_URL"] = embedded.url
-        get_settings.cache_clear()
-        log.info("embedded_redis_started", url=embedded.url, data_dir=str(embedded.data_dir))
-        workers = [
-            subprocess.Popen(
-                [sys.executable, "-m", "service.cli", "worker", "--queues", which],
-                env=os.environ.copy(),
-                preexec_fn=die_with_parent,  # never outlive `atout serve`, even if it is killed
-            )
-            for which in ("fast", "expert")
-        ]
-        log.info("workers_started", pids=[w.pid for w in workers])
+    lock_fd: int | None = None
     metrics_dir: tempfile.TemporaryDirectory[str] | None = None
-    if args.workers > 1 and not os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
-        metrics_dir = tempfile.TemporaryDirectory(prefix="atout-metrics-")
-        os.environ["PROMETHEUS_MULTIPROC_DIR"] = metrics_dir.name  # /metrics adds up every worker
     try:
+        if not settings.redis_url:
+            data_dir = Path(settings.data_dir).resolve()
+            lock_fd = _lock_data_dir(data_dir)
+            if lock_fd is None:
+                owner = _lock_owner(data_dir)
+                print(
+                    f"atout serve: {data_dir} is in use by another atout serve (pid {owner}); "
+                    f"its Redis URL is in {data_dir / 'redis.url'}. Stop it first, or set ATOUT_DATA_DIR "
+                    "to another folder (or REDIS_URL to share its Redis).",
+                    file=sys.stderr,
+                )
+                return 2
+            embedded = EmbeddedRedis(data_dir, maxmemory=settings.embedded_maxmemory)
+            redis_child = RedisChild(embedded)
+            redis_child.start()
+            os.environ["REDIS_URL"] = embedded.url
+            get_settings.cache_clear()
+            log.info("embedded_redis_started", url=embedded.public_url, data_dir=str(embedded.data_dir))
+            workers = [
+                WorkerChild(
+                    f"worker-{which}",
+                    [sys.executable, "-m", "service.cli", "worker", "--queues", which],
+                    os.environ.copy(),
+                )
+                for which in ("fast", "expert")
+            ]
+            supervisor = Supervisor(workers, last=[redis_child], max_backoff=settings.supervisor_max_backoff)
+            supervisor.start()
+            log.info("workers_started", pids=[w.pid for w in workers], redis_pid=embedded.pid)
+        if args.workers > 1 and not os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
+            metrics_dir = tempfile.TemporaryDirectory(prefix="atout-metrics-")
+            os.environ["PROMETHEUS_MULTIPROC_DIR"] = metrics_dir.name  # /metrics adds up every worker
         uvicorn.run(
             "service.app:create_app",
             factory=True,
@@ -53,45 +101,63 @@ def serve(args: argparse.Namespace) -> int:
             access_log=False,  # the app logs each request itself, as structured JSON
             timeout_graceful_shutdown=10,
         )
+    except KeyboardInterrupt:
+        pass  # Ctrl-C or SIGTERM before the API was up: stop what was started
     finally:
-        for worker in workers:
-            worker.terminate()  # RQ: warm shutdown, the current job finishes
-        for worker in workers:
-            try:
-                worker.wait(30)
-            except subprocess.TimeoutExpired:
-                worker.kill()
-                worker.wait()
-        if embedded is not None:
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)  # a second SIGTERM must not cut the cleanup short
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
+        if supervisor is not None:
+            supervisor.stop()
+        elif embedded is not None:
             embedded.stop()
+        if embedded is not None:
             log.info("embedded_redis_stopped")
         if metrics_dir is not None:
             metrics_dir.cleanup()
+        if lock_fd is not None:
+            os.close(lock_fd)
     return 0
 
 
 def worker(args: argparse.Namespace) -> int:
-    """Run one RQ worker for bot turns and turn timers against REDIS_URL."""
-    import redis
+    """Run one RQ worker for bot turns and turn timers against REDIS_URL; its maintenance also
+    re-enqueues bot turns stuck past ``ATOUT_BOT_TURN_TIMEOUT`` (``bots.requeue_stuck_turns``)."""
     from rq import Queue, SimpleWorker, Worker
     from rq.serializers import JSONSerializer
 
-    from service.bots import queues
+    from service import bots
+    from service.embedded_redis import die_with_parent
 
     settings = get_settings()
     if not settings.redis_url:
         print("atout worker: set REDIS_URL to the Redis the API uses", file=sys.stderr)
         return 2
-    connection = redis.Redis.from_url(settings.redis_url)
+    # RQ forks its scheduler (and, with --fork, a work horse per job): each dies with this worker.
+    os.register_at_fork(after_in_child=die_with_parent)
+    log = logs.get_logger("atout.worker")
+    connection = bots.connect(settings.redis_url)
     rq_queues = [
         Queue(name, connection=connection, serializer=JSONSerializer)
-        for name in queues(settings.bot_queue, args.queues)
+        for name in bots.queues(settings.bot_queue, args.queues)
     ]
     # Bot code is pure and short: run jobs in this process (one loop and Redis pool for all of them)
     # rather than forking a work horse per move, unless --fork asks for isolation.
-    worker_class = Worker if args.fork else SimpleWorker
-    rq_worker = worker_class(
-        rq_queues, connection=connection, serializer=JSONSerializer, maintenance_interval=30
+    base: type[Worker] | type[SimpleWorker] = Worker if args.fork else SimpleWorker
+
+    class AtoutWorker(base):  # type: ignore[valid-type,misc]
+        def run_maintenance_tasks(self) -> None:
+            super().run_maintenance_tasks()
+            try:
+                bots.requeue_stuck_turns(self.connection, settings)
+            except Exception as exc:  # the watchdog must never stop the worker; the next pass retries
+                log.warning("watchdog_failed", error=type(exc).__name__)
+
+    rq_worker = AtoutWorker(
+        rq_queues,
+        connection=connection,
+        serializer=JSONSerializer,
+        maintenance_interval=max(1, min(30, settings.bot_turn_timeout // 2)),
+        worker_ttl=settings.worker_ttl,
     )
     rq_worker.work(burst=args.burst, with_scheduler=True, logging_level=settings.log_level.upper())
     return 0

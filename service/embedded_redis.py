@@ -9,6 +9,8 @@ from __future__ import annotations
 import contextlib
 import ctypes
 import ctypes.util
+import os
+import secrets
 import signal
 import socket
 import subprocess
@@ -52,19 +54,44 @@ def free_port() -> int:
 
 
 class EmbeddedRedis:
-    """A redis-server child process bound to 127.0.0.1 on a free port."""
+    """A redis-server child process bound to 127.0.0.1 on a free port, with a random password (another
+    local user or a web page's DNS-rebinding request cannot read the games) and a memory cap whose
+    policy is ``noeviction``: when full, writes are refused (503 to clients) and no game is ever lost."""
 
-    def __init__(self, data_dir: str | Path, port: int | None = None, appendonly: bool = True) -> None:
+    def __init__(
+        self,
+        data_dir: str | Path,
+        port: int | None = None,
+        appendonly: bool = True,
+        password: str | None = None,
+        maxmemory: str = "512mb",
+    ) -> None:
         # Absolute: redis-server chdirs into --dir before it opens the --logfile given after it.
         self.data_dir = Path(data_dir).resolve()
         self.requested_port = port
         self.port = 0
         self.appendonly = appendonly
+        self.password = password if password is not None else secrets.token_urlsafe(24)
+        self.maxmemory = maxmemory
         self.process: subprocess.Popen[bytes] | None = None
 
     @property
     def url(self) -> str:
-        return f"redis://127.0.0.1:{self.port}/0"
+        """The URL clients use, password included (URL-safe characters only)."""
+        return f"redis://:{self.password}@127.0.0.1:{self.port}/0"
+
+    @property
+    def public_url(self) -> str:
+        """The URL with the password hidden, for logs."""
+        return f"redis://:***@127.0.0.1:{self.port}/0"
+
+    @property
+    def pid(self) -> int | None:
+        return self.process.pid if self.process is not None else None
+
+    def alive(self) -> bool:
+        """Running (a dead child is reaped here, so it never lingers as a zombie)."""
+        return self.process is not None and self.process.poll() is None
 
     @property
     def url_file(self) -> Path:
@@ -86,10 +113,22 @@ class EmbeddedRedis:
                 "--save", "",
                 "--daemonize", "no",
                 "--logfile", str(self.data_dir / "redis.log"),
+                "--protected-mode", "yes",
+                "--maxmemory", self.maxmemory,
+                "--maxmemory-policy", "noeviction",
             ]  # fmt: skip
-            self.process = subprocess.Popen(args, stdin=subprocess.DEVNULL, preexec_fn=die_with_parent)
+            # The password goes on stdin as a config file ("-"), never on the command line (ps shows it).
+            self.process = subprocess.Popen(
+                [*args[:1], "-", *args[1:]],
+                stdin=subprocess.PIPE,
+                stdout=subprocess.DEVNULL,
+                preexec_fn=die_with_parent,
+            )
+            assert self.process.stdin is not None
+            self.process.stdin.write(f"requirepass {self.password}\n".encode())
+            self.process.stdin.close()
             if self._wait_ready(wait_seconds):
-                self.url_file.write_text(self.url + "\n")
+                self._write_url_file()
                 return self
             last_error = self._log_tail()
             self._kill()
@@ -97,9 +136,26 @@ class EmbeddedRedis:
                 break
         raise EmbeddedRedisError(f"redis-server did not start: {last_error}")
 
+    def restart(self, wait_seconds: float = 10.0) -> EmbeddedRedis:
+        """Start again on the same port, data and password after the server died, so every client
+        (the API, the workers) reconnects to the URL it already has."""
+        self._kill()
+        if self.port:
+            self.requested_port = self.port
+        return self.start(attempts=1, wait_seconds=wait_seconds)
+
+    def _write_url_file(self) -> None:
+        """Write the URL (it holds the password) readable by its owner only."""
+        fd = os.open(self.url_file, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        os.fchmod(fd, 0o600)  # an older file may have had wider permissions
+        with os.fdopen(fd, "w") as out:
+            out.write(self.url + "\n")
+
     def _wait_ready(self, wait_seconds: float) -> bool:
         assert self.process is not None
-        client = redis.Redis(host="127.0.0.1", port=self.port, socket_connect_timeout=0.5)
+        client = redis.Redis(
+            host="127.0.0.1", port=self.port, password=self.password, socket_connect_timeout=0.5
+        )
         deadline = time.monotonic() + wait_seconds
         try:
             while time.monotonic() < deadline:

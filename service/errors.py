@@ -93,3 +93,38 @@ def problem_response(
 async def handle_problem(request: Request, exc: Exception) -> Response:
     assert isinstance(exc, ProblemError)
     return problem_response(exc, request.url.path)
+
+
+def store_fault(exc: BaseException) -> ProblemError | None:
+    """The client's answer when Redis fails, or None when ``exc`` is not a Redis fault.
+
+    One place for every path (REST, GraphQL, probes): the answer never carries redis-py's
+    message, which names the store's internal host and port.
+    """
+    import redis.exceptions as rx
+
+    if isinstance(exc, rx.OutOfMemoryError) or (
+        isinstance(exc, rx.ResponseError) and "OOM command not allowed" in str(exc)
+    ):
+        return ProblemError(
+            "server_full",
+            "The game store is full and accepts no new data for now; finish or leave a game, or retry later.",
+            headers={"Retry-After": "30"},
+        )
+    if isinstance(exc, rx.MaxConnectionsError):
+        return ProblemError(
+            "server_full",
+            "Every connection to the game store is busy; retry shortly.",
+            headers={"Retry-After": "1"},
+        )
+    transient = ("LOADING", "BUSY", "MASTERDOWN", "TRYAGAIN", "CLUSTERDOWN", "READONLY")
+    if isinstance(exc, (rx.ConnectionError, rx.TimeoutError, rx.ReadOnlyError)) or (
+        isinstance(exc, rx.ResponseError) and str(exc).startswith(transient)
+    ):
+        return ProblemError(
+            "store_unavailable",
+            "The game store cannot be reached right now; retry after the delay in Retry-After (a move "
+            "with the same Idempotency-Key, so it is applied at most once).",
+            headers={"Retry-After": "2"},
+        )
+    return None

@@ -48,6 +48,29 @@ class Settings(BaseSettings):
     bot_budget: float = Field(
         default=1.0, gt=0, le=30, description="Seconds an expert bot may think per move."
     )
+    bot_turn_timeout: int = Field(
+        default=120,
+        ge=1,
+        description="Seconds a bot turn may stay unplayed before a worker's watchdog enqueues its job again "
+        "(a job lost with a Redis restart or a deleted queue).",
+    )
+    worker_ttl: int = Field(
+        default=30,
+        ge=16,
+        description="Seconds a worker's heartbeat stays fresh (an idle worker beats every ttl-15 s); "
+        "/readyz reports a queue whose freshest heartbeat is older as stale.",
+    )
+    embedded_maxmemory: str = Field(
+        default="512mb",
+        description="maxmemory of the embedded redis-server (noeviction: when full, writes are refused "
+        "with 503 server_full and no game is ever evicted).",
+    )
+    supervisor_max_backoff: float = Field(
+        default=30.0,
+        gt=0,
+        description="Longest wait, in seconds, before `atout serve` restarts a redis-server or worker that "
+        "keeps dying (the wait doubles from 0.5 s at each quick death).",
+    )
     log_json: bool = Field(default=True, description="JSON logs (true) or console logs (false).")
     access_log: bool = Field(default=True, description="One structured log line per HTTP request.")
     cors_origins: str = Field(

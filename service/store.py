@@ -416,9 +416,26 @@ class Store:
 
     @classmethod
     def from_url(cls, url: str, abandoned_ttl: int, finished_ttl: int, idempotency_ttl: int) -> Store:
-        # socket_timeout must outlast the longest XREAD BLOCK of an event stream
+        """The one place the service's async Redis client is built, tuned to survive a Redis restart:
+        a pooled connection idle for a while is PINGed before use (``health_check_interval``), a
+        command that meets a dead connection is retried on a fresh one, twice with a short backoff,
+        and connecting gives up after 2 s, so with Redis down a request fails fast (503) instead
+        of hanging, and with Redis back the next request just works."""
+        from redis.asyncio.retry import Retry
+        from redis.backoff import ExponentialBackoff
+        from redis.exceptions import ConnectionError
+
         client = aioredis.Redis.from_url(
-            url, decode_responses=True, socket_timeout=60, socket_connect_timeout=5
+            url,
+            decode_responses=True,
+            socket_timeout=60,  # must outlast the longest XREAD BLOCK of an event stream
+            socket_connect_timeout=2,
+            socket_keepalive=True,
+            health_check_interval=5,
+            # not on a timeout: a hung Redis must not hold a request for three socket timeouts
+            retry=Retry(
+                ExponentialBackoff(cap=0.2, base=0.02), retries=2, supported_errors=(ConnectionError,)
+            ),
         )
         return cls(client, abandoned_ttl, finished_ttl, idempotency_ttl)
 

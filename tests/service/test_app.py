@@ -16,10 +16,18 @@ def test_healthz_answers_without_redis(client: TestClient) -> None:
     assert response.json() == {"status": "ok"}
 
 
-def test_readyz_answers_when_redis_is_reachable(client: TestClient) -> None:
+def test_readyz_answers_when_redis_is_reachable_and_says_degraded_without_workers(client: TestClient) -> None:
+    """Readiness is the API's own store; no worker is running here, which the body says plainly."""
     response = client.get("/readyz")
     assert response.status_code == 200
-    assert response.json() == {"status": "ready"}
+    body = response.json()
+    assert body["status"] == "degraded" and body["store"] == "ok"
+    assert body["workers"]["status"] == "stale"
+    assert body["workers"]["queues"]["atout-bots"] == {
+        "status": "missing",
+        "workers": 0,
+        "heartbeat_age_seconds": None,
+    }
 
 
 def test_readyz_is_503_problem_when_redis_is_down() -> None:
@@ -28,7 +36,9 @@ def test_readyz_is_503_problem_when_redis_is_down() -> None:
         response = client.get("/readyz")
         assert response.status_code == 503
         assert response.headers["content-type"] == "application/problem+json"
-        assert response.json()["code"] == "unavailable"
+        body = response.json()
+        assert body["code"] == "store_unavailable" and response.headers["Retry-After"]
+        assert "127.0.0.1" not in response.text and "Error" not in body["detail"]
         assert client.get("/healthz").status_code == 200
 
 
