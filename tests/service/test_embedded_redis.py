@@ -63,3 +63,48 @@ def test_a_relative_data_dir_works_as_atout_serve_uses_it(
         assert (tmp_path / "var" / "redis" / "redis.log").exists()
     finally:
         server.stop()
+
+
+def test_a_client_without_the_password_is_refused(redis_server: EmbeddedRedis) -> None:
+    stranger = redis.Redis(host="127.0.0.1", port=redis_server.port, socket_connect_timeout=2)
+    try:
+        with pytest.raises(redis.exceptions.AuthenticationError):
+            stranger.get("anything")
+    finally:
+        stranger.close()
+    assert redis_server.password and redis_server.password in redis_server.url
+
+
+def test_the_password_is_in_no_command_line_and_the_url_file_is_private(redis_server: EmbeddedRedis) -> None:
+    assert redis_server.pid is not None
+    assert redis_server.password not in Path(f"/proc/{redis_server.pid}/cmdline").read_text()
+    assert redis_server.url_file.stat().st_mode & 0o777 == 0o600
+    assert redis_server.url_file.read_text().strip() == redis_server.url
+    assert redis_server.password not in redis_server.public_url
+
+
+def test_memory_is_capped_and_nothing_is_ever_evicted(redis_client: redis.Redis) -> None:
+    config = redis_client.config_get("maxmemory*")
+    assert config["maxmemory-policy"] == "noeviction"
+    assert int(config["maxmemory"]) == 512 * 1024 * 1024
+    assert redis_client.config_get("protected-mode") == {"protected-mode": "yes"}
+    assert redis_client.config_get("bind")["bind"] == "127.0.0.1"
+
+
+def test_a_restart_after_a_crash_keeps_port_password_and_data(tmp_path: Path) -> None:
+    server = EmbeddedRedis(tmp_path / "data").start()
+    try:
+        client = redis.Redis.from_url(server.url, decode_responses=True)
+        client.config_set("appendfsync", "always")
+        client.set("kept", "yes")
+        port, url = server.port, server.url
+        assert server.process is not None
+        server.process.kill()  # by PID
+        server.process.wait(30)
+        assert not server.alive()
+        server.restart()
+        assert (server.port, server.url) == (port, url)
+        assert client.get("kept") == "yes"  # the same client object reconnects by itself
+        client.close()
+    finally:
+        server.stop()

@@ -1,0 +1,238 @@
+"""`atout serve` with its embedded Redis keeps its children alive and takes them all down with it:
+a killed redis-server or worker is restarted and the games go on, a bot turn whose job was lost is
+enqueued again, SIGTERM leaves no process behind, and a second server refuses the same data folder."""
+
+from __future__ import annotations
+
+import os
+import random
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+import httpx
+import redis
+from rq import Queue, Worker
+from rq.job import Job
+from rq.serializers import JSONSerializer
+from starlette.testclient import TestClient
+from svc_helpers import FAST_OPTIONS, Table, fill, wait_for_human
+from test_cli import _state, serve_without_redis_url, wait_until_ready
+
+from service import bots
+from service.embedded_redis import free_port
+from service.settings import Settings
+
+ROOT = Path(__file__).resolve().parents[2]
+BOTS_GAME = {"game": "rough", "options": FAST_OPTIONS["rough"], "seats": ["open", *["bot:random"] * 3]}
+
+
+def wait_for(condition: Callable[[], bool], what: str, seconds: float = 60.0) -> None:
+    deadline = time.monotonic() + seconds
+    while not condition():
+        assert time.monotonic() < deadline, f"timed out waiting for {what}"
+        time.sleep(0.1)
+
+
+def children(pid: int) -> list[int]:
+    """Direct children of ``pid``, whichever of its threads started them."""
+    found: list[int] = []
+    for task in Path(f"/proc/{pid}/task").glob("*"):
+        try:
+            found += [int(p) for p in (task / "children").read_text().split()]
+        except OSError:
+            continue
+    return found
+
+
+def descendants(pid: int) -> list[int]:
+    out: list[int] = []
+    for child in children(pid):
+        out += [child, *descendants(child)]
+    return out
+
+
+def cmdline(pid: int) -> str:
+    try:
+        return Path(f"/proc/{pid}/cmdline").read_text().replace("\0", " ")
+    except OSError:
+        return ""
+
+
+def gone(pid: int) -> bool:
+    return not Path(f"/proc/{pid}").exists() or "zombie" in _state(pid)
+
+
+def child_pid(serve_pid: int, marker: str) -> int | None:
+    pids = [p for p in children(serve_pid) if marker in cmdline(p) and not gone(p)]
+    return pids[0] if pids else None
+
+
+@contextmanager
+def serving(tmp_path: Path, **env: str) -> Iterator[tuple[subprocess.Popen[bytes], str, Path]]:
+    """A real `atout serve` without REDIS_URL; killed (by PID) if the test did not stop it."""
+    port = free_port()
+    log_path = tmp_path / f"serve-{port}.log"
+    with open(log_path, "wb") as log:
+        proc = serve_without_redis_url(
+            tmp_path, port, {"ATOUT_LOG_JSON": "true", "ATOUT_BOT_BUDGET": "0.01", **env}, log.fileno()
+        )
+    try:
+        wait_until_ready(f"http://127.0.0.1:{port}/readyz", proc)
+        yield proc, f"http://127.0.0.1:{port}", log_path
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait(60)
+
+
+def redis_of(tmp_path: Path) -> redis.Redis:
+    return redis.Redis.from_url((tmp_path / "redis" / "redis.url").read_text().strip())
+
+
+def bots_game(http: httpx.Client) -> Table:
+    created = http.post("/v1/games", json=BOTS_GAME)
+    assert created.status_code == 201, created.text
+    table = Table(http, created.json()["game"]["id"])  # type: ignore[arg-type]  # same API as TestClient
+    joined = http.post(f"/v1/games/{table.game_id}/join", json={"seat": 0, "name": "human"})
+    assert joined.status_code == 201, joined.text
+    table.tokens[0] = joined.json()["token"]
+    return table
+
+
+def a_bot_moves(table: Table, rng: random.Random) -> None:
+    """Seat 0 (the human) moves whenever it is its turn, until a bot seat is to act; then that bot
+    must move (the version goes past the one it was asked to act at)."""
+    for _ in range(50):
+        game = wait_for_human(table, {0}, 60) if table.game()["to_act"] == 0 else table.game()
+        assert game["status"] == "active", game
+        if game["to_act"] != 0:
+            break
+        response = table.act(0, fill(rng.choice(table.legal(0)), rng), expected_version=game["version"])
+        assert response.status_code == 200, response.text
+    else:
+        raise AssertionError("seat 0 kept the turn")
+    waiting_at = game["version"]
+    wait_for(lambda: table.game()["version"] > waiting_at, f"a bot to move at version {waiting_at}", 60)
+
+
+def test_a_killed_redis_server_is_restarted_and_the_game_goes_on(tmp_path: Path) -> None:
+    rng = random.Random(9)
+    with serving(tmp_path) as (proc, base, log_path), httpx.Client(base_url=base, timeout=20) as http:
+        store = redis_of(tmp_path)
+        store.config_set("appendfsync", "always")  # a SIGKILL then loses no write the API saw done
+        store.close()
+        table = bots_game(http)
+        a_bot_moves(table, rng)
+        old = child_pid(proc.pid, "redis-server")
+        assert old is not None
+        os.kill(old, signal.SIGKILL)
+        wait_for(
+            lambda: (new := child_pid(proc.pid, "redis-server")) is not None and new != old, "a new redis"
+        )
+        wait_for(lambda: http.get("/readyz").status_code == 200, "the API to reach the restarted Redis")
+        a_bot_moves(table, rng)  # the game survived (AOF), the API and the workers reconnected
+        assert proc.poll() is None
+    assert "child_restarted" in log_path.read_text()
+
+
+def test_a_killed_worker_is_restarted_with_its_scheduler_gone_and_bots_move_again(tmp_path: Path) -> None:
+    rng = random.Random(10)
+    with serving(tmp_path) as (proc, base, _), httpx.Client(base_url=base, timeout=20) as http:
+        wait_for(lambda: child_pid(proc.pid, "--queues fast") is not None, "the fast worker")
+        old = child_pid(proc.pid, "--queues fast")
+        assert old is not None
+        wait_for(lambda: len(children(old)) > 0, "the worker's RQ scheduler process")
+        scheduler = children(old)
+        os.kill(old, signal.SIGKILL)
+        wait_for(lambda: all(gone(p) for p in scheduler), "the dead worker's scheduler to die with it", 30)
+        wait_for(
+            lambda: (new := child_pid(proc.pid, "--queues fast")) is not None and new != old, "a new worker"
+        )
+        table = bots_game(http)
+        a_bot_moves(table, rng)
+        a_bot_moves(table, rng)
+        wait_for(lambda: http.get("/readyz").json()["status"] == "ready", "/readyz to see fresh heartbeats")
+        workers = http.get("/readyz").json()["workers"]
+        assert workers["queues"]["atout-bots"]["status"] == "ok"
+        assert workers["queues"]["atout-bots"]["heartbeat_age_seconds"] is not None
+
+
+def test_sigterm_stops_every_descendant_and_cleans_up(tmp_path: Path) -> None:
+    with serving(tmp_path) as (proc, _, log_path):
+        connection = redis_of(tmp_path)
+        wait_for(lambda: len(Worker.all(connection=connection)) == 2, "both workers")
+        connection.close()
+        wait_for(lambda: len(descendants(proc.pid)) >= 5, "redis, two workers and their schedulers")
+        every = descendants(proc.pid)
+        proc.send_signal(signal.SIGTERM)
+        assert proc.wait(60) == 0
+    wait_for(lambda: all(gone(p) for p in every), f"every child of atout serve to stop: {every}", 30)
+    assert "embedded_redis_stopped" in log_path.read_text()
+    assert not (tmp_path / "redis" / "redis.url").exists()
+
+
+def test_a_second_serve_on_the_same_data_folder_exits_2_and_the_first_keeps_serving(tmp_path: Path) -> None:
+    with serving(tmp_path) as (first, base, _):
+        url_before = (tmp_path / "redis" / "redis.url").read_text()
+        second = serve_without_redis_url(tmp_path, free_port(), {}, subprocess.PIPE)
+        try:
+            output = second.communicate(timeout=60)[0].decode()
+        finally:
+            if second.poll() is None:
+                second.kill()
+                second.wait(60)
+        assert second.returncode == 2, output
+        assert f"pid {first.pid}" in output and "redis.url" in output
+        assert (tmp_path / "redis" / "redis.url").read_text() == url_before
+        assert httpx.get(f"{base}/readyz", timeout=10).status_code == 200
+        assert first.poll() is None
+
+
+def test_a_bot_turn_whose_job_was_lost_is_enqueued_again_after_the_timeout(
+    client: TestClient, settings: Settings, tmp_path: Path
+) -> None:
+    created = client.post("/v1/games", json=BOTS_GAME)
+    assert created.status_code == 201, created.text
+    table = Table(client, created.json()["game"]["id"])
+    joined = client.post(f"/v1/games/{table.game_id}/join", json={"seat": 0, "name": "human"})
+    table.tokens[0] = joined.json()["token"]
+    rng = random.Random(11)
+    game = table.game()
+    if game["to_act"] == 0:  # no worker runs yet: the human moves until a bot is to act
+        assert table.act(0, fill(rng.choice(table.legal(0)), rng)).status_code == 200
+        game = table.game()
+    assert game["to_act"] != 0
+    connection = redis.Redis.from_url(settings.redis_url or "")
+    lost = Job.fetch(
+        bots.job_id(table.game_id, game["version"]), connection=connection, serializer=JSONSerializer
+    )
+    lost.delete()  # the job is gone from Redis, as after a restart that lost the last writes
+    assert Queue(settings.bot_queue, connection=connection).count == 0
+    env = {
+        **os.environ,
+        "REDIS_URL": settings.redis_url or "",
+        "ATOUT_BOT_BUDGET": "0.01",
+        "ATOUT_BOT_TURN_TIMEOUT": "1",
+        "ATOUT_WORKER_TTL": "16",
+        "PYTHONPATH": str(ROOT),
+    }
+    with open(tmp_path / "worker.log", "wb") as log:
+        worker = subprocess.Popen(
+            [sys.executable, "-m", "service.cli", "worker"], env=env, stdout=log, stderr=log
+        )
+    try:
+        wait_for(lambda: table.game()["version"] > game["version"], "the lost bot turn to be played", 60)
+    finally:
+        worker.terminate()
+        try:
+            worker.wait(30)
+        except subprocess.TimeoutExpired:
+            worker.kill()
+            worker.wait()
+        connection.close()
+    assert "bot_turn_requeued" in (tmp_path / "worker.log").read_text()
