@@ -41,6 +41,8 @@ CODES: dict[str, tuple[int, str]] = {
     "payload_too_large": (413, "The request body is too large"),
     "unsupported_media_type": (415, "Unsupported content type"),
     "query_too_complex": (400, "The GraphQL query is too large or too deep"),
+    "invalid_query": (400, "The GraphQL request is not a valid document for this schema"),
+    "introspection_disabled": (400, "GraphQL introspection is switched off"),
     "rate_limited": (429, "Too many requests"),
     "too_many_streams": (429, "Too many open streams"),
     "too_many_games": (429, "Too many open games"),
