@@ -470,7 +470,8 @@ class Game:
             out["my_discards"] = codes_of(m.discards)
         if seat is not None and seat == m.taker and self.kitty_to_taker and m.phase != "bidding":
             out["kitty_taken"] = [CODES[c] for c in m.kitty_dealt]  # he picked it up (F5-10, RG-10)
-        out.update(self.extra_view(m, seat))
+        if m.phase != "waiting":  # before the start nothing is dealt: no upcard, no game extras
+            out.update(self.extra_view(m, seat))
         return out
 
     def trump_name(self, m: Match) -> str | None:

@@ -32,7 +32,13 @@ class Game:
     listed: bool
     created_at: float
     winners: list[int] | None
-    seed: str | None = strawberry.field(description="A decimal string: seeds exceed GraphQL's 32-bit Int.")
+    seed: str | None = strawberry.field(
+        description="The match key K (64 hex digits), or the administrator's whole number as a decimal "
+        "string; once the match is over, or for the admin (docs/fairness.md)."
+    )
+    commitment: str | None = strawberry.field(
+        default=None, description="SHA-256 of the match key, hex: published from the game's creation on."
+    )
     rematch: strawberry.ID | None = strawberry.field(default=None, description="The rematch, once offered.")
     turn_seconds: int | None = strawberry.field(default=None, description="Per-turn time limit, if any.")
 
@@ -51,6 +57,7 @@ class Game:
             created_at=s.created_at,
             winners=s.winners,
             seed=None if s.seed is None else str(s.seed),
+            commitment=s.commitment,
             rematch=None if s.rematch is None else strawberry.ID(s.rematch),
             turn_seconds=s.turn_seconds,
         )
@@ -165,7 +172,9 @@ class CreateGameInput:
     game: str
     options: JSON | None = None
     seats: list[str] | None = None
-    seed: str | None = strawberry.field(default=None, description="A decimal string.")
+    seed: str | None = strawberry.field(
+        default=None, description="A decimal string; administrator only (403 admin_required otherwise)."
+    )
     deal: JSON | None = None
     listed: bool = True
     turn_seconds: int | None = strawberry.field(

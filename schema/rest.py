@@ -2,12 +2,52 @@
 
 from __future__ import annotations
 
+import unicodedata
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field
+from pydantic_core import PydanticCustomError
 
 SEAT_KIND = r"^(open|bot:(random|heuristic|expert))$"
+CLIENT_SEED = r"^[ -~]*$"  # printable ASCII: the same bytes in every language's JSON (docs/fairness.md)
 CARD = Annotated[str, Field(min_length=2, max_length=2, examples=["AS", "TH", "BJ"])]
+
+# Bidirectional embeddings, overrides and isolates: they reorder the text shown around a name.
+BIDI_CONTROLS = frozenset("\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
+# Format characters a name may keep: the joiners that emoji sequences and some scripts need.
+ALLOWED_FORMAT = frozenset("\u200c\u200d")
+
+
+def unsafe_character(value: str) -> str | None:
+    """Why ``value`` cannot be shown to other players, or None. Control characters (NUL, newlines,
+    escape) corrupt logs and terminals; bidi controls reorder the text around the name; other
+    invisible format characters (zero-width space, BOM, tags) and unassigned, surrogate or private-use
+    code points let one name pass for another."""
+    for index, char in enumerate(value):
+        category = unicodedata.category(char)
+        if char in BIDI_CONTROLS:
+            kind = "a bidirectional control"
+        elif category == "Cc":
+            kind = "a control character"
+        elif category == "Cf" and char not in ALLOWED_FORMAT:
+            kind = "an invisible format character"
+        elif category in {"Cs", "Co", "Cn"}:
+            kind = "an unassigned, surrogate or private-use code point"
+        else:
+            continue
+        return f"{kind} (U+{ord(char):04X}) at position {index + 1}"
+    return None
+
+
+def _displayable(value: str) -> str:
+    reason = unsafe_character(value)
+    if reason is not None:
+        raise PydanticCustomError("unsafe_character", "must not contain {reason}", {"reason": reason})
+    return value
+
+
+# Every text shown to other people (player and bot names, contacts) is one of these.
+DisplayText = Annotated[str, AfterValidator(_displayable)]
 
 
 class Model(BaseModel):
@@ -127,7 +167,13 @@ class GameSummary(BaseModel):
     listed: bool
     created_at: float
     winners: list[int] | None
-    seed: int | None = Field(description="Shown once the match is over, or to the administrator.")
+    seed: int | str | None = Field(
+        description="The match key K (64 hex digits), or the whole number the administrator chose; shown "
+        "once the match is over, or to the administrator (docs/fairness.md)."
+    )
+    commitment: str | None = Field(
+        default=None, description="SHA-256 of the match key, hex: published from the game's creation on."
+    )
     rematch: str | None = Field(default=None, description="The rematch's game id, once one is offered.")
     turn_seconds: int | None = Field(default=None, description="Per-turn time limit, if any.")
 
@@ -140,7 +186,13 @@ class CreateGameRequest(Model):
         max_length=5,
         description="One entry per seat, `open` or `bot:random|heuristic|expert`; default all open.",
     )
-    seed: int | None = Field(default=None, ge=0, le=2**53, description="Random if omitted.")
+    seed: int | None = Field(
+        default=None,
+        ge=0,
+        le=2**53,
+        description="Administrator only (403 admin_required otherwise): whoever knows it knows every hand. "
+        "Without it the match key comes from `secrets`.",
+    )
     deal: dict[str, Any] | None = Field(
         default=None, description="Explicit first deal (administrator only): dealer, hands, kitty."
     )
@@ -171,8 +223,19 @@ class GameList(BaseModel):
 
 class JoinRequest(Model):
     seat: int | None = Field(default=None, ge=0, le=4, description="The first open seat if omitted.")
-    name: str = Field(default="", max_length=40)
+    name: DisplayText = Field(default="", max_length=40)
     invite_code: str | None = Field(default=None, max_length=100)
+    client_seed: str = Field(
+        default="",
+        max_length=64,
+        pattern=CLIENT_SEED,
+        description="Your own entropy (up to 64 printable ASCII characters), mixed into every hand's seed "
+        "so that not even the server can choose a deal (docs/fairness.md).",
+    )
+
+
+class RematchRequest(Model):
+    client_seed: str = Field(default="", max_length=64, pattern=CLIENT_SEED, description="As in a join.")
 
 
 class JoinResponse(BaseModel):
@@ -198,8 +261,10 @@ class RematchResponse(BaseModel):
 
 
 class RegisterBotRequest(Model):
-    name: str = Field(min_length=1, max_length=40)
-    contact: str | None = Field(default=None, max_length=200, description="How to reach the bot's owner.")
+    name: DisplayText = Field(min_length=1, max_length=40)
+    contact: DisplayText | None = Field(
+        default=None, max_length=200, description="How to reach the bot's owner."
+    )
 
 
 class BotRegistered(BaseModel):
@@ -278,15 +343,34 @@ class LogEntry(BaseModel):
     by: str | None = Field(default=None, description="`timer`: played for the seat when its time ran out.")
 
 
+class HandRecord(BaseModel):
+    """One hand's deal and the material to check it (docs/fairness.md)."""
+
+    hand: int
+    dealer: int | None
+    seeded: bool = Field(description="False for a deal the administrator gave explicitly.")
+    commitment: str | None = Field(description="SHA-256 of the hand seed, published before the deal.")
+    server_part: str | None = Field(description="HMAC-SHA256(K, hand), hex, revealed after the hand.")
+    seed: str | None = Field(description="The hand seed, hex, revealed once the hand is scored.")
+    hands: list[list[str]] | None = Field(description="What each seat was dealt.")
+    kitty: list[str] | None = Field(description="The kitty in dealt order (euchre: the upcard first).")
+
+
 class LogResponse(BaseModel):
     game_id: str
     game: str
     options: dict[str, Any]
-    seed: int
+    seed: int | str = Field(description="The match key K in hex, or the administrator's whole number.")
     deal: dict[str, Any] | None
     actions: list[LogEntry]
     version: int
     winners: list[int] | None
+    key: str | None = Field(default=None, description="The match key K, hex (once the match is over).")
+    commitment: str | None = Field(default=None, description="SHA-256 of K, as published at creation.")
+    client_seeds: list[str] = Field(default_factory=list, description="Each seat's client seed, by seat.")
+    hands: list[HandRecord] = Field(
+        default_factory=list, description="Every hand's deal with its commitment and revealed seed."
+    )
 
 
 class RulesResponse(BaseModel):

@@ -204,6 +204,30 @@ def arena(args: argparse.Namespace) -> int:
     return 1 if result.forfeits("A") or result.forfeits("B") else 0
 
 
+def verify(args: argparse.Namespace) -> int:
+    """Check every commitment and every dealt hand of a replay log (GET /v1/games/{id}/log), offline."""
+    import engine
+
+    try:
+        log = json.loads(Path(args.log).read_text(encoding="utf-8"))
+    except (OSError, ValueError) as error:
+        print(f"atout verify: cannot read {args.log}: {error}", file=sys.stderr)
+        return 2
+    problems = engine.verify_log(log) if isinstance(log, dict) else ["the log is not a JSON object"]
+    failures = [p for p in problems if "dealt explicitly" not in p]
+    if failures:
+        print(f"FAILED: {failures[0]}")
+        return 1
+    hands = len(log.get("hands") or [])
+    explicit = len(problems)
+    note = f" ({explicit} dealt explicitly by the administrator)" if explicit else ""
+    print(
+        f"verified: {log.get('game')} game {log.get('game_id', '?')}, {hands} hands{note}, every deal "
+        "matches its commitment and seed"
+    )
+    return 0
+
+
 def parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="atout", description="Atout game service.")
     sub = p.add_subparsers(dest="command", required=True)
@@ -225,6 +249,12 @@ def parser() -> argparse.ArgumentParser:
     o = sub.add_parser("openapi", help="print the OpenAPI document")
     o.add_argument("--output", "-o", default=None)
     o.set_defaults(func=openapi)
+    v = sub.add_parser(
+        "verify",
+        help="check every commitment and dealt hand of a replay log (GET /v1/games/{id}/log saved as JSON)",
+    )
+    v.add_argument("log", help="the replay log, a JSON file")
+    v.set_defaults(func=verify)
     a = sub.add_parser(
         "arena",
         help="play bots (built-in levels or your program) against each other over duplicate deals",

@@ -21,6 +21,7 @@ from service.settings import Settings
 from service.store import (
     STATUS_ACTIVE,
     STATUS_FINISHED,
+    STATUS_WAITING,
     GameRecord,
     Store,
     hash_token,
@@ -39,6 +40,7 @@ ENGINE_CODES = {
     "invalid_options": "invalid_options",
     "invalid_deal": "invalid_deal",
     "invalid_seed": "invalid_options",
+    "not_started": "game_not_started",
 }
 
 
@@ -89,7 +91,9 @@ class GameCore:
         """
         key = (record.id, record.version)
         m = self._matches.get(key)
-        if m is None:
+        # The one state change without a new version: a waiting game's start deals the first hand
+        # (version 0 stays the first move's version), so a cached undealt match is stale once active.
+        if m is None or (m.phase == "waiting" and record.status != STATUS_WAITING):
             m = engine.from_json(record.state)
             self._remember(key, m)
         else:

@@ -1,31 +1,44 @@
 # mypy: disable-error-code="untyped-decorator,arg-type,return-value,list-item"
 """GraphQL at /graphql (Strawberry): the REST capabilities with the same semantics and error codes.
 
-Expected failures are GraphQL errors whose ``extensions.code`` is the REST problem ``code``.
-Queries are bounded by depth and by a cost (fields selected, lists weighted by their limit).
+Expected failures are GraphQL errors whose ``extensions.code`` is the REST problem ``code``; every
+other error gets a code too (``invalid_query`` for a document or variables graphql-core refuses,
+``internal_error`` for a fault, its message hidden). Documents are bounded (size, tokens, fragments,
+aliases, selections, depth, cost) by ``service.graphql_limits`` before graphql-core validates them.
+Requests that are not GraphQL-shaped (bad JSON, a batch, a mutation over GET, another content type)
+are answered with ``application/problem+json``, as REST answers them.
 """
 
 from __future__ import annotations
 
-import contextlib
-from collections.abc import AsyncGenerator, Callable
-from typing import Any, TypeVar
+import json
+import re
+from collections.abc import AsyncGenerator, Callable, Iterator
+from typing import Annotated, Any, TypeVar
 
 import strawberry
-from graphql import GraphQLError, ValidationContext, ValidationRule
-from graphql.language import FieldNode, FragmentSpreadNode, InlineFragmentNode, OperationDefinitionNode
+from cross_web import HTTPException
+from graphql import GraphQLError, parse
+from graphql.validation.validate import ValidationAbortedError
 from pydantic import TypeAdapter, ValidationError
+from starlette.requests import Request
+from starlette.types import Receive, Scope, Send
 from strawberry.asgi import GraphQL
-from strawberry.extensions import AddValidationRules, MaxAliasesLimiter, QueryDepthLimiter
+from strawberry.extensions import SchemaExtension
 from strawberry.scalars import JSON
 from strawberry.types import Info
 
 import engine
 from schema import graphql_types as t
-from schema.rest import Action, CreateGameRequest
-from service.errors import CODES, ProblemError
+from schema.rest import CLIENT_SEED, Action, CreateGameRequest
+from service.errors import CODES, ProblemError, problem_response, store_fault
+from service.fanout import StreamLagged, StreamSlot, client_key
 from service.games import Games
+from service.graphql_limits import QueryLimits, bound_validation, check_query, limits_of
+from service.limits import parse_json, refuse_unsafe_names
+from service.ratelimit import rate_limit_graphql
 from service.rest import invalid_request
+from service.settings import Settings
 from service.store import STREAM_ID_PATTERN
 
 R = TypeVar("R")
@@ -77,6 +90,19 @@ def token_of(info: Info, explicit: str | None = None) -> str | None:
     return token.strip()
 
 
+CLIENT_SEED_DOC = (
+    "Your own entropy (up to 64 printable ASCII characters), mixed into every hand's seed (docs/fairness.md)."
+)
+
+
+def check_client_seed(client_seed: str) -> None:
+    """The REST rule for a client seed (``schema.rest.CLIENT_SEED``), as a GraphQL error."""
+    if len(client_seed) > 64 or not re.fullmatch(CLIENT_SEED, client_seed):
+        raise problem_error(
+            ProblemError("invalid_request", "clientSeed is at most 64 printable ASCII characters.")
+        )
+
+
 def parse_seed(seed: str | None) -> int | None:
     if seed is None:
         return None
@@ -125,6 +151,7 @@ class Query:
 class Mutation:
     @strawberry.mutation(description="Create a game; an explicit deal needs the administrator token.")
     async def create_game(self, info: Info, input: t.CreateGameInput) -> t.CreateGameResult:
+        await rate_limit_graphql(info, "create_game")
         raw: dict[str, Any] = {
             "game": input.game,
             "options": input.options or {},
@@ -153,13 +180,17 @@ class Mutation:
         seat: int | None = None,
         name: str = "",
         invite_code: str | None = None,
+        client_seed: Annotated[str, strawberry.argument(description=CLIENT_SEED_DOC)] = "",
     ) -> t.JoinResult:
         if (seat is not None and not 0 <= seat <= 4) or len(name) > 40:
             raise problem_error(
                 ProblemError("invalid_request", "seat is 0..4 and name at most 40 characters.")
             )
+        check_client_seed(client_seed)
+        await rate_limit_graphql(info, "join")
+        refuse_unsafe_names(name=name)
         taken, token, started = await guarded(
-            lambda: games_of(info).join(str(game_id), seat, name, invite_code)
+            lambda: games_of(info).join(str(game_id), seat, name, invite_code, client_seed=client_seed)
         )
         return t.JoinResult(game_id=game_id, seat=taken, token=token, started=started)
 
@@ -169,9 +200,17 @@ class Mutation:
         return t.LeaveResult(game_id=game_id, seat=seat, outcome=outcome)
 
     @strawberry.mutation(description="Offer or accept the rematch of a finished game, in the same seat.")
-    async def rematch(self, info: Info, game_id: strawberry.ID) -> t.RematchResult:
+    async def rematch(
+        self,
+        info: Info,
+        game_id: strawberry.ID,
+        client_seed: Annotated[str, strawberry.argument(description=CLIENT_SEED_DOC)] = "",
+    ) -> t.RematchResult:
+        check_client_seed(client_seed)
         games = games_of(info)
-        record, seat, token, started = await guarded(lambda: games.rematch(str(game_id), token_of(info)))
+        record, seat, token, started = await guarded(
+            lambda: games.rematch(str(game_id), token_of(info), client_seed=client_seed)
+        )
         return t.RematchResult(game=t.Game.of(games.summary(record)), seat=seat, token=token, started=started)
 
     @strawberry.mutation(description="Register a bot account: join seats with its API key, follow myTurns.")
@@ -180,6 +219,8 @@ class Mutation:
             raise problem_error(
                 ProblemError("invalid_request", "name is 1 to 40 characters, contact at most 200.")
             )
+        await rate_limit_graphql(info, "register_bot")
+        refuse_unsafe_names(name=name, contact=contact)
         bid, key = await games_of(info).register_bot(name, contact)
         return t.BotRegistration(bot_id=strawberry.ID(bid), name=name, api_key=key)
 
@@ -199,6 +240,7 @@ class Mutation:
     ) -> t.ActionResult:
         games = games_of(info)
         token = token_of(info)
+        await rate_limit_graphql(info, "act", token)
 
         async def run() -> t.ActionResult:
             record = await games.get(str(game_id))
@@ -233,6 +275,32 @@ def resume_from(after: str | None, what: str) -> str:
     return cursor
 
 
+def stream_slot(info: Info, who: str | None) -> StreamSlot:
+    """A place among the open streams, under the caps the REST streams have (per token, else per
+    address, and per process); the refusal carries the same code and a ``retry_after`` in seconds."""
+    request = info.context.get("request")
+    client = getattr(request, "client", None)
+    try:
+        return games_of(info).admit_stream(client_key(who, client.host if client else None))
+    except ProblemError as error:
+        retry = int(error.headers.get("Retry-After", "1"))
+        refusal = ProblemError(error.code, error.detail, retry_after=retry, **error.extra)
+        raise problem_error(refusal) from None
+
+
+def lagged_error(lagged: StreamLagged) -> GraphQLError:
+    """The end of a subscription that fell too far behind: subscribe again with ``after``."""
+    return problem_error(
+        ProblemError(
+            "stream_lagged",
+            f"This subscription fell too far behind and was ended; subscribe again with after: "
+            f"{lagged.last_id!r} to resume without a gap.",
+            last_event_id=lagged.last_id,
+            retry_after=1,
+        )
+    )
+
+
 @strawberry.type
 class Subscription:
     @strawberry.subscription(
@@ -244,15 +312,21 @@ class Subscription:
     ) -> AsyncGenerator[t.GameEvent, None]:
         games = games_of(info)
         gid = str(game_id)
+        token = token_of(info)
+        await rate_limit_graphql(info, "open_stream", token)
         try:
             record = await games.get(gid)
-            caller = games.caller(record, token_of(info), required=False)
+            caller = games.caller(record, token, required=False)
         except ProblemError as error:
             raise problem_error(error) from None
         cursor = resume_from(after, "an event id")
         block_ms = info.context["settings"].sse_block_ms
-        async for seen in games.follow(gid, caller.seat, cursor, block_ms):
-            yield t.GameEvent.of(seen)
+        with stream_slot(info, token):
+            try:
+                async for seen in games.follow(gid, caller.seat, cursor, block_ms):
+                    yield t.GameEvent.of(seen)
+            except StreamLagged as lagged:
+                raise lagged_error(lagged) from None
 
     @strawberry.subscription(
         description="For a bot account (its API key in connection_init {Authorization: 'Bearer …'}): "
@@ -261,65 +335,89 @@ class Subscription:
     )
     async def my_turns(self, info: Info, after: str | None = None) -> AsyncGenerator[t.BotNotice, None]:
         games = games_of(info)
+        await rate_limit_graphql(info, "open_stream", token_of(info))
         try:
             bid = await games.bot_of(token_of(info))
         except ProblemError as error:
             raise problem_error(error) from None
         cursor = resume_from(after, "a notice id")
         block_ms = info.context["settings"].sse_block_ms
-        while True:
-            batch = await games.store.bot_notices(bid, cursor)
-            if not batch:
-                batch = await games.store.bot_notices(bid, cursor, block_ms)
-            for eid, notice in batch:
-                cursor = eid
-                delivered = await games.bot_notice(notice)
-                if delivered is not None:
-                    yield t.BotNotice.of({"id": eid, **delivered})
+        with stream_slot(info, bid):
+            try:
+                async for eid, notice in games.follow_notices(bid, cursor, block_ms):
+                    delivered = await games.bot_notice(notice)
+                    if delivered is not None:
+                        yield t.BotNotice.of({"id": eid, **delivered})
+            except StreamLagged as lagged:
+                raise lagged_error(lagged) from None
 
 
-class CostLimit(ValidationRule):
-    """Refuse operations selecting too many fields: each field costs 1, times the size of enclosing lists."""
+# Stands in for a refused document: Strawberry looks up the operation's type before it reads the
+# errors that stop the request, and the real document may be unparsable or too costly to touch.
+PLACEHOLDER = parse("{ __typename }")
+INTERNAL = "Something went wrong on our side; the error was logged."
+# What graphql-core wraps when it refuses variables or literals (a scalar's parse_value raising).
+PRE_EXECUTION_FAULTS = (GraphQLError, ValueError, TypeError)
 
-    max_cost = 2000
-    list_fields = {"games": 50, "seats": 5, "actions": 50, "events": 50}
 
-    def enter_operation_definition(self, node: OperationDefinitionNode, *_: Any) -> None:
-        cost = self._cost(node.selection_set, 1, set())
-        if cost > self.max_cost:
-            self.report_error(
-                GraphQLError(
-                    f"The query costs {cost}, over the limit of {self.max_cost}: select fewer fields.",
-                    node,
-                    extensions={"code": "query_too_costly"},
-                )
-            )
+def coded(error: GraphQLError) -> GraphQLError:
+    """Give ``error`` an ``extensions.code`` when it has none, so a client can sort every error.
 
-    def _cost(self, selection_set: Any, multiplier: int, seen: set[str]) -> int:
-        if selection_set is None:
-            return 0
-        total = 0
-        context: ValidationContext = self.context
-        for selection in selection_set.selections:
-            if isinstance(selection, FieldNode):
-                total += multiplier
-                inner = multiplier * self._list_size(selection)
-                total += self._cost(selection.selection_set, inner, seen)
-            elif isinstance(selection, InlineFragmentNode):
-                total += self._cost(selection.selection_set, multiplier, seen)
-            elif isinstance(selection, FragmentSpreadNode) and selection.name.value not in seen:
-                fragment = context.get_fragment(selection.name.value)
-                if fragment is not None:
-                    total += self._cost(fragment.selection_set, multiplier, seen | {selection.name.value})
-        return total
+    A ProblemError raised by a resolver keeps its code; an error before execution (a document or
+    variables graphql-core refuses) is ``invalid_query``; anything else is a fault of ours:
+    ``internal_error``, its message replaced (``AtoutSchema.process_errors`` logged it already).
+    Changes the error in place, and leaves a coded one alone, so it may run more than once.
+    """
+    if (error.extensions or {}).get("code"):
+        return error
+    original = error.original_error
+    if isinstance(original, ProblemError):
+        problem = original
+    elif isinstance(error, ValidationAbortedError) and "Too many validation errors" not in error.message:
+        problem = ProblemError(
+            "query_too_complex",
+            "Validation gave up on this document: it compares the same fields too many times (a field "
+            "repeated, or fragments selecting the same fields spread side by side); select each field once.",
+        )
+    elif original is not None and (fault := store_fault(original)) is not None:
+        problem = fault  # Redis down or full: store_unavailable / server_full, never redis-py's text
+    elif error.path is None and (original is None or isinstance(original, PRE_EXECUTION_FAULTS)):
+        problem = ProblemError("invalid_query", error.message)
+    else:
+        problem = ProblemError("internal_error", INTERNAL)
+    error.message = problem.detail
+    error.extensions = problem_error(problem).extensions
+    return error
 
-    def _list_size(self, node: FieldNode) -> int:
-        size = self.list_fields.get(node.name.value, 1)
-        for argument in node.arguments or ():
-            if argument.name.value == "limit" and hasattr(argument.value, "value"):
-                with contextlib.suppress(TypeError, ValueError):
-                    size = max(1, int(argument.value.value))
-        return size
+
+def code_errors(result: Any) -> None:
+    for error in getattr(result, "errors", None) or ():
+        coded(error)
+
+
+class DocumentLimits(SchemaExtension):
+    """Parse and bound the document before graphql-core validates it (validation expands fragments, so
+    a small document can stand for billions of fields); then give every error of the result a code."""
+
+    def __init__(self, *, limits: QueryLimits) -> None:
+        self.limits = limits
+
+    def on_operation(self) -> Iterator[None]:
+        context = self.execution_context
+        if context.query and context.graphql_document is None:
+            try:
+                context.graphql_document = check_query(context.query, self.limits, context.variables)
+            except ProblemError as error:
+                # Strawberry skips validation and execution when errors are already there.
+                context.graphql_document = PLACEHOLDER
+                context._provided_operation_name = None  # the placeholder's operation is unnamed
+                context.pre_execution_errors = [problem_error(error)]
+        yield
+        code_errors(context.result)
+
+    def on_stream_result(self, result: Any) -> Iterator[None]:
+        code_errors(result)
+        yield
 
 
 class AtoutSchema(strawberry.Schema):
@@ -336,22 +434,86 @@ class AtoutSchema(strawberry.Schema):
             super().process_errors(unexpected, execution_context)
 
 
-def build_schema(max_depth: int = 10, max_cost: int = 2000) -> strawberry.Schema:
-    rule = type("ConfiguredCostLimit", (CostLimit,), {"max_cost": max_cost})
+def build_schema(limits: QueryLimits | None = None) -> strawberry.Schema:
+    bounds = limits or QueryLimits()
+    bound_validation()
     return AtoutSchema(
         query=Query,
         mutation=Mutation,
         subscription=Subscription,
-        extensions=[
-            lambda: QueryDepthLimiter(max_depth=max_depth),
-            lambda: MaxAliasesLimiter(max_alias_count=30),
-            lambda: AddValidationRules([rule]),
-        ],
+        extensions=[lambda: DocumentLimits(limits=bounds)],  # one per operation: it holds its context
     )
 
 
+class RefusedJSON(json.JSONDecodeError):
+    """A WebSocket message the safe parser refused: Strawberry closes the socket with 4400."""
+
+
+def http_problem(error: HTTPException) -> ProblemError:
+    """Strawberry's plain-text refusals of a request that is not GraphQL-shaped, as problems."""
+    reason = error.reason
+    if error.status_code == 405:
+        return ProblemError("method_not_allowed", "GraphQL answers GET (queries only) and POST.")
+    if error.status_code == 404:
+        return ProblemError("not_found", "Nothing here: send a GraphQL request with a `query`.")
+    if reason == "Unsupported content type":
+        return ProblemError(
+            "unsupported_media_type",
+            "Send the GraphQL request as JSON with `Content-Type: application/json`.",
+        )
+    if reason == "Unable to parse request body as JSON":
+        return ProblemError("malformed_body", 'The body must be a JSON object: {"query": "{ rules }"}.')
+    if "not allowed when using GET" in reason:
+        return ProblemError(
+            "method_not_allowed",
+            f"{reason.split(' ')[0].capitalize()} must be sent with POST: GET runs queries only.",
+            headers={"Allow": "POST"},
+        )
+    if reason in {"Batching is not enabled", "Too many operations"}:
+        return ProblemError(
+            "invalid_query",
+            "Send one GraphQL request per HTTP request: a JSON array (a batch) is not accepted.",
+        )
+    if reason.startswith("No GraphQL query found"):
+        return ProblemError("invalid_query", 'The request has no `query`: send {"query": "…"}.')
+    return ProblemError("invalid_query", reason)
+
+
 class AtoutGraphQL(GraphQL[dict[str, Any], None]):
-    """Context: the request (or websocket), the Games service and settings."""
+    """Context: the request (or websocket), the Games service and settings. Refusals of requests that
+    are not GraphQL-shaped are problem+json (Strawberry answers them as text/plain), and JSON is read
+    by the same parser as REST bodies, so deep nesting or a huge integer is a 4xx, never a 500."""
+
+    def __init__(self, schema: strawberry.Schema, settings: Settings) -> None:
+        super().__init__(schema, graphql_ide="graphiql")
+        self.max_json_depth = settings.max_json_depth
+        self.max_int_digits = settings.max_int_digits
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await super().__call__(scope, receive, send)
+            return
+        request = Request(scope=scope, receive=receive)
+        try:
+            response = await self.run(request)
+        except HTTPException as error:
+            response = problem_response(http_problem(error), request.url.path)
+        except ProblemError as error:
+            response = problem_response(error, request.url.path)
+        await response(scope, receive, send)
+
+    def parse_json(self, data: str | bytes) -> Any:
+        return parse_json(data, self.max_json_depth, self.max_int_digits)
+
+    def decode_json(self, data: str | bytes) -> object:
+        try:
+            return self.parse_json(data)
+        except ProblemError as error:
+            raise RefusedJSON(error.detail, data if isinstance(data, str) else "", 0) from None
+
+    async def process_result(self, request: Any, result: Any) -> Any:
+        code_errors(result)  # errors raised outside the operation hooks too
+        return await super().process_result(request, result)
 
     async def get_context(self, request: Any, response: Any) -> dict[str, Any]:
         return {
@@ -362,8 +524,8 @@ class AtoutGraphQL(GraphQL[dict[str, Any], None]):
         }
 
 
-def graphql_app(max_depth: int, max_cost: int) -> AtoutGraphQL:
-    return AtoutGraphQL(build_schema(max_depth, max_cost), graphql_ide="graphiql")
+def graphql_app(settings: Settings) -> AtoutGraphQL:
+    return AtoutGraphQL(build_schema(limits_of(settings)), settings)
 
 
 def sdl() -> str:

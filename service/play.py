@@ -15,6 +15,7 @@ from typing import Any
 import engine
 from schema.rest import (
     ActionResponse,
+    HandRecord,
     LegalActionsResponse,
     LogEntry,
     LogResponse,
@@ -69,6 +70,10 @@ class Play(GameCore):
         )
 
     async def replay_log(self, gid: str, token: str | None) -> LogResponse:
+        """The replay log and, per hand, the material to verify its deal (docs/fairness.md): the
+        commitments as published in the event stream, the revealed seeds, the cards dealt, and the
+        match key K, which tells every hand and so is shown only once the match is over (or to the
+        administrator)."""
         record = await self.get(gid)
         caller = self.caller(record, token, required=False)
         if record.status != STATUS_FINISHED and not caller.admin:
@@ -76,6 +81,9 @@ class Play(GameCore):
                 "game_not_over", "The replay log (with the seed) is published when the match is over."
             )
         m = self.match_of(record)
+        published = await self._public_events(gid)
+        created = next((e for e in published if e.get("type") == "game_created"), {})
+        started = next((e for e in published if e.get("type") == "game_started"), {})
         return LogResponse(
             game_id=gid,
             game=record.game,
@@ -85,7 +93,26 @@ class Play(GameCore):
             actions=[LogEntry.model_validate(e) for e in await self.store.log(gid)],
             version=record.version,
             winners=m.winners,
+            key=m.key.hex(),
+            commitment=created.get("commitment", engine.match_commitment(m)),
+            client_seeds=started.get("client_seeds", list(m.client_seeds)),
+            hands=[HandRecord.model_validate(h) for h in engine.hand_records(published)],
         )
+
+    LOG_PAGES = 1000
+    """Pages of 1,000 events read for a replay log: far beyond the longest match."""
+
+    async def _public_events(self, gid: str) -> list[dict[str, Any]]:
+        """The game's public events (no seat's private ones), oldest first."""
+        out: list[dict[str, Any]] = []
+        after = "0-0"
+        for _ in range(self.LOG_PAGES):
+            page = await self.store.events(gid, after, count=1000)
+            out += [e.event for e in page if engine.event_for(e.event, None) is not None]
+            if len(page) < 1000:
+                break
+            after = page[-1].id
+        return out
 
     async def act(
         self,

@@ -35,17 +35,22 @@ from schema.rest import (
     LogResponse,
     Problem,
     RegisterBotRequest,
+    RematchRequest,
     RematchResponse,
     RulesResponse,
     ViewResponse,
 )
 from service.errors import CODES, PROBLEM_JSON, ProblemError
+from service.fanout import StreamLagged, client_key
 from service.games import Games
+from service.limits import parse_json
+from service.ratelimit import rate_limit
 from service.store import STREAM_ID_PATTERN
 
 M = TypeVar("M", bound=BaseModel)
 Endpoint = Callable[[Request], Awaitable[Response]]
 API_VERSION = "1.0.0"
+LAGGED_RETRY_MS = 1000  # a stream ended for lagging: reconnect after a second
 
 
 # --- request helpers ----------------------------------------------------------------------
@@ -68,10 +73,8 @@ def bearer(request: Request) -> str | None:
 
 async def parse_body(request: Request, model: type[M]) -> M:
     raw = await request.body()
-    try:
-        data = json.loads(raw or b"null")
-    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-        raise ProblemError("malformed_body", f"The body must be a JSON object: {exc}.") from None
+    settings = request.app.state.settings
+    data = parse_json(raw or b"null", settings.max_json_depth, settings.max_int_digits)
     if data is None:
         data = {}
     try:
@@ -126,6 +129,7 @@ async def rules(request: Request) -> Response:
 
 
 async def create_game(request: Request) -> Response:
+    await rate_limit(request, "create_game")
     body = await parse_body(request, CreateGameRequest)
     games = games_of(request)
     record, invite = await games.create(body, bearer(request))
@@ -152,8 +156,11 @@ async def get_game(request: Request) -> Response:
 async def join_game(request: Request) -> Response:
     gid = request.path_params["game_id"]
     bot_key = bearer(request)
+    await rate_limit(request, "join", bot_key)
     body = await parse_body(request, JoinRequest)
-    seat, token, started = await games_of(request).join(gid, body.seat, body.name, body.invite_code, bot_key)
+    seat, token, started = await games_of(request).join(
+        gid, body.seat, body.name, body.invite_code, bot_key, client_seed=body.client_seed
+    )
     return ok(JoinResponse(game_id=gid, seat=seat, token=token, started=started), 201)
 
 
@@ -170,6 +177,7 @@ async def post_action(request: Request) -> Response:
     gid = request.path_params["game_id"]
     games = games_of(request)
     token = bearer(request)
+    await rate_limit(request, "act", token)
     key = request.headers.get("idempotency-key")
     if key is not None and not 1 <= len(key) <= 200:
         raise ProblemError("invalid_request", "Idempotency-Key must be 1 to 200 characters.")
@@ -200,11 +208,15 @@ async def leave_game(request: Request) -> Response:
 
 async def rematch_game(request: Request) -> Response:
     games = games_of(request)
-    record, seat, token, started = await games.rematch(request.path_params["game_id"], bearer(request))
+    body = await parse_body(request, RematchRequest)
+    record, seat, token, started = await games.rematch(
+        request.path_params["game_id"], bearer(request), client_seed=body.client_seed
+    )
     return ok(RematchResponse(game=games.summary(record), seat=seat, token=token, started=started), 201)
 
 
 async def register_bot(request: Request) -> Response:
+    await rate_limit(request, "register_bot")
     body = await parse_body(request, RegisterBotRequest)
     bid, key = await games_of(request).register_bot(body.name, body.contact)
     return ok(BotRegistered(bot_id=bid, name=body.name, api_key=key), 201)
@@ -215,11 +227,37 @@ async def bot_me(request: Request) -> Response:
     return ok(BotStatus(bot_id=bid, name=name, seats=[BotSeat.model_validate(s) for s in seats]))
 
 
+def stream_client(request: Request, token: str | None) -> str:
+    """Whom an open stream counts against: its token (or bot id), else the client's address."""
+    return client_key(token, request.client.host if request.client else None)
+
+
+def lagged_notice(lagged: StreamLagged) -> dict[str, Any]:
+    """The last message of a stream that fell too far behind: resume after ``last_event_id``."""
+    return {
+        "type": "lagged",
+        "code": "stream_lagged",
+        "detail": "This stream fell too far behind and was closed; reconnect with Last-Event-ID "
+        f"{lagged.last_id} to resume without a gap.",
+        "last_event_id": lagged.last_id,
+        "retry_after": LAGGED_RETRY_MS // 1000,
+    }
+
+
+def sse_of(item: dict[str, Any]) -> ServerSentEvent:
+    """An event as SSE; the lagged notice has no id (the client's Last-Event-ID stays its last event)
+    and sets the reconnection delay."""
+    if item["type"] == "lagged":
+        return ServerSentEvent(data=json.dumps(item), event="lagged", retry=LAGGED_RETRY_MS)
+    return ServerSentEvent(data=json.dumps(item), id=item["id"], event=str(item.get("type", "event")))
+
+
 async def bot_stream(request: Request) -> Response:
     """One connection for all of a bot's games: ``your_turn`` with the seat's view and legal actions
     (only while still current), and ``game_over``. SSE, or NDJSON with ``Accept: application/x-ndjson``
     (like the lichess bot API); resumable with Last-Event-ID / ``last_event_id``."""
     games = games_of(request)
+    await rate_limit(request, "open_stream", bearer(request) or request.query_params.get("access_token"))
     bid = await games.bot_of(bearer(request) or request.query_params.get("access_token"))
     after = request.headers.get("last-event-id") or request.query_params.get("last_event_id") or "0-0"
     if not STREAM_ID_PATTERN.match(after):
@@ -227,19 +265,17 @@ async def bot_stream(request: Request) -> Response:
     settings = request.app.state.settings
     follow = request.query_params.get("follow", "true").lower() not in {"false", "0", "no"}
 
+    slot = games.admit_stream(stream_client(request, bid))
+
     async def notices() -> AsyncIterator[dict[str, Any]]:
-        cursor = after
-        while True:
-            batch = await games.store.bot_notices(bid, cursor)
-            if not batch:
-                if not follow:
-                    return
-                batch = await games.store.bot_notices(bid, cursor, settings.sse_block_ms)
-            for eid, notice in batch:
-                cursor = eid
-                delivered = await games.bot_notice(notice)
-                if delivered is not None:
-                    yield {"id": eid, **delivered}
+        with slot:
+            try:
+                async for eid, notice in games.follow_notices(bid, after, settings.sse_block_ms, follow):
+                    delivered = await games.bot_notice(notice)
+                    if delivered is not None:
+                        yield {"id": eid, **delivered}
+            except StreamLagged as lagged:
+                yield lagged_notice(lagged)
 
     if "application/x-ndjson" in request.headers.get("accept", ""):
 
@@ -251,7 +287,7 @@ async def bot_stream(request: Request) -> Response:
 
     async def events() -> AsyncIterator[ServerSentEvent]:
         async for notice in notices():
-            yield ServerSentEvent(data=json.dumps(notice), id=notice["id"], event=notice["type"])
+            yield sse_of(notice)
 
     return EventSourceResponse(events(), ping=settings.sse_ping)
 
@@ -271,6 +307,7 @@ async def game_events(request: Request) -> Response:
     gid = request.path_params["game_id"]
     record = await games.get(gid)
     token = bearer(request) or request.query_params.get("access_token")
+    await rate_limit(request, "open_stream", token)
     caller = games.caller(record, token, required=False)
     after = request.headers.get("last-event-id") or request.query_params.get("last_event_id") or "0-0"
     if not STREAM_ID_PATTERN.match(after):
@@ -278,9 +315,15 @@ async def game_events(request: Request) -> Response:
     settings = request.app.state.settings
     follow = request.query_params.get("follow", "true").lower() not in {"false", "0", "no"}
 
+    slot = games.admit_stream(stream_client(request, token))
+
     async def stream() -> AsyncIterator[ServerSentEvent]:
-        async for seen in games.follow(gid, caller.seat, after, settings.sse_block_ms, wait=follow):
-            yield ServerSentEvent(data=json.dumps(seen), id=seen["id"], event=str(seen.get("type", "event")))
+        with slot:
+            try:
+                async for seen in games.follow(gid, caller.seat, after, settings.sse_block_ms, wait=follow):
+                    yield sse_of(seen)
+            except StreamLagged as lagged:
+                yield sse_of(lagged_notice(lagged))
 
     return EventSourceResponse(stream(), ping=settings.sse_ping)
 
@@ -315,8 +358,12 @@ class Op:
 
 
 GAME = ("game_not_found",)
-BODY = ("malformed_body", "invalid_request")
+# Any POST body: too large (413) or not application/json (415), refused by service.limits.
+UPLOAD = ("payload_too_large", "unsupported_media_type")
+BODY = ("malformed_body", "invalid_request", *UPLOAD)
+LIMITED = "rate_limited"  # service.ratelimit
 SEAT = ("missing_token", "invalid_token")
+CAPPED = ("too_many_games", "server_full")  # service.quotas: caps on unfinished games
 
 OPS: tuple[Op, ...] = (
     Op("GET", "/v1/rules", rules, "getRules", "Rules and options of each game", "rules", RulesResponse),
@@ -330,7 +377,7 @@ OPS: tuple[Op, ...] = (
         CreateGameResponse,
         201,
         CreateGameRequest,
-        (*BODY, "admin_required", "invalid_seats", "invalid_options", "invalid_deal"),
+        (*BODY, LIMITED, *CAPPED, "admin_required", "invalid_seats", "invalid_options", "invalid_deal"),
         "optional",
         description="Seats are `open` or `bot:<level>`. An explicit `deal` needs the administrator token.",
     ),
@@ -368,7 +415,16 @@ OPS: tuple[Op, ...] = (
         JoinResponse,
         201,
         JoinRequest,
-        (*GAME, *BODY, "invalid_invite", "invalid_seats", "seat_taken", "game_full", "invalid_token"),
+        (
+            *GAME,
+            *BODY,
+            LIMITED,
+            "invalid_invite",
+            "invalid_seats",
+            "seat_taken",
+            "game_full",
+            "invalid_token",
+        ),
         "optional",
         description="A bot account joins with its API key as bearer token: the seat becomes the bot's and "
         "its turns are announced on /v1/bots/me/stream.",
@@ -381,7 +437,7 @@ OPS: tuple[Op, ...] = (
         "Give up the caller's seat: it opens again before the start, a bot plays it out after",
         "games",
         LeaveResponse,
-        errors=(*GAME, *SEAT, "game_over"),
+        errors=(*GAME, *SEAT, *UPLOAD, "game_over"),
         auth="seat",
     ),
     Op(
@@ -393,7 +449,8 @@ OPS: tuple[Op, ...] = (
         "games",
         RematchResponse,
         201,
-        errors=(*GAME, *SEAT, "game_not_over", "seat_taken"),
+        RematchRequest,
+        errors=(*GAME, *SEAT, *BODY, *CAPPED, "game_not_over", "seat_taken"),
         auth="seat",
         description="Each player calls it with the token of the finished game and gets a token for "
         "the same seat of the rematch; the rematch starts when every player has.",
@@ -437,6 +494,7 @@ OPS: tuple[Op, ...] = (
             *GAME,
             *BODY,
             *SEAT,
+            LIMITED,
             "wrong_seat",
             "game_not_started",
             "game_over",
@@ -463,7 +521,7 @@ OPS: tuple[Op, ...] = (
         "Server-Sent Events of the game, as the caller's seat may see them",
         "play",
         GameEvent,
-        errors=(*GAME, "invalid_token", "invalid_request"),
+        errors=(*GAME, "invalid_token", "invalid_request", LIMITED),
         auth="optional",
         params=(
             Param("Last-Event-ID", "header", {"type": "string"}, "Resume after this event id."),
@@ -484,7 +542,7 @@ OPS: tuple[Op, ...] = (
         BotRegistered,
         201,
         RegisterBotRequest,
-        BODY,
+        (*BODY, LIMITED),
     ),
     Op(
         "GET",
@@ -505,7 +563,7 @@ OPS: tuple[Op, ...] = (
         "`your_turn` (with the view and legal actions) in any of the bot's games, and `game_over`",
         "bots",
         BotNotice,
-        errors=(*SEAT, "invalid_request"),
+        errors=(*SEAT, "invalid_request", LIMITED),
         auth="seat",
         params=(
             Param("Last-Event-ID", "header", {"type": "string"}, "Resume after this notice id."),

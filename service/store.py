@@ -133,6 +133,24 @@ class SeatTaken(StoreError):
         self.seat = seat
 
 
+class StartChanged(StoreError):
+    """The join would start the game, but not with the start state computed (seats changed since)."""
+
+    def __init__(self, seat: int) -> None:
+        super().__init__(f"joining seat {seat} starts the game: compute the start again")
+        self.seat = seat
+
+
+@dataclass(frozen=True)
+class GameStart:
+    """A game's start, computed before the join that takes its last seat: the state with the first
+    hand dealt, the client seeds (by seat) it was dealt from, and the start's events (JSON)."""
+
+    state: str
+    client_seeds: Sequence[str]
+    events: Sequence[str]
+
+
 @dataclass
 class Seat:
     kind: str  # "open", "reserved" (for a rematch), "human" or "bot:<level>"
@@ -140,6 +158,7 @@ class Seat:
     token_hash: str = ""
     reserved_for: str = ""  # the token hash a reserved seat waits for
     owner: str = ""  # the bot account that joined this seat, if any
+    client_seed: str = ""  # the seat's own entropy, mixed into every hand (docs/fairness.md)
 
     @property
     def is_open(self) -> bool:
@@ -156,7 +175,7 @@ class GameRecord:
     game: str
     players: int
     options: dict[str, Any]
-    seed: int
+    seed: int | str  # the match key K in hex, or the whole number the administrator chose
     version: int
     state: str
     status: str
@@ -204,6 +223,7 @@ class GameRecord:
                 token_hash=h.get(f"seat:{i}:token", ""),
                 reserved_for=h.get(f"seat:{i}:reserved", ""),
                 owner=h.get(f"seat:{i}:owner", ""),
+                client_seed=h.get(f"seat:{i}:client_seed", ""),
             )
             for i in range(players)
         ]
@@ -212,7 +232,7 @@ class GameRecord:
             game=h["game"],
             players=players,
             options=json.loads(h["options"]),
-            seed=int(h["seed"]),
+            seed=_seed_of(h["seed"]),
             version=int(h["version"]),
             state=h["state"],
             status=h["status"],
@@ -225,6 +245,11 @@ class GameRecord:
             extra=json.loads(h.get("extra", "{}")),
             rematch=h.get("rematch", ""),
         )
+
+
+def _seed_of(stored: str) -> int | str:
+    """An administrator's seed is a whole number (at most 2**53, 16 digits); a match key is 64 hex digits."""
+    return int(stored) if stored.isdigit() and len(stored) < 64 else stored
 
 
 @dataclass(frozen=True)
@@ -287,7 +312,10 @@ return {'ok', tostring(v), tostring(timeouts)}
 
 # KEYS: game, events
 # ARGV: seat (-1 = first open), token hash, name, now, ttl, reservation (the token hash a reserved
-#       seat waits for, or ""), owner (a bot account id, or "")
+#       seat waits for, or ""), owner (a bot account id, or ""), client seed, start state ("" = none
+#       computed), n, then n expected client seeds (by seat), then the start events.
+# The join that fills the last seat starts the game: Python computed the first deal from the client
+# seeds it read; it is written only if those are still the seeds (else 'retry', nothing written).
 JOIN_LUA = """
 local status = redis.call('HGET', KEYS[1], 'status')
 if not status then return {'missing', ''} end
@@ -303,20 +331,30 @@ local kind = redis.call('HGET', KEYS[1], 'seat:' .. seat .. ':kind')
 local reserved = kind == 'reserved' and ARGV[6] ~= ''
   and redis.call('HGET', KEYS[1], 'seat:' .. seat .. ':reserved') == ARGV[6]
 if kind ~= 'open' and not reserved then return {'taken', tostring(seat)} end
-redis.call('HSET', KEYS[1], 'seat:' .. seat .. ':kind', 'human', 'seat:' .. seat .. ':token', ARGV[2],
-  'seat:' .. seat .. ':name', ARGV[3], 'seat:' .. seat .. ':reserved', '',
-  'seat:' .. seat .. ':owner', ARGV[7], 'updated_at', ARGV[4])
-local v = redis.call('HGET', KEYS[1], 'version')
-redis.call('XADD', KEYS[2], '*', 'v', v, 'e', cjson.encode({type='seat_joined', seat=seat, name=ARGV[3]}))
 local open = 0
 for i = 0, n - 1 do
   local k = redis.call('HGET', KEYS[1], 'seat:' .. i .. ':kind')
-  if k == 'open' or k == 'reserved' then open = open + 1 end
+  if i ~= seat and (k == 'open' or k == 'reserved') then open = open + 1 end
 end
+local starting = open == 0 and status == 'waiting'
+local expected = tonumber(ARGV[10])
+if starting then
+  if ARGV[9] == '' or expected ~= n then return {'retry', tostring(seat)} end
+  for i = 0, n - 1 do
+    local cs = ARGV[8]
+    if i ~= seat then cs = redis.call('HGET', KEYS[1], 'seat:' .. i .. ':client_seed') or '' end
+    if cs ~= ARGV[10 + 1 + i] then return {'retry', tostring(seat)} end
+  end
+end
+redis.call('HSET', KEYS[1], 'seat:' .. seat .. ':kind', 'human', 'seat:' .. seat .. ':token', ARGV[2],
+  'seat:' .. seat .. ':name', ARGV[3], 'seat:' .. seat .. ':reserved', '',
+  'seat:' .. seat .. ':owner', ARGV[7], 'seat:' .. seat .. ':client_seed', ARGV[8], 'updated_at', ARGV[4])
+local v = redis.call('HGET', KEYS[1], 'version')
+redis.call('XADD', KEYS[2], '*', 'v', v, 'e', cjson.encode({type='seat_joined', seat=seat, name=ARGV[3]}))
 local result = 'joined'
-if open == 0 and status == 'waiting' then
-  redis.call('HSET', KEYS[1], 'status', 'active')
-  redis.call('XADD', KEYS[2], '*', 'v', v, 'e', cjson.encode({type='game_started'}))
+if starting then
+  redis.call('HSET', KEYS[1], 'status', 'active', 'state', ARGV[9])
+  for j = 10 + expected + 1, #ARGV do redis.call('XADD', KEYS[2], '*', 'v', v, 'e', ARGV[j]) end
   result = 'started'
 end
 local ttl = tonumber(ARGV[5])
@@ -396,6 +434,15 @@ redis.call('EXPIRE', KEYS[2], tonumber(ARGV[3]))
 return 1
 """
 
+# KEYS: a finished game;  ARGV: the id of its rematch.  Sets the link once; returns the link that holds.
+CLAIM_REMATCH_LUA = """
+if redis.call('EXISTS', KEYS[1]) == 0 then return '' end
+local current = redis.call('HGET', KEYS[1], 'rematch')
+if current and current ~= '' then return current end
+redis.call('HSET', KEYS[1], 'rematch', ARGV[1])
+return ARGV[1]
+"""
+
 
 class Store:
     """Async access to the games in one Redis (or Redis Cluster)."""
@@ -410,6 +457,7 @@ class Store:
         self._join = client.register_script(JOIN_LUA)
         self._leave = client.register_script(LEAVE_LUA)
         self._create = client.register_script(CREATE_LUA)
+        self._claim_rematch = client.register_script(CLAIM_REMATCH_LUA)
         self._replace = client.register_script(REPLACE_LUA)
         self._load_bot = client.register_script(LOAD_BOT_LUA)
         self._notify_bot = client.register_script(NOTIFY_BOT_LUA)
@@ -464,10 +512,9 @@ class Store:
 
     async def claim_rematch(self, gid: str, rematch_id: str) -> str:
         """Link the finished game ``gid`` to its rematch, once: returns the rematch that won (HSETNX,
-        so players asking at the same moment all land in one rematch)."""
-        if await self.r.hsetnx(game_key(gid), "rematch", rematch_id):
-            return rematch_id
-        return str(await self.r.hget(game_key(gid), "rematch") or "")
+        so players asking at the same moment all land in one rematch). The field exists, empty, from
+        the game's creation on, hence a script rather than HSETNX itself."""
+        return str(await self._claim_rematch(keys=[game_key(gid)], args=[rematch_id]))
 
     async def drop_unstarted(self, gid: str) -> None:
         """Delete a game nobody can know of (a rematch that lost the claim): its hash and stream."""
@@ -544,10 +591,25 @@ class Store:
         return None if value is None else str(value)
 
     async def join(
-        self, gid: str, seat: int | None, token_hash: str, name: str, reservation: str = "", owner: str = ""
+        self,
+        gid: str,
+        seat: int | None,
+        token_hash: str,
+        name: str,
+        reservation: str = "",
+        owner: str = "",
+        client_seed: str = "",
+        start: GameStart | None = None,
     ) -> tuple[int, bool]:
         """Take ``seat`` (or the first open one); a reserved seat needs its ``reservation``.
+
+        The join that takes the last seat starts the game with ``start`` (its first deal, computed
+        from the client seeds read before), written only if those seeds still hold: otherwise (or
+        without ``start``) nothing is written and :class:`StartChanged` asks for a fresh read.
         Returns (seat, whether the game started)."""
+        start_args: list[str] = ["", "0"]
+        if start is not None:
+            start_args = [start.state, str(len(start.client_seeds)), *start.client_seeds, *start.events]
         outcome, value = await self._join(
             keys=[game_key(gid), events_key(gid)],
             args=[
@@ -558,10 +620,14 @@ class Store:
                 str(self.abandoned_ttl),
                 reservation,
                 owner,
+                client_seed,
+                *start_args,
             ],
         )
         if outcome == "missing":
             raise GameMissing(gid)
+        if outcome == "retry":
+            raise StartChanged(int(value))
         if outcome == "full":
             raise SeatTaken(None)
         if outcome == "taken":

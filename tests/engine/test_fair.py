@@ -295,10 +295,18 @@ def test_an_explicit_deal_is_not_seeded() -> None:
     assert problems[1:] == []
 
 
+@pytest.mark.parametrize("game", GAMES)
+def test_a_waiting_match_shows_no_hand_to_anyone(game: str) -> None:
+    w = engine.new_match(game, seed=KEY, wait=True)
+    assert w.phase == "waiting" and w.to_act is None and w.events == []
+    assert engine.legal_actions(w, 0) == []
+    for seat in [None, *range(w.players)]:
+        v = engine.view(w, seat)
+        assert v["hand"] == [] and v["hand_sizes"] == [0] * w.players and v["phase"] == "waiting"
+
+
 def test_a_waiting_match_deals_nothing_until_it_starts() -> None:
     w = engine.new_match("rough", seed=KEY, wait=True)
-    assert w.phase == "waiting" and w.to_act is None and w.events == []
-    assert all(engine.view(w, s)["hand"] == [] for s in range(4))
     with pytest.raises(engine.IllegalAction) as refused:
         engine.apply(w, 0, {"type": "pass"})
     assert refused.value.code == "not_started"

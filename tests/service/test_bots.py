@@ -9,7 +9,7 @@ import redis
 from rq import Queue, SimpleWorker
 from rq.serializers import JSONSerializer
 from starlette.testclient import TestClient
-from svc_helpers import FAST_OPTIONS, Table, fill, wait_for_human
+from svc_helpers import FAST_OPTIONS, Table, admin_headers, fill, wait_for_human
 
 from service import bots
 from service.settings import Settings
@@ -31,6 +31,7 @@ def test_a_human_plays_a_full_match_against_three_bots(
             "options": FAST_OPTIONS["rough"],
             "seats": ["open", "bot:random", "bot:heuristic", "bot:expert"],
         },
+        headers=admin_headers(client),  # only the administrator chooses a seed
     ).json()
     gid = created["game"]["id"]
     joined = client.post(f"/v1/games/{gid}/join", json={}).json()
@@ -54,7 +55,7 @@ def test_a_game_of_bots_only_plays_itself(
     client: TestClient, worker_env: redis.Redis, settings: Settings
 ) -> None:
     body = {"game": "euchre5", "seed": 5, "options": FAST_OPTIONS["euchre5"], "seats": ["bot:random"] * 5}
-    game = client.post("/v1/games", json=body).json()["game"]
+    game = client.post("/v1/games", json=body, headers=admin_headers(client)).json()["game"]
     assert game["status"] == "active"
     drain(worker_env, settings.bot_queue)
     assert client.get(f"/v1/games/{game['id']}").json()["status"] == "finished"
@@ -64,7 +65,7 @@ def test_a_stale_or_duplicate_bot_job_does_nothing(
     client: TestClient, worker_env: redis.Redis, settings: Settings
 ) -> None:
     body = {"game": "rough", "seed": 6, "seats": ["open", "open", "open", "bot:random"]}
-    gid = client.post("/v1/games", json=body).json()["game"]["id"]
+    gid = client.post("/v1/games", json=body, headers=admin_headers(client)).json()["game"]["id"]
     assert bots.play_turn(gid, 0) == "stale"  # still waiting for players
     assert bots.play_turn("missing", 0) == "stale"
     bots.enqueue(worker_env, settings.bot_queue, gid, 0)

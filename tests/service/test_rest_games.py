@@ -168,6 +168,10 @@ def test_the_admin_may_create_a_game_with_an_explicit_deal_and_see_the_seed(
     assert client.get(f"/v1/games/{gid}", headers=auth(admin_token)).json()["seed"] == 9
     assert client.get(f"/v1/games/{gid}").json()["seed"] is None
     token = client.post(f"/v1/games/{gid}/join", json={"seat": 1}).json()["token"]
+    # nothing is dealt while the game waits for players (docs/fairness.md); the deal comes at the start
+    assert client.get(f"/v1/games/{gid}/view", headers=auth(token)).json()["view"]["hand"] == []
+    for seat in (0, 2, 3, 4):
+        assert client.post(f"/v1/games/{gid}/join", json={"seat": seat}).status_code == 201
     assert set(client.get(f"/v1/games/{gid}/view", headers=auth(token)).json()["view"]["hand"]) == set(
         hands[1]
     )

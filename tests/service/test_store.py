@@ -16,6 +16,7 @@ from service.store import (
     STATUS_WAITING,
     GameMissing,
     GameRecord,
+    GameStart,
     Seat,
     SeatTaken,
     Store,
@@ -52,6 +53,11 @@ def record(gid: str = "g1", seats: list[str] | None = None, status: str = STATUS
         status=status,
         seats=[Seat(kind=k) for k in kinds],
     )
+
+
+def start(players: int) -> GameStart:
+    """A start for seats without client seeds: the join that takes the last seat writes it."""
+    return GameStart('{"state": 1}', [""] * players, [json.dumps({"type": "game_started"})])
 
 
 def event(n: int) -> str:
@@ -203,7 +209,7 @@ async def test_joining_fills_seats_and_starts_the_game_when_full(store: Store) -
         await store.join("g1", 0, "hash-b", "bob")
     with pytest.raises(SeatTaken):
         await store.join("g1", 1, "hash-b", "bob")
-    assert await store.join("g1", 2, "hash-b", "bob") == (2, True)
+    assert await store.join("g1", 2, "hash-b", "bob", start=start(3)) == (2, True)
     with pytest.raises(SeatTaken):
         await store.join("g1", None, "hash-c", "cid")
     loaded = await store.load("g1")
@@ -223,7 +229,7 @@ async def test_joining_a_missing_game_fails(store: Store) -> None:
 async def test_fifty_racing_joins_fill_each_seat_once(store: Store) -> None:
     await store.create(record(seats=["open"] * 5, status=STATUS_WAITING), [])
     outcomes = await asyncio.gather(
-        *(store.join("g1", None, f"h{n}", f"p{n}") for n in range(50)), return_exceptions=True
+        *(store.join("g1", None, f"h{n}", f"p{n}", start=start(5)) for n in range(50)), return_exceptions=True
     )
     seated = [o for o in outcomes if isinstance(o, tuple)]
     assert sorted(seat for seat, _ in seated) == [0, 1, 2, 3, 4]
