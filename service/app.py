@@ -19,6 +19,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from service import bots, logs
 from service.errors import ProblemError, handle_problem, problem_response, store_fault
+from service.fanout import Fanout
 from service.games import Games
 from service.metrics import Metrics, MetricsMiddleware
 from service.quotas import ClientAddressMiddleware
@@ -169,6 +170,18 @@ def create_app(settings: Settings | None = None) -> Starlette:
             await run_in_threadpool(bots.schedule_timeout, sync_redis, bot_queue, game_id, version, seconds)
 
         app.state.games = Games(store, settings, metrics, enqueue_bot, schedule_timer)
+        # Streams read through a hub with a Redis pool of its own: they never hold a request's connection.
+        streams = Fanout.from_url(
+            settings.redis_url,
+            settings.stream_pool,
+            readers=settings.stream_readers,
+            queue_size=settings.stream_queue,
+            per_client=settings.streams_per_client,
+            per_process=settings.streams_per_process,
+        )
+        await streams.start()
+        app.state.streams = streams
+        app.state.games.use_streams(streams)
         # The schemas, models and modules loaded so far live as long as the process: keep them out
         # of every later garbage collection (full collections otherwise cost tens of milliseconds).
         _freeze_once()
@@ -176,6 +189,7 @@ def create_app(settings: Settings | None = None) -> Starlette:
         try:
             yield
         finally:
+            await streams.stop()
             await store.close()
             sync_redis.close()
             log.info("stopped")

@@ -45,6 +45,7 @@ CODES: dict[str, tuple[int, str]] = {
     "introspection_disabled": (400, "GraphQL introspection is switched off"),
     "rate_limited": (429, "Too many requests"),
     "too_many_streams": (429, "Too many open streams"),
+    "stream_lagged": (503, "The stream fell too far behind"),
     "too_many_games": (429, "Too many open games"),
     "bot_not_found": (404, "No such bot account"),
     "internal_error": (500, "Internal error"),

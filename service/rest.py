@@ -363,6 +363,7 @@ UPLOAD = ("payload_too_large", "unsupported_media_type")
 BODY = ("malformed_body", "invalid_request", *UPLOAD)
 LIMITED = "rate_limited"  # service.ratelimit
 SEAT = ("missing_token", "invalid_token")
+STREAMS = ("too_many_streams", "server_full")  # the caps on open streams (service.fanout)
 CAPPED = ("too_many_games", "server_full")  # service.quotas: caps on unfinished games
 
 OPS: tuple[Op, ...] = (
@@ -521,7 +522,7 @@ OPS: tuple[Op, ...] = (
         "Server-Sent Events of the game, as the caller's seat may see them",
         "play",
         GameEvent,
-        errors=(*GAME, "invalid_token", "invalid_request", LIMITED),
+        errors=(*GAME, "invalid_token", "invalid_request", LIMITED, *STREAMS),
         auth="optional",
         params=(
             Param("Last-Event-ID", "header", {"type": "string"}, "Resume after this event id."),
@@ -563,7 +564,7 @@ OPS: tuple[Op, ...] = (
         "`your_turn` (with the view and legal actions) in any of the bot's games, and `game_over`",
         "bots",
         BotNotice,
-        errors=(*SEAT, "invalid_request", LIMITED),
+        errors=(*SEAT, "invalid_request", LIMITED, *STREAMS),
         auth="seat",
         params=(
             Param("Last-Event-ID", "header", {"type": "string"}, "Resume after this notice id."),

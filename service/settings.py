@@ -43,7 +43,41 @@ class Settings(BaseSettings):
         description="Retries of a move lost to a race when the client sent no expected_version.",
     )
     sse_ping: float = Field(default=15.0, gt=0, description="Seconds between SSE keep-alive comments.")
-    sse_block_ms: int = Field(default=5000, ge=1, description="XREAD block time of one SSE poll.")
+    sse_block_ms: int = Field(
+        default=5000,
+        ge=1,
+        description="Milliseconds a stream may stay idle before it checks that its game still exists.",
+    )
+    # --- open streams (service/fanout.py): SSE and GraphQL subscriptions ---
+    streams_per_client: int = Field(
+        default=32,
+        ge=1,
+        description="Open streams (SSE and subscriptions) one token, or one address without a token, may "
+        "hold on one API process; one more gets 429 too_many_streams.",
+    )
+    streams_per_process: int = Field(
+        default=5000,
+        ge=1,
+        description="Open streams one API process holds in all; one more gets 503 server_full.",
+    )
+    stream_pool: int = Field(
+        default=16,
+        ge=2,
+        description="Redis connections of the stream readers, apart from the pool of requests (streams "
+        "never take a connection a request needs).",
+    )
+    stream_readers: int = Field(
+        default=4,
+        ge=1,
+        description="Reader tasks per process; each XREADs every followed stream of its group at once "
+        "(fewer than stream_pool, which also serves catch-up reads).",
+    )
+    stream_queue: int = Field(
+        default=256,
+        ge=1,
+        description="Events a stream may fall behind before it is ended with a retry hint (the client "
+        "resumes from its last event id).",
+    )
     bot_queue: str = "atout-bots"
     bot_budget: float = Field(
         default=1.0, gt=0, le=30, description="Seconds an expert bot may think per move."
