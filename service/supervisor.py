@@ -127,7 +127,8 @@ class _Watch:
     failures: int = 0
     restart_at: float | None = None
     restarts: int = 0
-    last_pid: int | None = field(default=None)
+    last_pid: int | None = None
+    delays: list[float] = field(default_factory=list)  # the wait chosen after each death
 
 
 class Supervisor:
@@ -154,9 +155,11 @@ class Supervisor:
         self._thread: threading.Thread | None = None
 
     def start(self) -> None:
-        """Start every child (in this thread: a failure to start at all is the caller's error), then watch."""
+        """Start every child not running yet (in this thread: a failure to start at all is the caller's
+        error), then watch them all."""
         for watch in self._watches:
-            watch.child.start()
+            if not watch.child.alive():
+                watch.child.start()
             watch.started_at = time.monotonic()
             watch.last_pid = watch.child.pid
         self._thread = threading.Thread(target=self._run, name="atout-supervisor", daemon=True)
@@ -164,6 +167,10 @@ class Supervisor:
 
     def restarts(self, name: str) -> int:
         return sum(w.restarts for w in self._watches if w.child.name == name)
+
+    def delays(self, name: str) -> list[float]:
+        """The backoff chosen after each death of the child ``name``, in order."""
+        return [d for w in self._watches if w.child.name == name for d in w.delays]
 
     def _run(self) -> None:
         while not self._stopping.wait(self.poll_interval):
@@ -182,6 +189,7 @@ class Supervisor:
             watch.failures = 0 if uptime >= self.stable_after else watch.failures + 1
             delay = min(self.max_backoff, self.first_backoff * 2 ** max(0, watch.failures - 1))
             watch.restart_at = now + delay
+            watch.delays.append(delay)
             log.warning(
                 "child_died",
                 child=child.name,

@@ -26,6 +26,7 @@ from test_cli import _state, serve_without_redis_url, wait_until_ready
 from service import bots
 from service.embedded_redis import free_port
 from service.settings import Settings
+from service.supervisor import Supervisor, WorkerChild
 
 ROOT = Path(__file__).resolve().parents[2]
 BOTS_GAME = {"game": "rough", "options": FAST_OPTIONS["rough"], "seats": ["open", *["bot:random"] * 3]}
@@ -236,3 +237,18 @@ def test_a_bot_turn_whose_job_was_lost_is_enqueued_again_after_the_timeout(
             worker.wait()
         connection.close()
     assert "bot_turn_requeued" in (tmp_path / "worker.log").read_text()
+
+
+def test_a_child_that_keeps_dying_is_restarted_with_a_doubling_bounded_backoff() -> None:
+    crashing = WorkerChild("crasher", [sys.executable, "-c", "raise SystemExit(3)"], os.environ)
+    steady = WorkerChild("steady", [sys.executable, "-c", "import time; time.sleep(600)"], os.environ)
+    supervisor = Supervisor([crashing, steady], first_backoff=0.05, max_backoff=0.2, poll_interval=0.02)
+    supervisor.start()
+    try:
+        wait_for(lambda: len(supervisor.delays("crasher")) >= 5, "five deaths of the crashing child", 60)
+        steady_pid = steady.pid
+    finally:
+        supervisor.stop(timeout=30)
+    assert supervisor.delays("crasher")[:5] == [0.05, 0.1, 0.2, 0.2, 0.2]
+    assert supervisor.restarts("crasher") >= 4 and supervisor.restarts("steady") == 0
+    assert steady_pid is not None and gone(steady_pid)
