@@ -1,0 +1,166 @@
+"""Redis killed under a running API: every call answers 503 store_unavailable (never a 500, a reset
+connection or an internal address), and once the same redis-server is back the API just works."""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+import uvicorn
+
+from service.app import create_app
+from service.embedded_redis import EmbeddedRedis, free_port
+from service.settings import Settings
+
+ADMIN = "admin-for-fault-tests"
+
+
+@dataclass
+class Stack:
+    redis: EmbeddedRedis
+    base: str
+    http: httpx.Client  # one keep-alive connection, reused across the outage
+
+
+@pytest.fixture
+def stack(tmp_path: Path) -> Iterator[Stack]:
+    """Its own redis-server (not the session one: this test kills it) and the API served by uvicorn."""
+    server = EmbeddedRedis(tmp_path / "redis").start()
+    settings = Settings(redis_url=server.url, admin_token=ADMIN, sse_block_ms=200)
+    port = free_port()
+    config = uvicorn.Config(create_app(settings), host="127.0.0.1", port=port, log_level="warning")
+    uv = uvicorn.Server(config)
+    thread = threading.Thread(target=uv.run, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 30
+    while not uv.started:
+        assert time.monotonic() < deadline and thread.is_alive(), "uvicorn did not start"
+        time.sleep(0.01)
+    base = f"http://127.0.0.1:{port}"
+    http = httpx.Client(base_url=base, timeout=20)
+    try:
+        yield Stack(server, base, http)
+    finally:
+        http.close()
+        uv.should_exit = True
+        thread.join(30)
+        server.stop()
+
+
+def kill_redis(server: EmbeddedRedis) -> None:
+    assert server.process is not None
+    server.process.kill()  # by PID: Popen.kill signals this very process
+    server.process.wait(30)
+
+
+def seated_game(http: httpx.Client) -> tuple[str, list[str]]:
+    created = http.post("/v1/games", json={"game": "rough"})
+    assert created.status_code == 201, created.text
+    gid = created.json()["game"]["id"]
+    tokens = []
+    for seat in range(4):
+        joined = http.post(f"/v1/games/{gid}/join", json={"seat": seat, "name": f"p{seat}"})
+        assert joined.status_code == 201, joined.text
+        tokens.append(joined.json()["token"])
+    return gid, tokens
+
+
+def every_endpoint(gid: str, token: str, bot_key: str) -> list[tuple[str, str, dict[str, Any]]]:
+    seat = {"Authorization": f"Bearer {token}"}
+    bot = {"Authorization": f"Bearer {bot_key}"}
+    return [
+        ("GET", "/v1/games", {}),
+        ("POST", "/v1/games", {"json": {"game": "five_hundred"}}),
+        ("GET", f"/v1/games/{gid}", {}),
+        ("POST", f"/v1/games/{gid}/join", {"json": {"name": "late"}}),
+        ("POST", f"/v1/games/{gid}/leave", {"headers": seat}),
+        ("POST", f"/v1/games/{gid}/rematch", {"headers": seat}),
+        ("GET", f"/v1/games/{gid}/view", {"headers": seat}),
+        ("GET", f"/v1/games/{gid}/actions", {"headers": seat}),
+        ("POST", f"/v1/games/{gid}/actions", {"headers": seat, "json": {"action": {"type": "pass"}}}),
+        ("GET", f"/v1/games/{gid}/events?follow=false", {"headers": seat}),
+        ("GET", f"/v1/games/{gid}/events", {"headers": seat}),
+        ("GET", f"/v1/games/{gid}/log", {}),
+        ("POST", "/v1/bots", {"json": {"name": "outage-bot"}}),
+        ("GET", "/v1/bots/me", {"headers": bot}),
+        ("GET", "/v1/bots/me/stream", {"headers": bot}),
+        ("GET", "/readyz", {}),
+    ]
+
+
+def graphql_calls(gid: str) -> list[dict[str, Any]]:
+    return [
+        {"query": "query($id: ID!) { game(id: $id) { id version } }", "variables": {"id": gid}},
+        {"query": 'mutation { createGame(input: {game: "rough"}) { game { id } } }'},
+    ]
+
+
+def leaks_nothing(text: str, server: EmbeddedRedis) -> bool:
+    return not any(s in text for s in ("127.0.0.1", str(server.port), "Error 111", server.password))
+
+
+def test_with_redis_killed_every_call_is_a_503_and_with_it_back_everything_works(stack: Stack) -> None:
+    http, server = stack.http, stack.redis
+    gid, tokens = seated_game(http)
+    bot = http.post("/v1/bots", json={"name": "before-outage"})
+    assert bot.status_code == 201, bot.text
+    bot_key = bot.json()["api_key"]
+    calls = every_endpoint(gid, tokens[0], bot_key)
+
+    kill_redis(server)
+    for method, path, options in calls:
+        response = http.request(method, path, **options)  # the same keep-alive connection every time
+        assert response.status_code == 503, (method, path, response.status_code, response.text)
+        assert response.headers["content-type"] == "application/problem+json", path
+        assert response.json()["code"] == "store_unavailable", (path, response.text)
+        assert int(response.headers["Retry-After"]) > 0, path
+        assert leaks_nothing(response.text, server), (path, response.text)
+    for body in graphql_calls(gid):
+        response = http.post("/graphql", json=body)
+        assert response.status_code in (200, 503), response.text
+        errors = response.json()["errors"]
+        assert [e["extensions"]["code"] for e in errors] == ["store_unavailable"], response.text
+        assert leaks_nothing(response.text, server), response.text
+    assert http.get("/healthz").status_code == 200  # liveness does not depend on Redis
+
+    server.restart()  # same port, password and AOF: the API was not told anything
+    game = http.get(f"/v1/games/{gid}")
+    assert game.status_code == 200, game.text
+    assert game.json()["status"] == "active"
+    view = http.get(f"/v1/games/{gid}/view", headers={"Authorization": f"Bearer {tokens[0]}"})
+    assert view.status_code == 200, view.text
+    assert http.post("/v1/games", json={"game": "rough"}).status_code == 201
+    assert http.get("/readyz").json()["store"] == "ok"
+    response = http.post("/graphql", json=graphql_calls(gid)[0])
+    assert response.json()["data"]["game"]["id"] == gid, response.text
+
+
+def test_a_full_store_refuses_writes_with_503_server_full_and_keeps_every_game(stack: Stack) -> None:
+    """maxmemory with noeviction: writes are refused, nothing is evicted, reads still work."""
+    import redis
+
+    http, server = stack.http, stack.redis
+    gid, _ = seated_game(http)
+    admin = redis.Redis.from_url(server.url)
+    try:
+        used = int(admin.info("memory")["used_memory"])
+        admin.config_set("maxmemory", used)  # full now
+        response = http.post("/v1/games", json={"game": "rough"})
+        assert response.status_code == 503, response.text
+        assert response.json()["code"] == "server_full" and response.headers["Retry-After"]
+        assert leaks_nothing(response.text, server)
+        assert "OOM" not in response.text
+        assert http.get(f"/v1/games/{gid}").status_code == 200
+        gql = http.post("/graphql", json=graphql_calls(gid)[1]).json()
+        assert [e["extensions"]["code"] for e in gql["errors"]] == ["server_full"], json.dumps(gql)
+    finally:
+        admin.config_set("maxmemory", "512mb")
+        admin.close()
+    assert http.post("/v1/games", json={"game": "rough"}).status_code == 201
