@@ -120,7 +120,7 @@ async def handle_unexpected(request: Request, exc: Exception) -> Response:
 def routes(settings: Settings) -> list[BaseRoute]:
     from service import graphql, rest  # these need the engine; imported late so the store works alone
 
-    gql = graphql.graphql_app(settings.graphql_max_depth, settings.graphql_max_cost)
+    gql = graphql.graphql_app(settings)
     return [
         Route("/healthz", healthz, include_in_schema=False),
         Route("/readyz", readyz, include_in_schema=False),
