@@ -13,10 +13,12 @@ from typing import Any
 
 import httpx
 import pytest
+import redis
 import uvicorn
 
 from service.app import create_app
 from service.embedded_redis import EmbeddedRedis, free_port
+from service.errors import store_fault
 from service.settings import Settings
 
 ADMIN = "admin-for-fault-tests"
@@ -144,14 +146,11 @@ def test_with_redis_killed_every_call_is_a_503_and_with_it_back_everything_works
 
 def test_a_full_store_refuses_writes_with_503_server_full_and_keeps_every_game(stack: Stack) -> None:
     """maxmemory with noeviction: writes are refused, nothing is evicted, reads still work."""
-    import redis
-
     http, server = stack.http, stack.redis
     gid, _ = seated_game(http)
     admin = redis.Redis.from_url(server.url)
     try:
-        used = int(admin.info("memory")["used_memory"])
-        admin.config_set("maxmemory", used)  # full now
+        admin.config_set("maxmemory", 1)  # one byte: full now, whatever is stored
         response = http.post("/v1/games", json={"game": "rough"})
         assert response.status_code == 503, response.text
         assert response.json()["code"] == "server_full" and response.headers["Retry-After"]
@@ -164,3 +163,40 @@ def test_a_full_store_refuses_writes_with_503_server_full_and_keeps_every_game(s
         admin.config_set("maxmemory", "512mb")
         admin.close()
     assert http.post("/v1/games", json={"game": "rough"}).status_code == 201
+
+
+@pytest.mark.parametrize(
+    ("error", "code"),
+    [
+        (
+            redis.exceptions.ConnectionError("Error 111 connecting to 127.0.0.1:6390. Connection refused."),
+            "store_unavailable",
+        ),
+        (redis.exceptions.TimeoutError("Timeout reading from 10.0.0.7:6379"), "store_unavailable"),
+        (redis.exceptions.BusyLoadingError("Redis is loading the dataset in memory"), "store_unavailable"),
+        (redis.exceptions.ReadOnlyError("You can't write against a read only replica."), "store_unavailable"),
+        (redis.exceptions.ResponseError("MASTERDOWN Link with MASTER is down"), "store_unavailable"),
+        (redis.exceptions.ResponseError("BUSY Redis is busy running a script."), "store_unavailable"),
+        (
+            redis.exceptions.OutOfMemoryError("command not allowed when used memory > 'maxmemory'."),
+            "server_full",
+        ),
+        (
+            redis.exceptions.ResponseError(
+                "Error running script (call to f_1): @user_script:5: -OOM command not allowed when used"
+            ),
+            "server_full",
+        ),
+        (redis.exceptions.MaxConnectionsError("Too many connections"), "server_full"),
+    ],
+)
+def test_each_kind_of_redis_fault_is_a_503_that_names_no_internal_detail(error: Exception, code: str) -> None:
+    problem = store_fault(error)
+    assert problem is not None and problem.code == code and problem.status == 503
+    assert int(problem.headers["Retry-After"]) > 0
+    assert str(error) not in problem.detail and "6379" not in problem.detail and "OOM" not in problem.detail
+
+
+def test_a_redis_error_that_is_our_bug_is_not_disguised_as_an_outage() -> None:
+    assert store_fault(redis.exceptions.ResponseError("WRONGTYPE Operation against a key")) is None
+    assert store_fault(ValueError("not redis")) is None
