@@ -607,11 +607,14 @@ OPS: tuple[Op, ...] = (
 PATH_PARAM = re.compile(r"\{(\w+)\}")
 
 
-def _link(operation_id: str, description: str, game_id: str | None, token: str | None) -> dict[str, Any]:
+def _link(
+    operation_id: str, description: str, game_id: str | None, token: str | None, body: Any = None
+) -> dict[str, Any]:
     parameters = {} if game_id is None else {"path.game_id": game_id}
     if token is not None:
         parameters["header.Authorization"] = f"Bearer {{{token}}}"
-    return {"operationId": operation_id, "description": description, "parameters": parameters}
+    link = {"operationId": operation_id, "description": description, "parameters": parameters}
+    return link if body is None else {**link, "requestBody": body}
 
 
 # OpenAPI links: how a client (and schemathesis' stateful runs) goes from one answer to the next
@@ -620,12 +623,12 @@ _CREATED = "$response.body#/game/id"
 _JOINED, _SEAT_TOKEN = "$response.body#/game_id", "$response.body#/token"
 LINKS: dict[str, dict[str, Any]] = {
     "createGame": {
-        "JoinGame": _link("joinGame", "Take a seat of the new game.", _CREATED, None),
+        "JoinGame": _link("joinGame", "Take the first open seat of the new game.", _CREATED, None, {}),
         "GetGame": _link("getGame", "The new game.", _CREATED, None),
         "GetSpectatorView": _link("getView", "The new game as a spectator sees it.", _CREATED, None),
     },
     "joinGame": {
-        "JoinAgain": _link("joinGame", "Take another seat (all taken: it starts).", _JOINED, None),
+        "JoinAgain": _link("joinGame", "Take another seat (all taken: it starts).", _JOINED, None, {}),
         "GetView": _link("getView", "The seat's view, with its token.", _JOINED, _SEAT_TOKEN),
         "GetLegalActions": _link("getLegalActions", "The seat's legal actions.", _JOINED, _SEAT_TOKEN),
         "SubmitAction": _link("submitAction", "Act for the seat.", _JOINED, _SEAT_TOKEN),
