@@ -358,6 +358,8 @@ PLACEHOLDER = parse("{ __typename }")
 INTERNAL = "Something went wrong on our side; the error was logged."
 # What graphql-core wraps when it refuses variables or literals (a scalar's parse_value raising).
 PRE_EXECUTION_FAULTS = (GraphQLError, ValueError, TypeError)
+# graphql-core's hints ("Did you mean "games"?") name fields and types: dropped with introspection off.
+SUGGESTION = re.compile(r" Did you mean .*\?$", re.DOTALL)
 
 
 def coded(error: GraphQLError) -> GraphQLError:
@@ -413,11 +415,17 @@ class DocumentLimits(SchemaExtension):
                 context._provided_operation_name = None  # the placeholder's operation is unnamed
                 context.pre_execution_errors = [problem_error(error)]
         yield
-        code_errors(context.result)
+        self._finish(context.result)
 
     def on_stream_result(self, result: Any) -> Iterator[None]:
-        code_errors(result)
+        self._finish(result)
         yield
+
+    def _finish(self, result: Any) -> None:
+        code_errors(result)
+        if not self.limits.introspection:
+            for error in getattr(result, "errors", None) or ():
+                error.message = SUGGESTION.sub("", error.message)
 
 
 class AtoutSchema(strawberry.Schema):

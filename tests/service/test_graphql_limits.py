@@ -189,6 +189,12 @@ def test_introspection_switched_off_is_refused_with_a_code(settings: Settings) -
         hidden = 'fragment T on Query { __type(name: "Game") { name } } { ...T }'
         refused_with(client, hidden, "introspection_disabled")
         assert post(client, "{ __typename rules }")["data"]["__typename"] == "Query"
+        # nor do error messages suggest the names of fields
+        assert "Did you mean" not in refused_with(client, "{ gmes { id } }", "invalid_query")
+
+
+def test_with_introspection_on_errors_suggest_names(client: TestClient) -> None:
+    assert "Did you mean" in refused_with(client, "{ gmes { id } }", "invalid_query")
 
 
 # --- every GraphQL error has a code ---------------------------------------------------------------
