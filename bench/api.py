@@ -245,6 +245,7 @@ def main() -> None:
             "ATOUT_RATE_CREATE_GAME_PER_ADDRESS": "1000000/minute",
             "ATOUT_RATE_JOIN_PER_ADDRESS": "1000000/minute",
             "ATOUT_RATE_ACT_PER_ADDRESS": "1000000/minute",
+            "ATOUT_RATE_ACT": "1000000/minute",
         }
         (Path(tmp) / "baseline_app.py").write_text(BASELINE_APP)
         serve = [sys.executable, "-m", "service.cli", "serve", "--workers", "2"]
