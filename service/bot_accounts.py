@@ -33,6 +33,10 @@ class BotAccounts(GameCore):
         """The administrator's delete: the key stops working at once, and the seats the bot holds are
         given up (open again before the start, played out by a random bot after), so no game waits
         for a bot that is gone. Returns the (game, seat) pairs given up."""
+        if not token:
+            raise ProblemError(
+                "missing_token", "Send the administrator token as `Authorization: Bearer <token>`."
+            )
         if not self.is_admin(token):
             raise ProblemError("admin_required", "Deleting a bot account needs the administrator token.")
         games = await self.store.bot_games(bid) if await self.store.load_bot(bid) else None

@@ -585,7 +585,7 @@ OPS: tuple[Op, ...] = (
         "bots",
         None,
         204,
-        errors=("invalid_token", "admin_required", "bot_not_found"),
+        errors=(*SEAT, "admin_required", "bot_not_found"),
         auth="seat",
         description="Needs the administrator token. A seat the bot holds opens again before the start "
         "and is played out by a random bot after.",

@@ -204,7 +204,7 @@ def test_only_the_administrator_deletes_a_bot_and_its_key_stops_working(
         == 201
     )
     path = f"/v1/bots/{bot['bot_id']}"
-    assert client.delete(path).json()["code"] == "admin_required"
+    assert client.delete(path).json()["code"] == "missing_token"
     own = client.delete(path, headers=auth(bot["api_key"]))
     assert own.status_code == 403 and own.json()["code"] == "admin_required"
     missing = client.delete("/v1/bots/nobody", headers=auth(admin_token))
@@ -239,7 +239,9 @@ def test_a_deleted_bots_running_seat_is_played_out_by_a_bot(client: TestClient, 
 def test_graphql_delete_bot(client: TestClient, admin_token: str) -> None:
     bot = register(client)
     mutation = f'mutation {{ deleteBot(botId: "{bot["bot_id"]}") }}'
-    denied = client.post("/graphql", json={"query": mutation}).json()
+    anonymous = client.post("/graphql", json={"query": mutation}).json()
+    assert anonymous["errors"][0]["extensions"]["code"] == "missing_token"
+    denied = client.post("/graphql", json={"query": mutation}, headers=auth(bot["api_key"])).json()
     assert denied["errors"][0]["extensions"]["code"] == "admin_required"
     done = client.post("/graphql", json={"query": mutation}, headers=auth(admin_token)).json()
     assert done == {"data": {"deleteBot": True}}
