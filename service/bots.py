@@ -84,6 +84,9 @@ def enqueue(
 ) -> None:
     """Enqueue the bot turn of ``game_id`` at ``version``; a duplicate is dropped. A job lost with
     its worker is retried (twice); the compare-and-set makes a second run of a played turn a no-op."""
+    # Indexed first (a fast worker could run the job before a later write) and NX: asking again for
+    # a turn already due does not restart its clock.
+    connection.zadd(DUE_KEY, {due_member(game_id, version): time.time()}, nx=True)
     queue = Queue(queue_for(queue_name, level), connection=connection, serializer=JSONSerializer)
     with contextlib.suppress(DuplicateJobError):
         queue.enqueue_call(
@@ -96,7 +99,6 @@ def enqueue(
             retry=Retry(max=2),
             timeout=JOB_TIMEOUT,
         )
-    connection.zadd(DUE_KEY, {due_member(game_id, version): time.time()})
 
 
 def timer_id(game_id: str, version: int) -> str:
@@ -179,6 +181,7 @@ def requeue_stuck_turns(connection: redis.Redis, settings: Settings) -> int:
         if job is not None:
             job.delete()  # finished or failed under the same id: the unique enqueue would refuse
         enqueue(connection, settings.bot_queue, game_id, int(v), level)
+        connection.zadd(DUE_KEY, {member: time.time()})  # its clock starts again
         log.warning("bot_turn_requeued", game=game_id, version=int(v), level=level, job_status=str(status))
         requeued += 1
     return requeued

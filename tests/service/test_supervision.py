@@ -252,3 +252,24 @@ def test_a_child_that_keeps_dying_is_restarted_with_a_doubling_bounded_backoff()
     assert supervisor.delays("crasher")[:5] == [0.05, 0.1, 0.2, 0.2, 0.2]
     assert supervisor.restarts("crasher") >= 4 and supervisor.restarts("steady") == 0
     assert steady_pid is not None and gone(steady_pid)
+
+
+def test_the_index_of_due_bot_turns_forgets_games_gone_or_moved_on(
+    client: TestClient, settings: Settings, worker_env: redis.Redis
+) -> None:
+    """The watchdog reads a bounded slice of one sorted set, never a scan of keys, and prunes it."""
+    created = client.post("/v1/games", json=BOTS_GAME)
+    gid = created.json()["game"]["id"]
+    joined = client.post(f"/v1/games/{gid}/join", json={"seat": 0, "name": "human"})
+    assert joined.status_code == 201, joined.text
+    an_hour_ago = time.time() - 3600
+    worker_env.zadd(bots.DUE_KEY, {"no-such-game:7": an_hour_ago, f"{gid}:999": an_hour_ago})
+    watchdog = settings.model_copy(update={"bot_turn_timeout": 1})
+    assert bots.requeue_stuck_turns(worker_env, watchdog) == 0
+    left = {m.decode() for m in worker_env.zrange(bots.DUE_KEY, 0, -1)}
+    assert "no-such-game:7" not in left and f"{gid}:999" not in left
+    worker_env.delete(bots.WATCHDOG_LOCK)
+    worker_env.zadd(bots.DUE_KEY, {"no-such-game:8": an_hour_ago})
+    worker_env.set(bots.WATCHDOG_LOCK, "1", ex=60)  # another worker is doing this pass
+    assert bots.requeue_stuck_turns(worker_env, watchdog) == 0
+    assert worker_env.zscore(bots.DUE_KEY, "no-such-game:8") is not None
