@@ -90,9 +90,9 @@ class Settings(BaseSettings):
     )
     worker_ttl: int = Field(
         default=30,
-        ge=16,
-        description="Seconds a worker's heartbeat stays fresh (an idle worker beats every ttl-15 s); "
-        "/readyz reports a queue whose freshest heartbeat is older as stale.",
+        ge=5,
+        description="Seconds a worker's heartbeat stays fresh (an idle worker beats every ttl-15 s, at "
+        "least every second); /readyz reports a queue whose freshest heartbeat is older as stale.",
     )
     embedded_maxmemory: str = Field(
         default="512mb",

@@ -273,3 +273,37 @@ def test_the_index_of_due_bot_turns_forgets_games_gone_or_moved_on(
     worker_env.set(bots.WATCHDOG_LOCK, "1", ex=60)  # another worker is doing this pass
     assert bots.requeue_stuck_turns(worker_env, watchdog) == 0
     assert worker_env.zscore(bots.DUE_KEY, "no-such-game:8") is not None
+
+
+def test_readyz_says_degraded_with_a_stale_heartbeat_once_the_only_worker_is_killed(
+    settings: Settings, tmp_path: Path
+) -> None:
+    """Still 200 (the API's own store answers), but the body says plainly that bots will not move."""
+    from service.app import create_app
+
+    env = {
+        **os.environ,
+        "REDIS_URL": settings.redis_url or "",
+        "ATOUT_WORKER_TTL": "5",
+        "PYTHONPATH": str(ROOT),
+    }
+    with open(tmp_path / "worker.log", "wb") as log:
+        worker = subprocess.Popen(
+            [sys.executable, "-m", "service.cli", "worker"], env=env, stdout=log, stderr=log
+        )
+    try:
+        with TestClient(create_app(settings.model_copy(update={"worker_ttl": 5}))) as client:
+            wait_for(lambda: client.get("/readyz").json()["status"] == "ready", "a first heartbeat")
+            fresh = client.get("/readyz").json()["workers"]["queues"]["atout-bots"]
+            assert fresh["status"] == "ok" and fresh["workers"] == 1
+            os.kill(worker.pid, signal.SIGKILL)
+            worker.wait(30)
+            wait_for(lambda: client.get("/readyz").json()["status"] == "degraded", "/readyz to notice", 60)
+            response = client.get("/readyz")
+            assert response.status_code == 200
+            stale = response.json()["workers"]["queues"]["atout-bots"]
+            assert stale["status"] == "stale" and stale["heartbeat_age_seconds"] >= 5
+    finally:
+        if worker.poll() is None:
+            worker.kill()
+            worker.wait(30)
