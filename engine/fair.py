@@ -64,7 +64,7 @@ def server_part(key: bytes, hand: int) -> bytes:
     about the next hand's share without ``K``."""
     if not 1 <= hand < 2**32:
         raise ValueError(f"hand number must be 1..2**32-1, got {hand}")
-    return hmac.new(key, HAND_LABEL + hand.to_bytes(4, "big"), hashlib.sha256).digest()
+    return hmac.digest(key, HAND_LABEL + hand.to_bytes(4, "big"), "sha256")
 
 
 def hand_seed(server: bytes, client_seeds: Sequence[str]) -> bytes:
@@ -88,19 +88,23 @@ class Drbg:
     every value below ``k`` is exactly equally likely.
     """
 
-    __slots__ = ("_block", "_buffer", "_label", "_seed")
+    __slots__ = ("_block", "_buffer", "_label", "_pos", "_seed")
 
     def __init__(self, seed: bytes, label: bytes = DRBG_LABEL) -> None:
         self._seed, self._label = seed, label
         self._block = 0
         self._buffer = b""
+        self._pos = 0
 
     def read(self, n: int) -> bytes:
-        while len(self._buffer) < n:
+        while len(self._buffer) - self._pos < n:
             msg = self._label + self._block.to_bytes(8, "big")
-            self._buffer += hmac.new(self._seed, msg, hashlib.sha256).digest()
+            # hmac.digest: the one-shot C path, several times faster than hmac.new(...).digest()
+            self._buffer = self._buffer[self._pos :] + hmac.digest(self._seed, msg, "sha256")
+            self._pos = 0
             self._block += 1
-        out, self._buffer = self._buffer[:n], self._buffer[n:]
+        out = self._buffer[self._pos : self._pos + n]
+        self._pos += n
         return out
 
     def randbelow(self, k: int) -> int:

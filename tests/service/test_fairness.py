@@ -251,6 +251,12 @@ def test_a_finished_match_log_verifies_and_a_tampered_copy_fails(
     assert log["client_seeds"] == seeds and log["seed"] == log["key"]
     assert len(log["hands"]) >= 1 and all(h["seeded"] and h["seed"] for h in log["hands"])
     assert engine.verify_log(log) == []
+    m = engine.new_match(
+        "rough", seed=bytes.fromhex(log["key"]), options=log["options"], client_seeds=log["client_seeds"]
+    )
+    for entry in log["actions"]:  # the key and the client seeds replay the match exactly
+        m = engine.apply(m, entry["seat"], entry["action"])
+    assert m.over and m.winners == log["winners"]
 
     honest = tmp_path / "log.json"
     honest.write_text(json.dumps(log))
