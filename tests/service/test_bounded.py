@@ -77,6 +77,15 @@ def test_a_creator_past_its_cap_is_refused_until_one_of_its_games_finishes(cappe
     refused(capped.post("/v1/games", json={"game": "rough"}), "too_many_games", 429)
 
 
+def test_a_rematch_counts_for_the_player_who_offered_it(capped: TestClient) -> None:
+    table = seated(capped, "rough")
+    finish(table)
+    create(capped, "rough")
+    offered = capped.post(f"/v1/games/{table.game_id}/rematch", json={}, headers=auth(table.tokens[0]))
+    assert offered.status_code == 201, offered.text
+    refused(capped.post("/v1/games", json={"game": "rough"}), "too_many_games", 429)
+
+
 def test_a_game_that_expired_no_longer_counts_for_its_creator(
     capped: TestClient, redis_client: redis.Redis
 ) -> None:
@@ -219,7 +228,9 @@ def test_only_the_administrator_deletes_a_bot_and_its_key_stops_working(
     assert seats[1]["filled"] is False  # the deleted bot's seat is open again
 
 
-def test_a_deleted_bots_running_seat_is_played_out_by_a_bot(client: TestClient, admin_token: str) -> None:
+def test_a_deleted_bots_running_seat_is_played_out_by_a_bot(
+    client: TestClient, admin_token: str, redis_client: redis.Redis
+) -> None:
     bot = register(client)
     table = seated(client, "rough")
     gid = create(client, "rough")["game"]["id"]
@@ -234,6 +245,10 @@ def test_a_deleted_bots_running_seat_is_played_out_by_a_bot(client: TestClient, 
     response = client.get(f"/v1/games/{gid}/actions", headers=auth(tokens[2]))
     assert response.status_code == 401  # the bot's seat token went with it
     assert table.game()["status"] == "active"  # other games are untouched
+    store = client.app.state.store  # type: ignore[attr-defined]
+    assert client.portal is not None
+    client.portal.call(store.notify_bot, bot["bot_id"], {"type": "your_turn", "game_id": gid})
+    assert not redis_client.exists(bot_turns_key(bot["bot_id"]))  # no stream is made for a deleted bot
 
 
 def test_graphql_delete_bot(client: TestClient, admin_token: str) -> None:

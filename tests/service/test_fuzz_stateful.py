@@ -145,7 +145,30 @@ def deep(depth: int, kind: str) -> bytes:
     return b'{"a":' * depth + b"1" + b"}" * depth
 
 
+GRAPHQL_QUERIES = [
+    'mutation($a: JSON!) { submitAction(gameId: "g", action: $a) { version } }',
+    "mutation($g: String!, $s: [String!]) { createGame(input: {game: $g, seats: $s}) { game { id } } }",
+    "query($id: ID!) { game(id: $id) { id seats { name } } }",
+    "{ __typename }",
+]
+
+
+def graphql_body(query: str, value: bytes) -> bytes:
+    """A GraphQL request whose variables are ``value`` (raw JSON: it may be 20,000 deep)."""
+    names = ("a", "g", "s", "id")
+    variables = b"{" + b",".join(b'"%s": %s' % (n.encode(), value) for n in names) + b"}"
+    return b'{"query": ' + json.dumps(query).encode() + b', "variables": ' + variables + b"}"
+
+
+RAW_JSON = st.one_of(
+    json_values().map(lambda v: json.dumps(v).encode()),
+    st.tuples(st.integers(1, 20_000), st.sampled_from(["list", "dict"])).map(lambda t: deep(*t)),
+    st.integers(1, 6000).map(lambda n: b"9" * n),
+    UNICODE_JUNK.map(lambda s: json.dumps(s).encode()),
+)
+
 BODIES = st.one_of(
+    st.tuples(st.sampled_from(GRAPHQL_QUERIES), RAW_JSON).map(lambda t: graphql_body(*t)),
     st.binary(max_size=300),
     json_values().map(lambda v: json.dumps(v).encode()),
     json_values().map(lambda v: json.dumps(v, ensure_ascii=False).encode("utf-8", "surrogatepass")),
@@ -172,7 +195,7 @@ def test_raw_bodies_never_get_a_server_error(raw_client: TestClient) -> None:
     and no token, a junk token or a real seat token."""
     game = raw_client.post("/v1/games", json={"game": "rough"}).json()["game"]["id"]
     seat_token = raw_client.post(f"/v1/games/{game}/join", json={"seat": 0}).json()["token"]
-    targets = [(op.method, op.path) for op in OPS] + [("POST", "/graphql"), ("GET", "/graphql")]
+    targets = [(op.method, op.path) for op in OPS] + [("POST", "/graphql")] * 4 + [("GET", "/graphql")]
 
     @given(
         target=st.sampled_from(targets),
