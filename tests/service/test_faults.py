@@ -200,3 +200,18 @@ def test_each_kind_of_redis_fault_is_a_503_that_names_no_internal_detail(error: 
 def test_a_redis_error_that_is_our_bug_is_not_disguised_as_an_outage() -> None:
     assert store_fault(redis.exceptions.ResponseError("WRONGTYPE Operation against a key")) is None
     assert store_fault(ValueError("not redis")) is None
+
+
+def test_a_redis_fault_outside_the_routes_is_a_503_too() -> None:
+    """A middleware that counts in Redis (a rate limiter) fails before any route: same answer."""
+    from starlette.testclient import TestClient
+    from starlette.types import Receive, Scope, Send
+
+    from service.app import StoreFaultMiddleware
+
+    async def counting_in_redis(scope: Scope, receive: Receive, send: Send) -> None:
+        raise redis.exceptions.ConnectionError("Error 111 connecting to 127.0.0.1:6390. Connection refused.")
+
+    response = TestClient(StoreFaultMiddleware(counting_in_redis)).get("/v1/games")  # no lifespan
+    assert response.status_code == 503 and response.json()["code"] == "store_unavailable"
+    assert "127.0.0.1" not in response.text and response.headers["Retry-After"]
