@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import contextlib
 import json
-from collections.abc import AsyncIterator
+from collections.abc import AsyncGenerator, AsyncIterator, Callable
 from typing import Any
 
 import engine
@@ -26,17 +26,23 @@ from service.store import (
     events_key,
 )
 
+SEEN_CACHE_SIZE = 4096  # decoded events kept for the other subscribers of the same game and seat
+
 
 class EventDelivery(GameCore):
     """A game's events as one seat may see them."""
 
     streams: Fanout | None = None
     stream_store: Store | None = None
+    _seen_cache: dict[tuple[str, str, int | None], dict[str, Any] | None]
+    _frames: dict[tuple[str, str, int | None], bytes]
 
     def use_streams(self, hub: Fanout) -> None:
         """Follow games through ``hub``; its client also serves the streams' own reads (catch-up,
         the idle check), so that none of them waits for, or takes, a request's connection."""
         self.streams = hub
+        self._seen_cache = {}
+        self._frames = {}
         self.stream_store = Store(
             hub.client, self.store.abandoned_ttl, self.store.finished_ttl, self.store.idempotency_ttl
         )
@@ -56,37 +62,47 @@ class EventDelivery(GameCore):
     async def follow(
         self, gid: str, seat: int | None, after: str, block_ms: int, wait: bool = True
     ) -> AsyncIterator[dict[str, Any]]:
-        """The game's events after the stream id ``after`` as ``seat`` may see them (ALL-7),
-        waiting for new ones while the match runs (unless ``wait`` is false); it ends once the
-        match is over, or with :class:`service.fanout.StreamLagged` when the reader fell too far
-        behind. The one loop behind the SSE stream and the GraphQL subscription; ``block_ms`` is
-        how long it may stay idle before it checks that the game still exists."""
+        """The game's events after the stream id ``after`` as ``seat`` may see them (ALL-7), one by
+        one: :meth:`follow_batches` for the GraphQL subscription."""
+        async with contextlib.aclosing(self.follow_batches(gid, seat, after, block_ms, wait)) as batches:
+            async for batch in batches:
+                for seen in batch:
+                    yield seen
+
+    async def follow_batches(
+        self, gid: str, seat: int | None, after: str, block_ms: int, wait: bool = True
+    ) -> AsyncGenerator[list[dict[str, Any]], None]:
+        """The game's events after the stream id ``after`` as ``seat`` may see them (ALL-7), in the
+        batches they were read in, waiting for new ones while the match runs (unless ``wait`` is
+        false); it ends once the match is over, or with :class:`service.fanout.StreamLagged` (naming
+        the last event this seat received) when the reader fell too far behind. The one loop behind
+        the SSE stream and the GraphQL subscription; ``block_ms`` is how long it may stay idle
+        before it checks that the game still exists."""
         hub, store = self._hub()
         current = await store.load(gid)
         if not wait or current is None or current.status == STATUS_FINISHED:
-            async for seen in self._backlog(store, gid, seat, after):
-                yield seen
+            async for batch in self._backlog(store, gid, seat, after):
+                yield batch
             return
         cursor = delivered_id = after
         entries = hub.follow(events_key(gid), after, block_ms / 1000)
         try:
-            async for entry in entries:
-                if entry is None:  # idle: an expired game ends its streams; a finished one is drained
+            async for read in entries:
+                if read is None:  # idle: an expired game ends its streams; a finished one is drained
                     current = await store.load(gid)
                     if current is None or current.status == STATUS_FINISHED:
-                        async for seen in self._backlog(store, gid, seat, cursor):
-                            yield seen
+                        async for batch in self._backlog(store, gid, seat, cursor):
+                            yield batch
                         return
                     continue
-                eid, fields = entry
-                cursor = eid
-                event = StreamEvent(id=eid, version=int(fields["v"]), event=json.loads(fields["e"]))
-                delivered = self.deliver(event, seat)
-                if delivered is None:
+                cursor = read[-1][0]
+                batch = [seen for eid, fields in read if (seen := self._seen(gid, eid, fields, seat))]
+                if not batch:
                     continue
-                delivered_id = eid
-                yield delivered
-                if delivered.get("type") == "turn" and delivered.get("status") == STATUS_FINISHED:
+                delivered_id = batch[-1]["id"]
+                yield batch
+                last = batch[-1]
+                if last.get("type") == "turn" and last.get("status") == STATUS_FINISHED:
                     return
         except StreamLagged:
             # resume after what this seat last received (the hidden events after it are skipped again)
@@ -109,27 +125,52 @@ class EventDelivery(GameCore):
                     yield eid, notice
             return
         async with contextlib.aclosing(hub.follow(bot_turns_key(bid), after, block_ms / 1000)) as entries:
-            async for entry in entries:
-                if entry is None:
+            async for read in entries:
+                if read is None:
                     if not await store.r.exists(bot_key(bid)):  # deleted or expired: nothing more will come
                         return
                     continue
-                yield entry[0], json.loads(entry[1]["e"])
+                for eid, fields in read:
+                    yield eid, json.loads(fields["e"])
+
+    def _seen(self, gid: str, eid: str, fields: dict[str, str], seat: int | None) -> dict[str, Any] | None:
+        """The entry as ``seat`` sees it, decoded and filtered once for every subscriber of this process
+        that shares the seat (twenty spectators of a game cost one ``json.loads`` per event, not twenty).
+        Callers only read what they get."""
+        key = (gid, eid, seat)
+        cache = self._seen_cache
+        if key in cache:
+            return cache[key]
+        event = StreamEvent(id=eid, version=int(fields["v"]), event=json.loads(fields["e"]))
+        delivered = cache[key] = self.deliver(event, seat)
+        if len(cache) > SEEN_CACHE_SIZE:
+            del cache[next(iter(cache))]  # the oldest: every subscriber has moved past it
+        return delivered
+
+    def frame(
+        self, gid: str, seat: int | None, seen: dict[str, Any], encode: Callable[[dict[str, Any]], bytes]
+    ) -> bytes:
+        """``encode(seen)``, computed once for every stream of this process showing ``seen`` to
+        ``seat`` in game ``gid`` (the SSE bytes of one event are the same for all its spectators)."""
+        key = (gid, str(seen["id"]), seat)
+        frames = self._frames
+        data = frames.get(key)
+        if data is None:
+            data = frames[key] = encode(seen)
+            if len(frames) > SEEN_CACHE_SIZE:
+                del frames[next(iter(frames))]
+        return data
 
     async def _backlog(
         self, store: Store, gid: str, seat: int | None, after: str
-    ) -> AsyncIterator[dict[str, Any]]:
+    ) -> AsyncIterator[list[dict[str, Any]]]:
         """What is stored after ``after``, page by page, without waiting for more."""
         cursor = after
-        while True:
-            batch = await store.events(gid, cursor)
-            if not batch:
-                return
-            for item in batch:
-                cursor = item.id
-                seen = self.deliver(item, seat)
-                if seen is not None:
-                    yield seen
+        while page := await store.events(gid, cursor):
+            cursor = page[-1].id
+            batch = [seen for item in page if (seen := self.deliver(item, seat)) is not None]
+            if batch:
+                yield batch
 
     @staticmethod
     def deliver(stream_event: StreamEvent, seat: int | None) -> dict[str, Any] | None:

@@ -237,9 +237,12 @@ class Fanout:
         entries: list[Entry] = await self.client.xrange(key, min=start, count=count)
         return entries
 
-    async def follow(self, key: str, after: str, idle_seconds: float) -> AsyncGenerator[Entry | None, None]:
-        """Every entry of the stream ``key`` after the id ``after``, then each new one as it comes,
-        without end; ``None`` after ``idle_seconds`` without any (the caller may check that what it
+    async def follow(
+        self, key: str, after: str, idle_seconds: float
+    ) -> AsyncGenerator[list[Entry] | None, None]:
+        """Every entry of the stream ``key`` after the id ``after``, then the new ones as they come,
+        without end, in batches (what was read together: one write to the client instead of one per
+        event); ``None`` after ``idle_seconds`` without any (the caller may check that what it
         follows still exists). Raises :class:`StreamLagged` when the subscriber fell behind."""
         sub = _Subscriber(asyncio.Queue(self.queue_size))
         followed = self._followed.get(key)
@@ -256,27 +259,34 @@ class Fanout:
         try:
             while True:
                 page = await self.entries(key, cursor)
-                for entry in page:
-                    cursor = entry[0]
-                    yield entry
+                if page:
+                    cursor = page[-1][0]
+                    yield page
                 if len(page) < CATCH_UP_PAGE:
                     break
             seen = stream_id(cursor)
             while True:
                 try:
                     async with asyncio.timeout(idle_seconds):
-                        entry = await sub.queue.get()
+                        first = await sub.queue.get()
                 except TimeoutError:
                     yield None
                     continue
-                if entry is _LAGGED or sub.lagged:
+                queued = [first]
+                while not sub.queue.empty():
+                    queued.append(sub.queue.get_nowait())
+                if sub.lagged:  # the queue was emptied, and _LAGGED queued, when it overflowed
                     self.dropped += 1
                     raise StreamLagged(cursor)
-                eid = stream_id(entry[0])
-                if eid <= seen:
-                    continue
-                seen, cursor = eid, entry[0]
-                yield entry
+                batch = []
+                for entry in queued:
+                    eid = stream_id(entry[0])
+                    if eid > seen:  # not already read in the catch-up
+                        seen = eid
+                        batch.append(entry)
+                if batch:
+                    cursor = batch[-1][0]
+                    yield batch
         finally:
             followed.subscribers.discard(sub)
             if not followed.subscribers and self._followed.get(key) is followed:

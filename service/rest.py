@@ -51,6 +51,7 @@ M = TypeVar("M", bound=BaseModel)
 Endpoint = Callable[[Request], Awaitable[Response]]
 API_VERSION = "1.0.0"
 LAGGED_RETRY_MS = 1000  # a stream ended for lagging: reconnect after a second
+STALLED_SEND_SECONDS = 30  # a stream whose client reads nothing for this long is ended, its slot freed
 
 
 # --- request helpers ----------------------------------------------------------------------
@@ -252,6 +253,10 @@ def sse_of(item: dict[str, Any]) -> ServerSentEvent:
     return ServerSentEvent(data=json.dumps(item), id=item["id"], event=str(item.get("type", "event")))
 
 
+def sse_bytes(item: dict[str, Any]) -> bytes:
+    return sse_of(item).encode()
+
+
 async def bot_stream(request: Request) -> Response:
     """One connection for all of a bot's games: ``your_turn`` with the seat's view and legal actions
     (only while still current), and ``game_over``. SSE, or NDJSON with ``Accept: application/x-ndjson``
@@ -289,7 +294,7 @@ async def bot_stream(request: Request) -> Response:
         async for notice in notices():
             yield sse_of(notice)
 
-    return EventSourceResponse(events(), ping=settings.sse_ping)
+    return EventSourceResponse(events(), ping=settings.sse_ping, send_timeout=STALLED_SEND_SECONDS)
 
 
 async def delete_bot(request: Request) -> Response:
@@ -317,15 +322,16 @@ async def game_events(request: Request) -> Response:
 
     slot = games.admit_stream(stream_client(request, token))
 
-    async def stream() -> AsyncIterator[ServerSentEvent]:
+    async def stream() -> AsyncIterator[ServerSentEvent | bytes]:
         with slot:
             try:
-                async for seen in games.follow(gid, caller.seat, after, settings.sse_block_ms, wait=follow):
-                    yield sse_of(seen)
+                batches = games.follow_batches(gid, caller.seat, after, settings.sse_block_ms, wait=follow)
+                async for batch in batches:  # one write for what was read together
+                    yield b"".join(games.frame(gid, caller.seat, seen, sse_bytes) for seen in batch)
             except StreamLagged as lagged:
                 yield sse_of(lagged_notice(lagged))
 
-    return EventSourceResponse(stream(), ping=settings.sse_ping)
+    return EventSourceResponse(stream(), ping=settings.sse_ping, send_timeout=STALLED_SEND_SECONDS)
 
 
 # --- the table ----------------------------------------------------------------------------
