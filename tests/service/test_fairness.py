@@ -17,12 +17,14 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
+import pytest
 import redis
 from starlette.testclient import TestClient
 from svc_helpers import FAST_OPTIONS, Table, auth
 
 import engine
 from engine import fair
+from service.lobby import Lobby
 from service.store import GameStart, StartChanged, Store, events_key
 
 CREATE = """mutation($input: CreateGameInput!) {
@@ -193,6 +195,10 @@ def test_a_client_seed_is_short_printable_ascii(client: TestClient) -> None:
     body = gql(client, JOIN, id=gid, seat=0, seed="x" * 65)
     assert body["errors"][0]["extensions"]["code"] == "invalid_request"
     assert "errors" not in gql(client, JOIN, id=gid, seat=0, seed="ok " * 3)
+    rematch = "mutation($id: ID!, $seed: String!) { rematch(gameId: $id, clientSeed: $seed) { seat } }"
+    body = gql(client, rematch, id=gid, seed="\u0000")
+    assert body["errors"][0]["extensions"]["code"] == "invalid_request"
+    problem(client.post(f"/v1/games/{gid}/rematch", json={"client_seed": "x" * 65}), 422, "invalid_request")
 
 
 def test_racing_last_joins_start_the_game_once_with_the_seeds_of_its_seats(
@@ -237,6 +243,33 @@ def test_the_join_script_refuses_a_start_computed_from_stale_seeds(
             await store.close()
 
     asyncio.run(scenario())
+
+
+def test_a_join_whose_start_keeps_going_stale_gives_up_with_409(
+    client: TestClient, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Bounded retries: a start that never matches the seats (here: always computed from a seed no
+    seat sent) ends in 409 version_conflict after JOIN_ATTEMPTS reads, and nothing is written."""
+    gid = new_game(client)["id"]
+    for seat in range(3):
+        assert client.post(f"/v1/games/{gid}/join", json={"seat": seat}).is_success
+
+    def stale(self: Lobby, record: Any, seat: int | None, client_seed: str) -> GameStart:
+        return GameStart("{}", ["never sent"] * 4, [])
+
+    monkeypatch.setattr(Lobby, "_start_if_last", stale)
+    body = problem(client.post(f"/v1/games/{gid}/join", json={"seat": 3}), 409, "version_conflict")
+    assert "join again" in body["detail"]
+    game = client.get(f"/v1/games/{gid}").json()
+    assert game["status"] == "waiting" and not game["seats"][3]["filled"]
+
+
+def test_atout_verify_names_an_unreadable_log(tmp_path: Path) -> None:
+    missing = atout_verify(tmp_path / "nope.json")
+    assert missing.returncode == 2 and "cannot read" in missing.stderr
+    (tmp_path / "bad.json").write_text("[1, 2]")
+    not_a_log = atout_verify(tmp_path / "bad.json")
+    assert not_a_log.returncode == 1 and not_a_log.stdout.startswith("FAILED: ")
 
 
 # ----- the replay log verifies; a tampered one does not -----------------------------------------------
