@@ -130,26 +130,32 @@ async def admit(core: GameCore, record: GameRecord, token: str | None, owner: st
     now = time.time()
     expiry = now + store.abandoned_ttl
     creator = await creator_of(core, token, owner)
-    if creator is not None:
-        admit_script, _ = _scripts_of(store)
-        cap = settings.max_open_games_per_creator
-        args = [repr(now), repr(expiry), str(cap), record.id, str(store.abandoned_ttl)]
+    admit_script, count_script = _scripts_of(store)
+    cap = settings.max_open_games_per_creator
+    args = [repr(now), repr(expiry), str(cap), record.id, str(store.abandoned_ttl)]
+    shard = open_games_key(record.id)
+    # One round trip in the common case: the creator's script and the count's (two slots, so two
+    # scripts, pipelined); a refused game is taken off the count again.
+    async with store.r.pipeline(transaction=False) as pipe:
+        if creator is not None:
+            await admit_script(keys=[creator_key(creator)], args=args, client=pipe)
+        await count_script(
+            keys=[shard], args=[repr(now), repr(expiry), record.id, str(store.game_lifetime)], client=pipe
+        )
+        replies = await pipe.execute()
+    count = int(replies[0]) if creator is not None else -1
+    if count >= 0 and creator is not None:
+        await _recheck(store, creator_key(creator), now)
         count = int(await admit_script(keys=[creator_key(creator)], args=args))
-        if count >= 0:
-            await _recheck(store, creator_key(creator), now)
-            count = int(await admit_script(keys=[creator_key(creator)], args=args))
-        if count >= 0:
-            raise ProblemError(
-                "too_many_games",
-                f"You already have {count} unfinished games, the most one creator may have; finish one "
-                "(an abandoned game expires on its own) before creating another.",
-                headers={"Retry-After": RETRY_AFTER},
-                limit=cap,
-            )
-    _, count_script = _scripts_of(store)
-    await count_script(
-        keys=[open_games_key(record.id)], args=[repr(now), repr(expiry), record.id, str(store.game_lifetime)]
-    )
+    if count >= 0:
+        await store.r.zrem(shard, record.id)
+        raise ProblemError(
+            "too_many_games",
+            f"You already have {count} unfinished games, the most one creator may have; finish one "
+            "(an abandoned game expires on its own) before creating another.",
+            headers={"Retry-After": RETRY_AFTER},
+            limit=cap,
+        )
     _totals.setdefault(store, _Total()).admitted_since += 1
 
 
