@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import time
 from collections.abc import AsyncGenerator, AsyncIterator, Callable
 from typing import Any
 
@@ -36,6 +37,7 @@ class EventDelivery(GameCore):
     stream_store: Store | None = None
     _seen_cache: dict[tuple[str, str, int | None], dict[str, Any] | None]
     _frames: dict[tuple[str, str, int | None], bytes]
+    _over_checked: dict[str, tuple[float, bool]]
 
     def use_streams(self, hub: Fanout) -> None:
         """Follow games through ``hub``; its client also serves the streams' own reads (catch-up,
@@ -43,6 +45,7 @@ class EventDelivery(GameCore):
         self.streams = hub
         self._seen_cache = {}
         self._frames = {}
+        self._over_checked = {}
         self.stream_store = Store(
             hub.client, self.store.abandoned_ttl, self.store.finished_ttl, self.store.idempotency_ttl
         )
@@ -89,8 +92,7 @@ class EventDelivery(GameCore):
         try:
             async for read in entries:
                 if read is None:  # idle: an expired game ends its streams; a finished one is drained
-                    current = await store.load(gid)
-                    if current is None or current.status == STATUS_FINISHED:
+                    if await self._over(store, gid, block_ms):
                         async for batch in self._backlog(store, gid, seat, cursor):
                             yield batch
                         return
@@ -132,6 +134,20 @@ class EventDelivery(GameCore):
                     continue
                 for eid, fields in read:
                     yield eid, json.loads(fields["e"])
+
+    async def _over(self, store: Store, gid: str, block_ms: int) -> bool:
+        """Whether ``gid`` is gone or finished, read at most once per ``block_ms`` for all the idle
+        streams of the game in this process (a thousand idle streams do not mean a thousand reads)."""
+        now = time.monotonic()
+        checked = self._over_checked.get(gid)
+        if checked is not None and now - checked[0] < block_ms / 1000:
+            return checked[1]
+        current = await store.load(gid)
+        over = current is None or current.status == STATUS_FINISHED
+        self._over_checked[gid] = (time.monotonic(), over)
+        if len(self._over_checked) > SEEN_CACHE_SIZE:
+            del self._over_checked[next(iter(self._over_checked))]
+        return over
 
     def _seen(self, gid: str, eid: str, fields: dict[str, str], seat: int | None) -> dict[str, Any] | None:
         """The entry as ``seat`` sees it, decoded and filtered once for every subscriber of this process
