@@ -21,8 +21,10 @@ from service import bots, logs
 from service.errors import ProblemError, handle_problem, problem_response, store_fault
 from service.fanout import Fanout
 from service.games import Games
+from service.limits import InputLimitsMiddleware
 from service.metrics import Metrics, MetricsMiddleware
 from service.quotas import ClientAddressMiddleware
+from service.ratelimit import RATE_LIMIT_HEADERS, RateLimits
 from service.settings import Settings, get_settings
 from service.store import Store
 
@@ -191,6 +193,7 @@ def create_app(settings: Settings | None = None) -> Starlette:
         finally:
             await streams.stop()
             await store.close()
+            await app.state.rate_limits.close()
             sync_redis.close()
             log.info("stopped")
 
@@ -203,10 +206,11 @@ def create_app(settings: Settings | None = None) -> Starlette:
                 allow_origins=[o.strip() for o in settings.cors_origins.split(",") if o.strip()],
                 allow_methods=["GET", "POST", "DELETE", "OPTIONS"],
                 allow_headers=["Authorization", "Content-Type", "Idempotency-Key", "Last-Event-ID"],
-                expose_headers=["Idempotent-Replayed", "Location"],
+                expose_headers=["Idempotent-Replayed", "Location", "Retry-After", *RATE_LIMIT_HEADERS],
                 max_age=3600,
             ),
             Middleware(MetricsMiddleware, metrics=metrics, access_log=settings.access_log),
+            Middleware(InputLimitsMiddleware, max_body_bytes=settings.max_body_bytes),
             Middleware(ClientAddressMiddleware),  # the creator of a game, for its quota
         ],
         exception_handlers={
@@ -218,6 +222,7 @@ def create_app(settings: Settings | None = None) -> Starlette:
         lifespan=lifespan,
     )
     app.state.settings = settings
+    app.state.rate_limits = RateLimits(settings)
     app.state.metrics = metrics
     return app
 

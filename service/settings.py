@@ -3,11 +3,25 @@
 from __future__ import annotations
 
 from functools import lru_cache
+from typing import Annotated, Literal
 
-from pydantic import AliasChoices, Field
+from limits import parse_many
+from pydantic import AfterValidator, AliasChoices, Field
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 DAY = 24 * 3600
+
+
+def _rate_text(value: str) -> str:
+    """A rate limit in the `limits` notation, checked at startup rather than on the first request."""
+    try:
+        parse_many(value)
+    except ValueError:
+        raise ValueError(f"{value!r} is not a rate such as '600/minute' or '10/second;300/hour'") from None
+    return value
+
+
+RateText = Annotated[str, AfterValidator(_rate_text)]
 
 
 class Settings(BaseSettings):
@@ -154,6 +168,43 @@ class Settings(BaseSettings):
         default=True,
         description="false: `__schema` and `__type` queries are refused (introspection_disabled).",
     )
+    # --- input limits (service/limits.py) ---
+    max_body_bytes: int = Field(
+        default=65_536, ge=1024, description="Largest request body in bytes; a larger one gets 413."
+    )
+    max_json_depth: int = Field(
+        default=32, ge=2, le=200, description="Deepest nesting of arrays/objects in a JSON body (400 beyond)."
+    )
+    max_int_digits: int = Field(
+        default=30, ge=1, le=4000, description="Most digits of an integer in a JSON body (422 beyond)."
+    )
+    # --- rate limits (service/ratelimit.py), in Redis so every replica shares them ---
+    rate_limits: bool = Field(default=True, description="false: no rate limits at all.")
+    rate_strategy: Literal["fixed-window", "moving-window", "sliding-window-counter"] = Field(
+        default="fixed-window",
+        description="How the `limits` library counts: a window from the first hit (one INCR a check), "
+        "an exact moving window (a list per key), or a weighted sliding counter.",
+    )
+    rate_create_game: RateText = Field(default="60/minute", description="Games created per token.")
+    rate_create_game_per_address: RateText = Field(
+        default="300/minute", description="Games created per client address."
+    )
+    rate_join: RateText = Field(default="300/minute", description="Joins per token (a bot's API key).")
+    rate_join_per_address: RateText = Field(default="600/minute", description="Joins per client address.")
+    rate_act: RateText = Field(default="600/minute", description="Actions per token (one seat).")
+    rate_act_per_address: RateText = Field(
+        default="6000/minute", description="Actions per client address (a bot in 50 games is one address)."
+    )
+    rate_register_bot: RateText = Field(default="30/hour", description="Bot registrations per token.")
+    rate_register_bot_per_address: RateText = Field(
+        default="60/hour", description="Bot registrations per client address."
+    )
+    rate_open_stream: RateText = Field(
+        default="120/minute", description="SSE streams and subscriptions opened per token."
+    )
+    rate_open_stream_per_address: RateText = Field(
+        default="600/minute", description="SSE streams and subscriptions opened per client address."
+    )
     # --- bounded data (service/quotas.py, the indexes of service/store.py) ---
     max_open_games_per_creator: int = Field(
         default=100,
@@ -172,7 +223,6 @@ class Settings(BaseSettings):
         ge=1,
         description="Seconds a bot account is kept without its API key being used; then it expires.",
     )
-
 
 
 @lru_cache(maxsize=1)

@@ -66,7 +66,16 @@ def admin_token() -> str:
 
 @pytest.fixture
 def settings(redis_url: str) -> Settings:
-    return Settings(redis_url=redis_url, admin_token=ADMIN_TOKEN, log_json=True)
+    return Settings(redis_url=redis_url, admin_token=ADMIN_TOKEN, log_json=True, **HIGH_RATES)
+
+
+# Rate limits stay on in tests (counted in the test Redis), high enough for a test that plays many
+# games quickly from one address; tests/service/test_rate_limits.py sets low ones.
+HIGH_RATES = {
+    f"rate_{category}{scope}": "100000/minute"
+    for category in ("create_game", "join", "act", "register_bot", "open_stream")
+    for scope in ("", "_per_address")
+}
 
 
 @pytest.fixture

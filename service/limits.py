@@ -1,0 +1,193 @@
+"""Input limits: body size and content type at the ASGI edge, a JSON parser that cannot be made to
+fail with a 500, and the check of display names.
+
+The middleware is pure ASGI rather than a ``BaseHTTPMiddleware``: it must not buffer responses (SSE,
+NDJSON) and must let WebSockets through untouched. It refuses a body that is too large *before* the
+application reads it whole: at once from ``Content-Length``, or, for a chunked upload, as soon as the
+bytes received pass the limit.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from schema.rest import unsafe_character
+from service.errors import ProblemError, problem_response
+
+JSON_MEDIA_TYPE = "application/json"
+
+# Strings are skipped whole (escapes included) so brackets inside them are not counted.
+_JSON_TOKENS = re.compile(rb'"[^"\\]*(?:\\.[^"\\]*)*"|[\[\]{}]', re.DOTALL)
+_OPENERS = frozenset(b"[{")
+
+
+class InputLimitsMiddleware:
+    """413 ``payload_too_large`` over ``max_body_bytes``; 415 ``unsupported_media_type`` for a POST
+    body that is not ``application/json`` (GraphQL clients send application/json too)."""
+
+    def __init__(self, app: ASGIApp, max_body_bytes: int = 65_536) -> None:
+        self.app = app
+        self.max_body_bytes = max_body_bytes
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http" or scope["method"] in {"GET", "HEAD", "OPTIONS"}:
+            await self.app(scope, receive, send)
+            return
+        headers = dict(scope["headers"])  # ASGI header names are lower-case
+        length_header = headers.get(b"content-length")
+        chunked = b"chunked" in headers.get(b"transfer-encoding", b"").lower()
+        try:
+            length = int(length_header) if length_header is not None else None
+        except ValueError:
+            length = None
+        if length is not None and length > self.max_body_bytes:
+            await self._refuse(scope, send, self._too_large())
+            return
+        has_body = chunked or (length is not None and length > 0)
+        if has_body and scope["method"] == "POST":
+            media = headers.get(b"content-type", b"").split(b";", 1)[0].strip().lower()
+            if media != JSON_MEDIA_TYPE.encode():
+                shown = media.decode("latin-1") or "none"
+                error = ProblemError(
+                    "unsupported_media_type",
+                    f"Send the body as JSON with `Content-Type: application/json` (got {shown}).",
+                )
+                await self._refuse(scope, send, error)
+                return
+
+        received = 0
+        started = False
+
+        async def limited_receive() -> Message:
+            nonlocal received
+            message = await receive()
+            if message["type"] == "http.request":
+                received += len(message.get("body", b""))
+                if received > self.max_body_bytes:
+                    raise self._too_large()
+            return message
+
+        async def tracking_send(message: Message) -> None:
+            nonlocal started
+            if message["type"] == "http.response.start":
+                started = True
+            await send(message)
+
+        try:
+            await self.app(scope, limited_receive, tracking_send)
+        except ProblemError as error:
+            # The routes' exception handlers answer a ProblemError raised while reading the body; this
+            # is for anything that reads it outside them.
+            if started or error.code != "payload_too_large":
+                raise
+            await self._refuse(scope, send, error)
+
+    def _too_large(self) -> ProblemError:
+        return ProblemError(
+            "payload_too_large",
+            f"The request body is larger than {self.max_body_bytes} bytes; send a smaller one.",
+            limit=self.max_body_bytes,
+        )
+
+    @staticmethod
+    async def _refuse(scope: Scope, send: Send, error: ProblemError) -> None:
+        response = problem_response(error, scope.get("path"), {"Connection": "close"})
+
+        async def no_body() -> Message:  # the refused body is never read
+            return {"type": "http.disconnect"}
+
+        await response(scope, no_body, send)
+
+
+# --- JSON ---------------------------------------------------------------------------------------
+
+
+def json_depth(raw: bytes) -> int:
+    """The deepest nesting of arrays and objects, counted without recursion (an upper bound when the
+    text is not valid JSON, which the parser then refuses anyway)."""
+    depth = deepest = 0
+    for match in _JSON_TOKENS.finditer(raw):
+        first = match.group()[0]
+        if first in _OPENERS:
+            depth += 1
+            deepest = max(deepest, depth)
+        elif first != 0x22:  # a closing bracket (0x22 is the quote of a skipped string)
+            depth -= 1
+    return deepest
+
+
+def _reject_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not JSON")
+
+
+def parse_json(raw: bytes | str, max_depth: int = 32, max_int_digits: int = 30) -> Any:
+    """``json.loads`` that answers bad input with a problem, never a RecursionError or ValueError 500.
+
+    Nesting deeper than ``max_depth`` is ``malformed_body`` (400): no body of this API is nested
+    more than a few levels, and Python's parser would recurse on it. An integer with more than
+    ``max_int_digits`` digits is ``invalid_request`` (422): it is well-formed JSON but no field of
+    this API accepts such a value (Python refuses to convert over 4300 digits, and converting is
+    quadratic below that). ``NaN`` and ``Infinity`` are not JSON and are refused as malformed.
+    """
+    data = raw.encode("utf-8", "surrogatepass") if isinstance(raw, str) else raw
+    depth = json_depth(data)
+    if depth > max_depth:
+        raise ProblemError(
+            "malformed_body",
+            f"The JSON is nested {depth} levels deep; at most {max_depth} are accepted.",
+        )
+
+    def parse_int(text: str) -> int:
+        digits = len(text.lstrip("-"))
+        if digits > max_int_digits:
+            raise _IntTooLong(digits)
+        return int(text)
+
+    try:
+        return json.loads(data, parse_int=parse_int, parse_constant=_reject_constant)
+    except _IntTooLong as exc:
+        raise ProblemError(
+            "invalid_request",
+            f"body: an integer has {exc.digits} digits; at most {max_int_digits} are accepted.",
+            errors=[{"loc": ["body"], "msg": f"at most {max_int_digits} digits", "type": "int_too_long"}],
+        ) from None
+    except (ValueError, RecursionError) as exc:  # JSONDecodeError and UnicodeDecodeError are ValueErrors
+        raise ProblemError("malformed_body", f"The body must be a JSON object: {exc}.") from None
+
+
+class _IntTooLong(Exception):
+    def __init__(self, digits: int) -> None:
+        super().__init__(digits)
+        self.digits = digits
+
+
+# --- display names in GraphQL -------------------------------------------------------------------
+
+
+def name_problem(**fields: str | None) -> ProblemError | None:
+    """The 422 ``invalid_request`` for the first field (a name or contact given as a GraphQL argument)
+    holding a character that cannot be shown to others, or None; REST gets the same check from the
+    ``DisplayText`` type of its models."""
+    for field, value in fields.items():
+        reason = unsafe_character(value) if value is not None else None
+        if reason is not None:
+            message = f"must not contain {reason}"
+            return ProblemError(
+                "invalid_request",
+                f"{field}: {message}",
+                errors=[{"loc": [field], "msg": message, "type": "unsafe_character"}],
+            )
+    return None
+
+
+def refuse_unsafe_names(**fields: str | None) -> None:
+    """GraphQL: raise the ``invalid_request`` error of :func:`name_problem`, if any."""
+    from service.graphql import problem_error  # graphql.py calls this module
+
+    error = name_problem(**fields)
+    if error is not None:
+        raise problem_error(error)

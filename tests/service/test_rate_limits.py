@@ -1,0 +1,223 @@
+"""Rate limits, counted in the real test Redis: the request past a limit is 429 ``rate_limited`` with
+Retry-After and RateLimit headers, in REST and GraphQL; replicas on one Redis share the counts; the
+limit per token and the limit per address are separate; and the switch turns them all off."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import httpx
+import pytest
+from starlette.testclient import TestClient
+
+from service.app import create_app
+from service.ratelimit import CATEGORIES
+from service.settings import Settings
+
+LOW = 3
+HIGH = "100000/minute"
+
+
+def limited(settings: Settings, **rates: str) -> Settings:
+    """The test settings with every limit high except the ones given (e.g. ``act="3/hour"``)."""
+    update: dict[str, Any] = {f"rate_{c}{s}": HIGH for c in CATEGORIES for s in ("", "_per_address")}
+    update.update({f"rate_{name}": value for name, value in rates.items()})
+    return settings.model_copy(update=update)
+
+
+@pytest.fixture
+def app_with(settings: Settings) -> Iterator[Any]:
+    """Start an app with some limits low: ``app_with(act="3/hour")`` gives a started TestClient."""
+    clients: list[TestClient] = []
+
+    def start(address: str = "203.0.113.7", **rates: str) -> TestClient:
+        client = TestClient(create_app(limited(settings, **rates)), client=(address, 40000))
+        client.__enter__()
+        clients.append(client)
+        return client
+
+    try:
+        yield start
+    finally:
+        for client in clients:
+            client.__exit__(None, None, None)
+
+
+def assert_rate_limited(response: httpx.Response, limit: int = LOW) -> dict[str, Any]:
+    assert response.status_code == 429, response.text
+    assert response.headers["content-type"] == "application/problem+json"
+    body: dict[str, Any] = response.json()
+    assert body["code"] == "rate_limited"
+    retry = int(response.headers["Retry-After"])
+    assert 1 <= retry <= 3600
+    assert response.headers["RateLimit-Limit"] == str(limit)
+    assert response.headers["RateLimit-Remaining"] == "0"
+    assert 1 <= int(response.headers["RateLimit-Reset"]) <= 3600
+    assert f"retry in {retry} s" in body["detail"]
+    return body
+
+
+def bearer(token: str) -> dict[str, str]:
+    return {"Authorization": f"Bearer {token}"}
+
+
+def new_game(client: TestClient) -> str:
+    response = client.post("/v1/games", json={"game": "rough"})
+    assert response.status_code == 201, response.text
+    gid: str = response.json()["game"]["id"]
+    return gid
+
+
+# --- each category, REST ------------------------------------------------------------------------
+
+
+def test_the_fourth_game_created_from_one_address_is_refused(app_with: Any) -> None:
+    client = app_with(create_game_per_address=f"{LOW}/hour")
+    for _ in range(LOW):
+        new_game(client)
+    body = assert_rate_limited(client.post("/v1/games", json={"game": "rough"}))
+    assert "this address" in body["detail"] and "create game" in body["detail"]
+
+
+def test_the_fourth_join_is_refused(app_with: Any) -> None:
+    client = app_with(join_per_address=f"{LOW}/hour")
+    games = [new_game(client) for _ in range(LOW + 1)]
+    for gid in games[:LOW]:
+        assert client.post(f"/v1/games/{gid}/join", json={"seat": 0}).status_code == 201
+    assert_rate_limited(client.post(f"/v1/games/{games[LOW]}/join", json={"seat": 0}))
+
+
+def test_the_fourth_action_of_a_seat_is_refused_even_between_legal_moves(app_with: Any) -> None:
+    client = app_with(act=f"{LOW}/hour")
+    gid = new_game(client)
+    tokens = [client.post(f"/v1/games/{gid}/join", json={"seat": s}).json()["token"] for s in range(4)]
+    game = client.get(f"/v1/games/{gid}").json()
+    seat = game["to_act"]
+    for _ in range(LOW):  # refused moves count too: a rate limit counts requests
+        response = client.post(f"/v1/games/{gid}/actions", json={"action": {"type": "keep"}},
+                               headers=bearer(tokens[seat]))  # fmt: skip
+        assert response.status_code in {409, 422}, response.text
+    refused = client.post(
+        f"/v1/games/{gid}/actions", json={"action": {"type": "pass"}}, headers=bearer(tokens[seat])
+    )
+    body = assert_rate_limited(refused)
+    assert "this token" in body["detail"]
+    assert client.get(f"/v1/games/{gid}").json()["version"] == game["version"]  # nothing was played
+
+
+def test_the_fourth_bot_registration_is_refused(app_with: Any) -> None:
+    client = app_with(register_bot_per_address=f"{LOW}/hour")
+    for n in range(LOW):
+        assert client.post("/v1/bots", json={"name": f"bot{n}"}).status_code == 201
+    assert_rate_limited(client.post("/v1/bots", json={"name": "one too many"}))
+
+
+def test_the_fourth_stream_opened_is_refused_game_events_and_bot_stream_alike(app_with: Any) -> None:
+    client = app_with(open_stream_per_address=f"{LOW}/hour")
+    gid = new_game(client)
+    key = client.post("/v1/bots", json={"name": "streamer"}).json()["api_key"]
+    assert client.get(f"/v1/games/{gid}/events", params={"follow": "false"}).status_code == 200
+    assert client.get(f"/v1/games/{gid}/events", params={"follow": "false"}).status_code == 200
+    opened = client.get("/v1/bots/me/stream", params={"follow": "false"}, headers=bearer(key))
+    assert opened.status_code == 200, opened.text
+    assert_rate_limited(client.get("/v1/bots/me/stream", params={"follow": "false"}, headers=bearer(key)))
+    assert_rate_limited(client.get(f"/v1/games/{gid}/events", params={"follow": "false"}))
+
+
+# --- GraphQL ------------------------------------------------------------------------------------
+
+CREATE_GQL = 'mutation { createGame(input: {game: "rough"}) { game { id } } }'
+
+
+def test_graphql_mutations_share_the_count_and_answer_rate_limited(app_with: Any) -> None:
+    client = app_with(create_game_per_address=f"{LOW}/hour", register_bot_per_address="1/hour")
+    new_game(client)  # REST and GraphQL count together
+    for _ in range(LOW - 1):
+        body = client.post("/graphql", json={"query": CREATE_GQL}).json()
+        assert "errors" not in body, body
+    body = client.post("/graphql", json={"query": CREATE_GQL}).json()
+    error = body["errors"][0]
+    assert error["extensions"]["code"] == "rate_limited" and error["extensions"]["status"] == 429
+    assert 1 <= error["extensions"]["retry_after"] <= 3600
+    register = 'mutation { registerBot(name: "gql") { botId } }'
+    assert "errors" not in client.post("/graphql", json={"query": register}).json()
+    error = client.post("/graphql", json={"query": register}).json()["errors"][0]
+    assert error["extensions"]["code"] == "rate_limited"
+
+
+def test_graphql_submit_action_and_join_seat_are_limited(app_with: Any) -> None:
+    client = app_with(act="1/hour", join_per_address="1/hour")
+    gid = new_game(client)
+    join = "mutation($id: ID!) { joinSeat(gameId: $id) { token } }"
+    token = client.post("/graphql", json={"query": join, "variables": {"id": gid}}).json()
+    token = token["data"]["joinSeat"]["token"]
+    again = client.post("/graphql", json={"query": join, "variables": {"id": gid}}).json()
+    assert again["errors"][0]["extensions"]["code"] == "rate_limited"
+    submit = 'mutation($id: ID!) { submitAction(gameId: $id, action: {type: "pass"}) { version } }'
+    request = {"query": submit, "variables": {"id": gid}}
+    for expected in ("game_not_started", "rate_limited"):
+        body = client.post("/graphql", json=request, headers=bearer(token)).json()
+        assert body["errors"][0]["extensions"]["code"] == expected
+
+
+def test_the_fourth_subscription_is_refused(app_with: Any) -> None:
+    client = app_with(open_stream_per_address=f"{LOW}/hour")
+    gid = new_game(client)
+    query = "subscription($id: ID!) { gameEvents(gameId: $id) { id type } }"
+    codes: list[str | None] = []
+    for attempt in range(LOW + 1):
+        with client.websocket_connect("/graphql", subprotocols=["graphql-transport-ws"]) as ws:
+            ws.send_json({"type": "connection_init", "payload": {}})
+            assert ws.receive_json()["type"] == "connection_ack"
+            ws.send_json({"id": str(attempt), "type": "subscribe",
+                          "payload": {"query": query, "variables": {"id": gid}}})  # fmt: skip
+            message = ws.receive_json()
+            errors = message["payload"].get("errors") if message["type"] == "next" else message["payload"]
+            codes.append(errors[0]["extensions"]["code"] if errors else None)
+    assert codes == [None] * LOW + ["rate_limited"]
+
+
+# --- shared, separate, off ----------------------------------------------------------------------
+
+
+def test_two_replicas_on_one_redis_share_the_counts(app_with: Any) -> None:
+    first = app_with(create_game_per_address=f"{LOW}/hour")
+    second = app_with(create_game_per_address=f"{LOW}/hour")
+    new_game(first)
+    new_game(second)
+    new_game(first)
+    assert_rate_limited(second.post("/v1/games", json={"game": "rough"}))
+    assert_rate_limited(first.post("/v1/games", json={"game": "rough"}))
+
+
+def test_the_limit_per_token_and_the_limit_per_address_are_separate(app_with: Any) -> None:
+    here = app_with(act="2/hour", act_per_address="4/hour")
+    elsewhere = app_with(address="198.51.100.9", act="2/hour", act_per_address="4/hour")
+    url = "/v1/games/no-such-game/actions"
+    action = {"action": {"type": "pass"}}
+    for _ in range(2):
+        assert here.post(url, json=action, headers=bearer("token-a")).status_code == 404
+    body = assert_rate_limited(here.post(url, json=action, headers=bearer("token-a")), limit=2)
+    assert "this token" in body["detail"]
+    # The same token from another address: still over its own limit.
+    assert_rate_limited(elsewhere.post(url, json=action, headers=bearer("token-a")), limit=2)
+    # Another token from the first address: allowed until the address has made 4 requests.
+    assert here.post(url, json=action, headers=bearer("token-b")).status_code == 404
+    body = assert_rate_limited(here.post(url, json=action, headers=bearer("token-c")), limit=4)
+    assert "this address" in body["detail"]
+    # The other address, with a fresh token, is not affected by the first one's count.
+    assert elsewhere.post(url, json=action, headers=bearer("token-d")).status_code == 404
+
+
+def test_turning_rate_limits_off_lets_every_request_through(app_with: Any, settings: Settings) -> None:
+    client = TestClient(create_app(limited(settings, create_game_per_address="1/hour").model_copy(
+        update={"rate_limits": False})))  # fmt: skip
+    with client:
+        for _ in range(LOW + 1):
+            new_game(client)
+
+
+def test_a_limit_that_is_not_a_rate_is_refused_at_startup(settings: Settings) -> None:
+    with pytest.raises(ValueError, match="not a rate"):
+        Settings(redis_url=settings.redis_url, rate_act="lots")
