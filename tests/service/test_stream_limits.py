@@ -357,3 +357,20 @@ def test_graphql_subscriptions_share_the_hub_and_the_caps(settings: Settings) ->
                     assert full.receive_json()["payload"]["errors"][0]["extensions"]["code"] == "server_full"
         wait_until(lambda: hub.open_streams == 0, "the subscriptions to be released")
         assert hub.followed == 0
+
+
+def test_on_a_cluster_each_xread_names_keys_of_one_hash_slot(redis_url: str) -> None:
+    """Redis Cluster refuses an XREAD naming keys of two slots: the reads are grouped by slot there,
+    and one read names every followed key on a single Redis."""
+    from redis.crc import key_slot
+
+    from service.store import bot_turns_key, events_key
+
+    streams = {events_key(g): "0-0" for g in ("g1", "g2", "g3")} | {bot_turns_key("g1"): "5-0"}
+    client = redis.asyncio.Redis.from_url(redis_url)
+    calls = Fanout(client, cluster=True).calls(streams)
+    assert all(len({key_slot(key.encode()) for key in call}) == 1 for call in calls)
+    assert sorted(key for call in calls for key in call) == sorted(streams)
+    assert next(call for call in calls if events_key("g1") in call)[bot_turns_key("g1")] == "5-0"
+    assert Fanout(client).calls(streams) == [streams]
+    asyncio.run(client.aclose())
