@@ -157,7 +157,11 @@ def create_app(settings: Settings | None = None) -> Starlette:
         if not settings.redis_url:
             raise RuntimeError("REDIS_URL is not set (`atout serve` starts an embedded redis-server for you)")
         store = Store.from_url(
-            settings.redis_url, settings.abandoned_ttl, settings.finished_ttl, settings.idempotency_ttl
+            settings.redis_url,
+            settings.abandoned_ttl,
+            settings.finished_ttl,
+            settings.idempotency_ttl,
+            socket_timeout=settings.sse_block_ms / 1000 + 5,  # a hung Redis: 503 after this, not 60 s
         )
         sync_redis = bots.connect(settings.redis_url)
         app.state.sync_redis = sync_redis

@@ -226,7 +226,11 @@ class _Runtime:
         self.settings = settings
         self.loop = asyncio.new_event_loop()
         self.store = Store.from_url(
-            settings.redis_url, settings.abandoned_ttl, settings.finished_ttl, settings.idempotency_ttl
+            settings.redis_url,
+            settings.abandoned_ttl,
+            settings.finished_ttl,
+            settings.idempotency_ttl,
+            socket_timeout=10,  # a worker never blocks on a stream
         )
         self.sync = connect(settings.redis_url)
 

@@ -463,12 +463,21 @@ class Store:
         self._notify_bot = client.register_script(NOTIFY_BOT_LUA)
 
     @classmethod
-    def from_url(cls, url: str, abandoned_ttl: int, finished_ttl: int, idempotency_ttl: int) -> Store:
+    def from_url(
+        cls,
+        url: str,
+        abandoned_ttl: int,
+        finished_ttl: int,
+        idempotency_ttl: int,
+        *,
+        socket_timeout: float = 60.0,
+    ) -> Store:
         """The one place the service's async Redis client is built, tuned to survive a Redis restart:
         a pooled connection idle for a while is PINGed before use (``health_check_interval``), a
         command that meets a dead connection is retried on a fresh one, twice with a short backoff,
         and connecting gives up after 2 s, so with Redis down a request fails fast (503) instead
-        of hanging, and with Redis back the next request just works."""
+        of hanging, and with Redis back the next request just works. ``socket_timeout`` bounds a
+        reply from a hung Redis; it must outlast the longest XREAD BLOCK sent on this client."""
         from redis.asyncio.retry import Retry
         from redis.backoff import ExponentialBackoff
         from redis.exceptions import ConnectionError
@@ -476,7 +485,7 @@ class Store:
         client = aioredis.Redis.from_url(
             url,
             decode_responses=True,
-            socket_timeout=60,  # must outlast the longest XREAD BLOCK of an event stream
+            socket_timeout=socket_timeout,
             socket_connect_timeout=2,
             socket_keepalive=True,
             health_check_interval=5,

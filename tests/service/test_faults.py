@@ -215,3 +215,22 @@ def test_a_redis_fault_outside_the_routes_is_a_503_too() -> None:
     response = TestClient(StoreFaultMiddleware(counting_in_redis)).get("/v1/games")  # no lifespan
     assert response.status_code == 503 and response.json()["code"] == "store_unavailable"
     assert "127.0.0.1" not in response.text and response.headers["Retry-After"]
+
+
+def test_a_hung_redis_is_a_503_after_a_bounded_wait_and_then_the_api_recovers(stack: Stack) -> None:
+    """SIGSTOP: connections stay open but nothing answers; the wait is bounded by the socket timeout
+    (the SSE block time + 5 s), not the minute it was, and the request is not retried on a timeout."""
+    import os
+    import signal
+
+    http, server = stack.http, stack.redis
+    gid, _ = seated_game(http)
+    assert server.pid is not None
+    os.kill(server.pid, signal.SIGSTOP)
+    try:
+        response = http.get(f"/v1/games/{gid}", timeout=30)
+        assert response.status_code == 503, response.text
+        assert response.json()["code"] == "store_unavailable" and leaks_nothing(response.text, server)
+    finally:
+        os.kill(server.pid, signal.SIGCONT)
+    assert http.get(f"/v1/games/{gid}").status_code == 200
