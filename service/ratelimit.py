@@ -66,6 +66,7 @@ class RateLimits:
     def __init__(self, settings: Settings) -> None:
         self.enabled = settings.rate_limits and bool(settings.redis_url)
         self.url = settings.redis_url or ""
+        self.strategy_name = settings.rate_strategy
         self.strategy = STRATEGIES[settings.rate_strategy]
         self.rules: dict[str, tuple[list[RateLimitItem], list[RateLimitItem]]] = {
             category: (
@@ -74,6 +75,7 @@ class RateLimits:
             )
             for category in CATEGORIES
         }
+        self.max_connections = 64  # per process; a check holds one for a single round trip
         self._pool: aioredis.ConnectionPool | None = None
         self._limiter: RateLimiter | None = None
 
@@ -84,9 +86,12 @@ class RateLimits:
             from redis.exceptions import ConnectionError
 
             # Like the store's client: fail fast (503 from the store-fault handler) when Redis is
-            # down, and recover by itself on a fresh connection when it is back.
-            self._pool = aioredis.ConnectionPool.from_url(
+            # down, and recover by itself on a fresh connection when it is back. A burst of requests
+            # waits for one of the pool's connections instead of failing with "too many connections".
+            self._pool = aioredis.BlockingConnectionPool.from_url(
                 self.url,
+                max_connections=self.max_connections,
+                timeout=5,
                 socket_timeout=5,
                 socket_connect_timeout=2,
                 socket_keepalive=True,
@@ -98,7 +103,9 @@ class RateLimits:
             storage = RedisStorage(
                 _storage_uri(self.url),
                 implementation="redispy",
-                key_prefix=KEY_PREFIX,
+                # Per strategy: each keeps another Redis type under its keys (a counter, a list), so a
+                # change of ATOUT_RATE_STRATEGY must not meet the other's keys.
+                key_prefix=f"{KEY_PREFIX}:{self.strategy_name}",
                 connection_pool=self._pool,  # type: ignore[arg-type]
             )
             self._limiter = self.strategy(storage)

@@ -4,6 +4,7 @@ limit per token and the limit per address are separate; and the switch turns the
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Iterator
 from typing import Any
 
@@ -12,7 +13,7 @@ import pytest
 from starlette.testclient import TestClient
 
 from service.app import create_app
-from service.ratelimit import CATEGORIES
+from service.ratelimit import CATEGORIES, RateLimits
 from service.settings import Settings
 
 LOW = 3
@@ -221,3 +222,27 @@ def test_turning_rate_limits_off_lets_every_request_through(app_with: Any, setti
 def test_a_limit_that_is_not_a_rate_is_refused_at_startup(settings: Settings) -> None:
     with pytest.raises(ValueError, match="not a rate"):
         Settings(redis_url=settings.redis_url, rate_act="lots")
+
+
+@pytest.mark.parametrize("strategy", ["moving-window", "sliding-window-counter"])
+def test_every_strategy_refuses_past_the_limit_on_a_redis_used_by_another(
+    app_with: Any, settings: Settings, strategy: str
+) -> None:
+    fixed = app_with(create_game_per_address=f"{LOW}/hour")
+    new_game(fixed)  # the fixed-window counter of the same address is already in Redis
+    other = TestClient(create_app(limited(settings, create_game_per_address=f"{LOW}/hour").model_copy(
+        update={"rate_strategy": strategy})), client=("203.0.113.7", 40000))  # fmt: skip
+    with other:
+        for _ in range(LOW):
+            new_game(other)
+        assert_rate_limited(other.post("/v1/games", json={"game": "rough"}))
+
+
+@pytest.mark.anyio
+async def test_a_burst_of_checks_waits_for_a_connection_instead_of_failing(settings: Settings) -> None:
+    limits = RateLimits(limited(settings))
+    limits.max_connections = 4
+    try:
+        await asyncio.gather(*(limits.check("act", f"token-{n}", "192.0.2.1") for n in range(200)))
+    finally:
+        await limits.close()
