@@ -193,7 +193,9 @@ class Settings(BaseSettings):
     rate_join_per_address: RateText = Field(default="600/minute", description="Joins per client address.")
     rate_act: RateText = Field(default="600/minute", description="Actions per token (one seat).")
     rate_act_per_address: RateText = Field(
-        default="6000/minute", description="Actions per client address (a bot in 50 games is one address)."
+        default="12000/minute",
+        description="Actions per client address: 200 a second, so a bot playing 50 games at once is not "
+        "slowed (one address, one seat token per game).",
     )
     rate_register_bot: RateText = Field(default="30/hour", description="Bot registrations per token.")
     rate_register_bot_per_address: RateText = Field(
