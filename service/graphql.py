@@ -513,6 +513,16 @@ class AtoutGraphQL(GraphQL[dict[str, Any], None]):
     def parse_json(self, data: str | bytes) -> Any:
         return parse_json(data, self.max_json_depth, self.max_int_digits)
 
+    async def parse_http_body(self, request: Any) -> Any:
+        """Strawberry reads the body's fields with ``.get``: a body of ``null``, ``1`` or ``"x"`` is
+        JSON but not a GraphQL request, and must be a 400, not an AttributeError (a 500)."""
+        try:
+            return await super().parse_http_body(request)
+        except AttributeError:
+            raise ProblemError(
+                "invalid_query", 'The body must be a JSON object such as {"query": "{ rules }"}.'
+            ) from None
+
     def decode_json(self, data: str | bytes) -> object:
         try:
             return self.parse_json(data)

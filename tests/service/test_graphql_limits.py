@@ -271,6 +271,11 @@ def test_a_wrong_content_type_is_refused_as_problem_json(client: TestClient) -> 
     )
 
 
+@pytest.mark.parametrize("body", ["null", "1", '"x"', "true"])
+def test_a_json_body_that_is_not_an_object_is_refused_as_problem_json(client: TestClient, body: str) -> None:
+    problem(raw_post(client, body), 400, "invalid_query")
+
+
 def test_a_request_without_a_query_is_refused_as_problem_json(client: TestClient) -> None:
     problem(raw_post(client, '{"variables": {}}'), 400, "invalid_query")
 
