@@ -10,7 +10,6 @@ bytes received pass the limit.
 from __future__ import annotations
 
 import json
-import re
 from typing import Any
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
@@ -19,10 +18,6 @@ from schema.rest import unsafe_character
 from service.errors import ProblemError, problem_response
 
 JSON_MEDIA_TYPE = "application/json"
-
-# Strings are skipped whole (escapes included) so brackets inside them are not counted.
-_JSON_TOKENS = re.compile(rb'"[^"\\]*(?:\\.[^"\\]*)*"|[\[\]{}]', re.DOTALL)
-_OPENERS = frozenset(b"[{")
 
 
 class InputLimitsMiddleware:
@@ -106,18 +101,20 @@ class InputLimitsMiddleware:
 # --- JSON ---------------------------------------------------------------------------------------
 
 
-def json_depth(raw: bytes) -> int:
-    """The deepest nesting of arrays and objects, counted without recursion (an upper bound when the
-    text is not valid JSON, which the parser then refuses anyway)."""
-    depth = deepest = 0
-    for match in _JSON_TOKENS.finditer(raw):
-        first = match.group()[0]
-        if first in _OPENERS:
-            depth += 1
-            deepest = max(deepest, depth)
-        elif first != 0x22:  # a closing bracket (0x22 is the quote of a skipped string)
-            depth -= 1
-    return deepest
+def deeper_than(value: Any, max_depth: int) -> bool:
+    """Whether arrays and objects nest more than ``max_depth`` levels in a parsed value: walked level
+    by level (no recursion), stopping at the first level past the limit."""
+    level = [value] if isinstance(value, (dict, list)) else []
+    for _ in range(max_depth):
+        if not level:
+            return False
+        below: list[Any] = []
+        for node in level:
+            for child in node.values() if isinstance(node, dict) else node:
+                if isinstance(child, (dict, list)):
+                    below.append(child)
+        level = below
+    return bool(level)
 
 
 def _reject_constant(name: str) -> Any:
@@ -128,18 +125,16 @@ def parse_json(raw: bytes | str, max_depth: int = 32, max_int_digits: int = 30) 
     """``json.loads`` that answers bad input with a problem, never a RecursionError or ValueError 500.
 
     Nesting deeper than ``max_depth`` is ``malformed_body`` (400): no body of this API is nested
-    more than a few levels, and Python's parser would recurse on it. An integer with more than
-    ``max_int_digits`` digits is ``invalid_request`` (422): it is well-formed JSON but no field of
-    this API accepts such a value (Python refuses to convert over 4300 digits, and converting is
-    quadratic below that). ``NaN`` and ``Infinity`` are not JSON and are refused as malformed.
+    more than a few levels, and code that walks the value (validation, logging) may recurse on it;
+    past the interpreter's recursion limit the parser itself gives up (RecursionError, caught). An
+    integer with more than ``max_int_digits`` digits is ``invalid_request`` (422): it is well-formed
+    JSON but no field of this API accepts such a value (Python refuses to convert over 4300 digits,
+    and converting is quadratic below that). ``NaN`` and ``Infinity`` are not JSON: malformed.
     """
     data = raw.encode("utf-8", "surrogatepass") if isinstance(raw, str) else raw
-    depth = json_depth(data)
-    if depth > max_depth:
-        raise ProblemError(
-            "malformed_body",
-            f"The JSON is nested {depth} levels deep; at most {max_depth} are accepted.",
-        )
+    too_deep = ProblemError(
+        "malformed_body", f"The JSON is nested more than {max_depth} levels deep; send a flatter body."
+    )
 
     def parse_int(text: str) -> int:
         digits = len(text.lstrip("-"))
@@ -148,15 +143,21 @@ def parse_json(raw: bytes | str, max_depth: int = 32, max_int_digits: int = 30) 
         return int(text)
 
     try:
-        return json.loads(data, parse_int=parse_int, parse_constant=_reject_constant)
+        value = json.loads(data, parse_int=parse_int, parse_constant=_reject_constant)
+    except RecursionError:  # the C parser stops at the interpreter's recursion limit, cleanly
+        raise too_deep from None
     except _IntTooLong as exc:
         raise ProblemError(
             "invalid_request",
             f"body: an integer has {exc.digits} digits; at most {max_int_digits} are accepted.",
             errors=[{"loc": ["body"], "msg": f"at most {max_int_digits} digits", "type": "int_too_long"}],
         ) from None
-    except (ValueError, RecursionError) as exc:  # JSONDecodeError and UnicodeDecodeError are ValueErrors
+    except ValueError as exc:  # JSONDecodeError and UnicodeDecodeError are ValueErrors
         raise ProblemError("malformed_body", f"The body must be a JSON object: {exc}.") from None
+    # Fewer brackets than the limit cannot nest past it: ordinary bodies skip the walk.
+    if data.count(b"[") + data.count(b"{") > max_depth and deeper_than(value, max_depth):
+        raise too_deep
+    return value
 
 
 class _IntTooLong(Exception):
