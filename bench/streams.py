@@ -2,25 +2,28 @@
 
 Issue 9, finding 4: each open stream used to hold a Redis connection of the request pool, so about a
 hundred of them failed every other request. Here one API process (``atout serve``, one uvicorn
-process) runs against its own redis-server (``service.embedded_redis``, on a free port). The
-loader opens the streams first, spread over the games: ``--watchers`` spectators on each played
-game, the rest on idle games (created, never played), then 32 clients each play their own game
-(seated at every seat: ``GET /actions`` then ``POST /actions``, a random legal move) for the
-duration. A stream that ends with a ``lagged`` notice reconnects with its Last-Event-ID, as an
-EventSource does.
+process) runs against its own redis-server (``service.embedded_redis``, on a free port). First the
+32 players play alone for a while (the reference latency, same run). Then the loader opens the
+streams, at most 32 connecting at once, spread over the games: ``--watchers`` spectators on each of
+the 32 games about to be played, the rest four to an idle game (created, never played); then the
+players each play their own game, seated at every seat (``GET /actions`` then ``POST /actions``, a
+random legal move). When a match ends its player starts another and its spectators move on to it.
+A stream that ends with a ``lagged`` notice reconnects with its Last-Event-ID, as an EventSource
+does.
 
-Printed: the players' action latency p50/p99 (POST only), the streams' delivery lag p50/p99 (time
-from the action's HTTP response reaching its player to the event's arrival on a stream; it can be
-negative: a stream may hear of a move before its player does), the events delivered, the events
-lost (each stream of a played game is checked at the end against the game's whole event list as a
-spectator sees it), reconnections after a lag, and the CPU shares of the loader (this process) and
-the server, in cores. Loopback only; every phase is bounded in time; the server and redis-server
-are stopped by PID.
+Printed: the players' action latency p50/p99 (the POST), with and without streams; the streams'
+delivery lag p50/p99 (from the moment the action's HTTP response reaches its player to the event's
+arrival on a stream, for moves made while that stream was open; it can be negative, a stream may
+hear of a move before its player does); the events delivered and lost (each spectator stream is
+checked at the end against the whole event list of every game it watched); reconnections after a
+lag; and the CPU used by the loader (this process, which parses every event of every stream) and by
+the server, in cores, during the measured play. Loopback only; every phase is bounded in time; the
+server and redis-server are stopped by PID.
 
-    python bench/streams.py [--quick] [--streams 1000] [--players 32] [--seconds 60]
+    python bench/streams.py [--quick] [--streams 1000] [--players 32] [--seconds 60] [--alone 20]
 
 The last line is ``bench streams: streams=… players=… action_p50_ms=… action_p99_ms=… lag_p50_ms=…
-lag_p99_ms=… delivered=… lost=…``.
+lag_p99_ms=… delivered=… lost=… …``.
 """
 
 from __future__ import annotations
@@ -78,8 +81,11 @@ def percentile(samples: list[float], p: float) -> float:
 class Stream:
     game: str
     played: bool
-    ids: set[str] = field(default_factory=set)
-    arrivals: dict[int, float] = field(default_factory=dict)  # version -> first arrival (perf_counter)
+    games: list[str] = field(default_factory=list)  # every game followed, in order
+    heard: set[str] = field(default_factory=set)  # the games it received at least one event of
+    since: dict[str, float] = field(default_factory=dict)  # game -> when its stream first answered
+    ids: set[tuple[str, str]] = field(default_factory=set)  # (game, event id)
+    arrivals: dict[tuple[str, int], float] = field(default_factory=dict)  # (game, version) -> first arrival
     last_id: str | None = None
     subscribed: asyncio.Event = field(default_factory=asyncio.Event)
     reconnects: int = 0
@@ -90,6 +96,7 @@ class Stream:
 class Load:
     base: str
     responses: dict[tuple[str, int], float] = field(default_factory=dict)  # (game, version) -> when
+    successor: dict[str, str] = field(default_factory=dict)  # a finished game -> its player's next one
     latencies: list[float] = field(default_factory=list)
     actions: int = 0
     failures: list[str] = field(default_factory=list)
@@ -107,9 +114,8 @@ async def call(
 
 
 async def seated_game(http: aiohttp.ClientSession, base: str, i: int) -> tuple[str, list[str]]:
-    gid = (await call(http, base, "POST", "/v1/games", body={"game": GAME, "seats": ["open"] * SEATS}))[
-        "game"
-    ]["id"]
+    body = {"game": GAME, "seats": ["open"] * SEATS, "options": {"target_score": 500}}  # long matches
+    gid = (await call(http, base, "POST", "/v1/games", body=body))["game"]["id"]
     tokens = []
     for s in range(SEATS):
         joined = await call(
@@ -120,12 +126,18 @@ async def seated_game(http: aiohttp.ClientSession, base: str, i: int) -> tuple[s
 
 
 async def follow(
-    http: aiohttp.ClientSession, base: str, stream: Stream, until: float, opening: asyncio.Semaphore
+    http: aiohttp.ClientSession,
+    base: str,
+    stream: Stream,
+    until: float,
+    opening: asyncio.Semaphore,
+    successors: dict[str, str],
 ) -> None:
     """Read one SSE stream until ``until``, reconnecting after a ``lagged`` notice (Last-Event-ID).
 
     At most ``opening`` streams connect at once: clients arrive over time, and a burst of a thousand
     simultaneous requests of any kind is more than the request pool (100 Redis connections) holds."""
+    stream.games.append(stream.game)
     while time.perf_counter() < until:
         headers = {"Last-Event-ID": stream.last_id} if stream.last_id else {}
         try:
@@ -135,13 +147,20 @@ async def follow(
                 if r.status != 200:
                     stream.errors.append(f"{r.status} {await r.text()}")
                     return
-                if not await read_events(r, stream):
-                    return  # the server ended the stream (the match is over)
+                stream.since.setdefault(stream.game, time.perf_counter())
+                lagged = await read_events(r, stream)
             finally:
                 r.release()
         except (TimeoutError, aiohttp.ClientError) as exc:
             stream.errors.append(type(exc).__name__)
             return
+        if not lagged:  # the match is over: watch the player's next one, as a spectator would
+            while stream.game not in successors and time.perf_counter() < until:
+                await asyncio.sleep(0.05)
+            if stream.game not in successors:
+                return
+            stream.game, stream.last_id = successors[stream.game], None
+            stream.games.append(stream.game)
 
 
 async def read_events(r: aiohttp.ClientResponse, stream: Stream) -> bool:
@@ -160,9 +179,10 @@ async def read_events(r: aiohttp.ClientResponse, stream: Stream) -> bool:
             if event.get("type") == "lagged":
                 stream.reconnects += 1
                 return True
-            stream.ids.add(event["id"])
+            stream.ids.add((stream.game, event["id"]))
             stream.last_id = event["id"]
-            stream.arrivals.setdefault(event["version"], now)
+            stream.arrivals.setdefault((stream.game, event["version"]), now)
+            stream.heard.add(stream.game)
             stream.subscribed.set()
         fields = {}
     return False
@@ -171,26 +191,32 @@ async def read_events(r: aiohttp.ClientResponse, stream: Stream) -> bool:
 async def player(
     http: aiohttp.ClientSession, load: Load, gid: str, tokens: list[str], i: int, until: float
 ) -> None:
+    """Play game ``gid`` from every seat until ``until``; a match that ends is followed by a new one
+    (its spectators move on to it)."""
     rng = random.Random(i)
-    to_act = (await call(http, load.base, "GET", f"/v1/games/{gid}/view", tokens[0]))["view"]["to_act"]
-    while to_act is not None and time.perf_counter() < until:
-        legal = (await call(http, load.base, "GET", f"/v1/games/{gid}/actions", tokens[to_act]))["actions"]
-        action = rng.choice(legal)
-        if action["type"] == "discard" and "from" in action:
-            action = {"type": "discard", "cards": rng.sample(action["from"], action["count"])}
-        start = time.perf_counter()
-        try:
-            posted = await call(
-                http, load.base, "POST", f"/v1/games/{gid}/actions", tokens[to_act], {"action": action}
-            )
-        except RuntimeError as exc:
-            load.failures.append(str(exc)[:200])
-            return
-        done = time.perf_counter()
-        load.latencies.append(done - start)
-        load.responses[(gid, posted["version"])] = done
-        load.actions += 1
-        to_act = posted["to_act"]
+    while time.perf_counter() < until:
+        to_act = (await call(http, load.base, "GET", f"/v1/games/{gid}/view", tokens[0]))["view"]["to_act"]
+        while to_act is not None and time.perf_counter() < until:
+            path = f"/v1/games/{gid}/actions"
+            legal = (await call(http, load.base, "GET", path, tokens[to_act]))["actions"]
+            action = rng.choice(legal)
+            if action["type"] == "discard" and "from" in action:
+                action = {"type": "discard", "cards": rng.sample(action["from"], action["count"])}
+            start = time.perf_counter()
+            try:
+                posted = await call(http, load.base, "POST", path, tokens[to_act], {"action": action})
+            except RuntimeError as exc:
+                load.failures.append(str(exc)[:200])
+                return
+            done = time.perf_counter()
+            load.latencies.append(done - start)
+            load.responses[(gid, posted["version"])] = done
+            load.actions += 1
+            to_act = posted["to_act"]
+        if time.perf_counter() < until:
+            finished = gid
+            gid, tokens = await seated_game(http, load.base, i)
+            load.successor[finished] = gid
 
 
 async def run(
@@ -200,13 +226,14 @@ async def run(
     connector = aiohttp.TCPConnector(limit=0, force_close=False)
     timeout = aiohttp.ClientTimeout(total=None, sock_connect=10)
     async with aiohttp.ClientSession(connector=connector, timeout=timeout) as http:
-        played = [await seated_game(http, base, i) for i in range(players_n)]
         # the same players first play without any stream open: the reference for their latency
         alone = Load(base)
         until = time.perf_counter() + baseline
+        first = [await seated_game(http, base, i) for i in range(players_n)]
         await asyncio.gather(
-            *(player(http, alone, gid, tokens, i, until) for i, (gid, tokens) in enumerate(played))
+            *(player(http, alone, gid, tokens, i, until) for i, (gid, tokens) in enumerate(first))
         )
+        played = [await seated_game(http, base, i) for i in range(players_n)]  # fresh games, to be watched
         on_played = min(streams_n, watchers * players_n)
         idle_n = max(1, (streams_n - on_played + 3) // 4)  # idle games, four streams each
         idle = [
@@ -220,7 +247,9 @@ async def run(
         horizon = time.perf_counter() + seconds + 120  # a hard bound on every stream
         opened = time.perf_counter()
         opening = asyncio.Semaphore(32)
-        readers = [asyncio.create_task(follow(http, base, s, horizon, opening)) for s in streams]
+        readers = [
+            asyncio.create_task(follow(http, base, s, horizon, opening, load.successor)) for s in streams
+        ]
         with contextlib.suppress(TimeoutError):
             await asyncio.wait_for(asyncio.gather(*(s.subscribed.wait() for s in streams)), 60)
         open_seconds = time.perf_counter() - opened
@@ -234,34 +263,36 @@ async def run(
         loader_cpu = (time.process_time() - cpu0) / wall
         server_cpu = (cpu_seconds(pid) - server0) / wall
         # drain: every stream of a played game should reach its game's last version (bounded wait)
-        last_version = {
-            gid: max((v for (g, v) in load.responses if g == gid), default=0) for gid, _ in played
-        }
+        last_version: dict[str, int] = {}
+        for game, version in load.responses:
+            last_version[game] = max(version, last_version.get(game, 0))
         drain_until = time.perf_counter() + 15
         while time.perf_counter() < drain_until and any(
-            s.played and last_version[s.game] and last_version[s.game] not in s.arrivals and not s.errors
+            s.game not in s.heard
+            or (s.game in last_version and (s.game, last_version[s.game]) not in s.arrivals)
             for s in streams
+            if s.played and not s.errors
         ):
             await asyncio.sleep(0.1)
-        expected_ids: dict[str, set[str]] = {}
-        for gid, _ in played:
-            async with http.get(f"{base}/v1/games/{gid}/events?follow=false") as r:
-                text = await r.text()
-            expected_ids[gid] = {
-                json.loads(ln[6:])["id"] for ln in text.splitlines() if ln.startswith("data: ")
-            }
         for task in readers:
             task.cancel()
         await asyncio.gather(*readers, return_exceptions=True)
-    lags = [
-        (arrival - load.responses[(s.game, version)]) * 1000
+        expected_ids: dict[str, set[tuple[str, str]]] = {}
+        for gid in {g for s in streams if s.played for g in s.games}:
+            async with http.get(f"{base}/v1/games/{gid}/events?follow=false") as r:
+                text = await r.text()
+            expected_ids[gid] = {
+                (gid, json.loads(ln[6:])["id"]) for ln in text.splitlines() if ln.startswith("data: ")
+            }
+    lags = [  # moves made while the stream was open (not the backlog a stream gets when it connects)
+        (arrival - load.responses[key]) * 1000
         for s in streams
         if s.played
-        for version, arrival in s.arrivals.items()
-        if (s.game, version) in load.responses
+        for key, arrival in s.arrivals.items()
+        if key in load.responses and load.responses[key] > s.since[key[0]]
     ]
-    expected = sum(len(expected_ids[s.game]) for s in streams if s.played)
-    received = sum(len(s.ids & expected_ids[s.game]) for s in streams if s.played)
+    expected = sum(len(expected_ids[g]) for s in streams if s.played for g in s.games)
+    received = sum(len(s.ids & expected_ids[g]) for s in streams if s.played for g in s.games)
     return {
         "streams": streams_n,
         "subscribed": subscribed,
