@@ -47,6 +47,7 @@ log = logs.get_logger("atout.fanout")
 Entry = tuple[str, dict[str, str]]  # a stream id and its fields
 RETRY_AFTER_SECONDS = 10  # a refused stream: long-lived streams free slots slowly
 CATCH_UP_PAGE = 500
+DEFAULT_BLOCK_MS = 10_000  # a reader's XREAD BLOCK; new keys interrupt it at once
 
 
 class StreamLagged(Exception):
@@ -144,7 +145,7 @@ class Fanout:
         queue_size: int = 256,
         per_client: int = 32,
         per_process: int = 5000,
-        block_ms: int = 10_000,
+        block_ms: int = DEFAULT_BLOCK_MS,
         cluster: bool = False,
     ) -> None:
         # redis-py's return types are unions of bytes and str; the client decodes responses to str.
@@ -166,8 +167,10 @@ class Fanout:
     def from_url(cls, url: str, pool_size: int, **options: Any) -> Fanout:
         """A hub on a client of its own: at most ``pool_size`` connections, waited for when all are
         busy (a stream may wait a moment; it never takes a connection from requests)."""
+        # a read outlasts the longest XREAD BLOCK by 5 s: a hung Redis stalls the streams no longer
+        block_seconds = int(options.get("block_ms", DEFAULT_BLOCK_MS)) / 1000
         pool = aioredis.BlockingConnectionPool.from_url(
-            url, decode_responses=True, socket_timeout=60, socket_connect_timeout=5, timeout=20
+            url, decode_responses=True, socket_timeout=block_seconds + 5, socket_connect_timeout=5, timeout=20
         )
         pool.max_connections = pool_size  # the URL may carry the request pool's max_connections
         # every reader holds a connection while it blocks: leave at least one for catch-up reads
