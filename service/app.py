@@ -162,6 +162,8 @@ def create_app(settings: Settings | None = None) -> Starlette:
             settings.finished_ttl,
             settings.idempotency_ttl,
             socket_timeout=settings.sse_block_ms / 1000 + 5,  # a hung Redis: 503 after this, not 60 s
+            max_connections=settings.redis_pool,
+            pool_wait=settings.redis_pool_wait,
         )
         sync_redis = bots.connect(settings.redis_url)
         app.state.sync_redis = sync_redis

@@ -363,6 +363,7 @@ class Op:
     description: str = ""
 
 
+EVERY_OPERATION = ("store_unavailable",)
 GAME = ("game_not_found",)
 # Any POST body: too large (413) or not application/json (415), refused by service.limits.
 UPLOAD = ("payload_too_large", "unsupported_media_type")
@@ -734,7 +735,8 @@ def openapi_document() -> dict[str, Any]:
         if op.operation_id in LINKS:
             responses[str(op.status)]["links"] = LINKS[op.operation_id]
         by_status: dict[int, list[str]] = {}
-        for code in op.errors:
+        # Any call may meet the store down (503 store_unavailable, with Retry-After): say so everywhere.
+        for code in (*op.errors, *(c for c in EVERY_OPERATION if c not in op.errors)):
             by_status.setdefault(CODES[code][0], []).append(code)
         for status, codes in sorted(by_status.items()):
             responses[str(status)] = {

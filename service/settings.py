@@ -74,6 +74,15 @@ class Settings(BaseSettings):
         ge=1,
         description="Open streams one API process holds in all; one more gets 503 server_full.",
     )
+    redis_pool: int = Field(
+        default=100,
+        ge=4,
+        description="Redis connections of one API process's requests; a burst beyond waits for one "
+        "(up to redis_pool_wait seconds, then 503 store_unavailable) instead of failing.",
+    )
+    redis_pool_wait: float = Field(
+        default=5.0, gt=0, le=60, description="Seconds a request waits for a free Redis connection."
+    )
     stream_pool: int = Field(
         default=16,
         ge=2,

@@ -471,19 +471,26 @@ class Store:
         idempotency_ttl: int,
         *,
         socket_timeout: float = 60.0,
+        max_connections: int = 100,
+        pool_wait: float = 5.0,
     ) -> Store:
         """The one place the service's async Redis client is built, tuned to survive a Redis restart:
         a pooled connection idle for a while is PINGed before use (``health_check_interval``), a
         command that meets a dead connection is retried on a fresh one, twice with a short backoff,
         and connecting gives up after 2 s, so with Redis down a request fails fast (503) instead
         of hanging, and with Redis back the next request just works. ``socket_timeout`` bounds a
-        reply from a hung Redis; it must outlast the longest XREAD BLOCK sent on this client."""
+        reply from a hung Redis; it must outlast the longest XREAD BLOCK sent on this client.
+
+        The pool blocks: a burst of more requests than ``max_connections`` waits up to ``pool_wait``
+        seconds for a connection instead of failing at once with "Too many connections"."""
         from redis.asyncio.retry import Retry
         from redis.backoff import ExponentialBackoff
         from redis.exceptions import ConnectionError
 
-        client = aioredis.Redis.from_url(
+        pool = aioredis.BlockingConnectionPool.from_url(
             url,
+            max_connections=max_connections,
+            timeout=pool_wait,
             decode_responses=True,
             socket_timeout=socket_timeout,
             socket_connect_timeout=2,
@@ -494,7 +501,7 @@ class Store:
                 ExponentialBackoff(cap=0.2, base=0.02), retries=2, supported_errors=(ConnectionError,)
             ),
         )
-        return cls(client, abandoned_ttl, finished_ttl, idempotency_ttl)
+        return cls(aioredis.Redis.from_pool(pool), abandoned_ttl, finished_ttl, idempotency_ttl)
 
     async def close(self) -> None:
         await self.r.aclose()

@@ -374,3 +374,26 @@ def test_on_a_cluster_each_xread_names_keys_of_one_hash_slot(redis_url: str) -> 
     assert next(call for call in calls if events_key("g1") in call)[bot_turns_key("g1")] == "5-0"
     assert Fanout(client).calls(streams) == [streams]
     asyncio.run(client.aclose())
+
+
+def test_a_burst_of_requests_beyond_the_request_pool_waits_for_a_connection(
+    settings: Settings, redis_url: str
+) -> None:
+    """The request pool blocks (``ATOUT_REDIS_POOL``): 60 requests at once on a pool of 4 connections
+    all answer 200, where a pool that fails at once answered 503 "every connection is busy"."""
+    with served(settings.model_copy(update={"redis_url": with_request_pool(redis_url, 4)})) as (base, _app):
+        with httpx.Client(base_url=base, timeout=30) as http:
+            table = seated(http, "rough")  # type: ignore[arg-type]
+
+        async def burst() -> list[int]:
+            limits = httpx.Limits(max_connections=60, max_keepalive_connections=0)
+            async with httpx.AsyncClient(base_url=base, timeout=30, limits=limits) as client:
+                responses = await asyncio.gather(
+                    *(
+                        client.get(f"/v1/games/{table.game_id}/view", headers=auth(table.tokens[i % 4]))
+                        for i in range(60)
+                    )
+                )
+            return [r.status_code for r in responses]
+
+        assert asyncio.run(burst()) == [200] * 60
