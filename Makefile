@@ -49,10 +49,11 @@ bench-quick: bench-deps
 	$(PY) bench/api.py --quick
 	$(PY) bench/bots.py --quick
 
-# Regenerate the committed API contracts (tests fail when they drift from the code).
+# Regenerate the committed API contracts and the README's settings table (tests fail when they drift).
 openapi: $(STAMP)
 	$(VENV)/bin/atout openapi -o openapi/openapi.json
 	$(PY) -m service.graphql > schema/schema.graphql
+	$(PY) -m service.settings --readme README.md
 
 clean:
 	rm -rf $(VENV) var .pytest_cache .mypy_cache .ruff_cache .hypothesis

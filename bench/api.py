@@ -25,7 +25,6 @@ import argparse
 import asyncio
 import os
 import random
-import signal
 import statistics
 import subprocess
 import sys
@@ -35,10 +34,11 @@ from pathlib import Path
 from typing import Any
 
 import aiohttp
-import httpx
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+
+from servers import percentile, start_server, stop_server  # noqa: E402
 
 from service.embedded_redis import EmbeddedRedis, free_port  # noqa: E402
 
@@ -62,38 +62,6 @@ async def touch(request):
 
 app = Starlette(routes=[Route("/touch", touch, methods=["POST"])])
 """
-
-
-def start_server(
-    args: list[str], env: dict[str, str], probe: str, method: str = "GET", cwd: Path | None = None
-) -> subprocess.Popen[bytes]:
-    """Start a server in its own process group and wait until ``probe`` answers."""
-    proc = subprocess.Popen(
-        args, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True, cwd=cwd
-    )
-    deadline = time.monotonic() + 30
-    while time.monotonic() < deadline:
-        try:
-            httpx.request(method, probe, timeout=1)
-            return proc
-        except httpx.HTTPError:
-            time.sleep(0.2)
-    stop_server(proc)
-    raise RuntimeError(f"server did not start: {' '.join(args)}")
-
-
-def stop_server(proc: subprocess.Popen[bytes]) -> None:
-    try:
-        os.killpg(proc.pid, signal.SIGTERM)
-        proc.wait(15)
-    except (ProcessLookupError, subprocess.TimeoutExpired):
-        os.killpg(proc.pid, signal.SIGKILL)
-        proc.wait()
-
-
-def percentile(samples: list[float], p: float) -> float:
-    ordered = sorted(samples)
-    return ordered[min(len(ordered) - 1, int(p / 100 * len(ordered)))] if ordered else float("nan")
 
 
 async def play_games(base: str, clients: int, seconds: float) -> tuple[int, int, list[float], float]:

@@ -33,26 +33,11 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from service.embedded_redis import EmbeddedRedis, free_port  # noqa: E402
-
-
-def children(pid: int) -> list[int]:
-    found: list[int] = []
-    for task in Path(f"/proc/{pid}/task").glob("*"):
-        try:
-            found += [int(p) for p in (task / "children").read_text().split()]
-        except OSError:
-            continue
-    return found
+from service.supervisor import children, cmdline  # noqa: E402
 
 
 def child_with(pid: int, marker: str) -> int | None:
-    for child in children(pid):
-        try:
-            if marker in Path(f"/proc/{child}/cmdline").read_text().replace("\0", " "):
-                return child
-        except OSError:
-            continue
-    return None
+    return next((child for child in children(pid) if marker in cmdline(child)), None)
 
 
 def until(condition: object, seconds: float = 120.0) -> float:

@@ -35,7 +35,6 @@ import json
 import os
 import random
 import resource
-import signal
 import subprocess
 import sys
 import tempfile
@@ -45,10 +44,11 @@ from pathlib import Path
 from typing import Any
 
 import aiohttp
-import httpx
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+
+from servers import percentile, start_server, stop_server  # noqa: E402
 
 from service.embedded_redis import EmbeddedRedis, free_port  # noqa: E402
 
@@ -70,11 +70,6 @@ def cpu_seconds(pid: int) -> float:
     """User + system CPU seconds of process ``pid`` (from /proc)."""
     fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
-
-
-def percentile(samples: list[float], p: float) -> float:
-    ordered = sorted(samples)
-    return ordered[min(len(ordered) - 1, int(p / 100 * len(ordered)))] if ordered else float("nan")
 
 
 @dataclass
@@ -319,33 +314,9 @@ async def run(
     }
 
 
-def start_server(env: dict[str, str], port: int) -> subprocess.Popen[bytes]:
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "service.cli", "serve", "--port", str(port)],
-        env=env,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-        start_new_session=True,
-        cwd=ROOT,
-    )
-    deadline = time.monotonic() + 30
-    while time.monotonic() < deadline:
-        try:
-            if httpx.get(f"http://127.0.0.1:{port}/healthz", timeout=1).status_code == 200:
-                return proc
-        except httpx.HTTPError:
-            time.sleep(0.2)
-    stop_server(proc)
-    raise RuntimeError("atout serve did not start")
-
-
-def stop_server(proc: subprocess.Popen[bytes]) -> None:
-    try:
-        os.killpg(proc.pid, signal.SIGTERM)
-        proc.wait(15)
-    except (ProcessLookupError, subprocess.TimeoutExpired):
-        os.killpg(proc.pid, signal.SIGKILL)
-        proc.wait()
+def start_atout(env: dict[str, str], port: int) -> subprocess.Popen[bytes]:
+    args = [sys.executable, "-m", "service.cli", "serve", "--port", str(port)]
+    return start_server(args, env, f"http://127.0.0.1:{port}/healthz", cwd=ROOT)
 
 
 def main() -> None:
@@ -382,7 +353,7 @@ def main() -> None:
             "ATOUT_RATE_JOIN_PER_ADDRESS": "1000000/minute",
             "ATOUT_RATE_ACT_PER_ADDRESS": "1000000/minute",
         }
-        server = start_server(env, port)
+        server = start_atout(env, port)
         try:
             result = asyncio.run(
                 asyncio.wait_for(

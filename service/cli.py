@@ -145,6 +145,10 @@ def worker(args: argparse.Namespace) -> int:
     base: type[Worker] | type[SimpleWorker] = Worker if args.fork else SimpleWorker
 
     class AtoutWorker(base):  # type: ignore[valid-type,misc]
+        # While Redis is down RQ waits 1 s, 2 s, 4 s … up to 60 s between tries: a worker could sleep
+        # most of a minute after Redis is back. Bot turns are interactive, so try again every 2 s at most.
+        max_connection_wait_time = 2.0
+
         def run_maintenance_tasks(self) -> None:
             super().run_maintenance_tasks()
             try:

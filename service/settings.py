@@ -37,11 +37,12 @@ class Settings(BaseSettings):
     admin_token: str | None = Field(
         default=None,
         validation_alias=AliasChoices("ATOUT_ADMIN_TOKEN", "admin_token"),
-        description="Bearer token that may create games with an explicit deal and read seeds early.",
+        description="Bearer token that alone may choose a game's seed or deal, read a key before the end "
+        "and delete bot accounts.",
     )
     data_dir: str = Field(default="var/redis", description="Data folder of the embedded redis-server.")
-    host: str = "127.0.0.1"
-    port: int = 8000
+    host: str = Field(default="127.0.0.1", description="Address `atout serve` listens on (`--host`).")
+    port: int = Field(default=8000, ge=1, le=65535, description="Port `atout serve` listens on (`--port`).")
     abandoned_ttl: int = Field(
         default=7 * DAY,
         ge=1,
@@ -101,7 +102,9 @@ class Settings(BaseSettings):
         description="Events a stream may fall behind before it is ended with a retry hint (the client "
         "resumes from its last event id).",
     )
-    bot_queue: str = "atout-bots"
+    bot_queue: str = Field(
+        default="atout-bots", description="RQ queue of bot turns (expert turns use `<name>-expert`)."
+    )
     bot_budget: float = Field(
         default=1.0, gt=0, le=30, description="Seconds an expert bot may think per move."
     )
@@ -135,7 +138,7 @@ class Settings(BaseSettings):
         description="Comma-separated origins web front ends may call from ('*': any; tokens are bearer "
         "headers, never cookies).",
     )
-    log_level: str = "info"
+    log_level: str = Field(default="info", description="debug, info, warning or error.")
     # --- GraphQL document limits (service/graphql_limits.py), checked before any validation ---
     graphql_max_bytes: int = Field(
         default=32_768, ge=1024, description="Largest GraphQL document (the `query` text) in bytes."
@@ -239,3 +242,41 @@ class Settings(BaseSettings):
 @lru_cache(maxsize=1)
 def get_settings() -> Settings:
     return Settings()
+
+
+def environment_name(name: str) -> str:
+    """The environment variable of a setting (``REDIS_URL`` for ``redis_url``, else ``ATOUT_*``)."""
+    alias = Settings.model_fields[name].validation_alias
+    if isinstance(alias, AliasChoices) and isinstance(alias.choices[0], str):
+        return alias.choices[0]
+    return f"ATOUT_{name.upper()}"
+
+
+def markdown_table() -> str:
+    """Every setting with its default and meaning, as the README shows it (a test keeps them equal)."""
+    rows = ["| Variable | Default | Meaning |", "| --- | --- | --- |"]
+    for name, field in Settings.model_fields.items():
+        default = "(unset)" if field.default is None else f"`{field.default}`"
+        meaning = (field.description or "").replace("|", "\\|")
+        rows.append(f"| `{environment_name(name)}` | {default} | {meaning} |")
+    return "\n".join(rows) + "\n"
+
+
+START, END = "<!-- settings:start -->\n", "<!-- settings:end -->"
+
+
+def with_table(readme: str) -> str:
+    """``readme`` with the text between its settings markers replaced by the current table."""
+    head, rest = readme.split(START, 1)
+    return head + START + markdown_table() + END + rest.split(END, 1)[1]
+
+
+if __name__ == "__main__":
+    import sys
+    from pathlib import Path
+
+    if sys.argv[1:2] == ["--readme"]:  # python -m service.settings --readme README.md
+        path = Path(sys.argv[2])
+        path.write_text(with_table(path.read_text()))
+    else:
+        sys.stdout.write(markdown_table())

@@ -18,12 +18,40 @@ import threading
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Protocol
 
 from service import logs
 from service.embedded_redis import EmbeddedRedis, die_with_parent
 
 log = logs.get_logger("atout.supervisor")
+
+
+def children(pid: int) -> list[int]:
+    """Direct children of ``pid``, whichever of its threads started them (Linux ``/proc``): what a
+    test or an operator checks to see that nothing outlives ``atout serve``."""
+    found: list[int] = []
+    for task in Path(f"/proc/{pid}/task").glob("*"):
+        try:
+            found += [int(p) for p in (task / "children").read_text().split()]
+        except OSError:
+            continue
+    return found
+
+
+def descendants(pid: int) -> list[int]:
+    out: list[int] = []
+    for child in children(pid):
+        out += [child, *descendants(child)]
+    return out
+
+
+def cmdline(pid: int) -> str:
+    """The command line of ``pid``, or "" once it is gone."""
+    try:
+        return Path(f"/proc/{pid}/cmdline").read_text().replace("\0", " ")
+    except OSError:
+        return ""
 
 
 class Child(Protocol):

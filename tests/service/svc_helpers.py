@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import contextlib
 import random
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -94,6 +96,32 @@ def seated(client: TestClient, game: str, **body: Any) -> Table:
         assert response.status_code == 201, response.text
         table.tokens[seat] = response.json()["token"]
     return table
+
+
+@contextlib.contextmanager
+def served_app(app: Any) -> Iterator[str]:
+    """``app`` under uvicorn on a free loopback port in a thread (streams and outages need a real HTTP
+    server): yields its base URL; the server is stopped on the way out."""
+    import threading
+    import time
+
+    import uvicorn
+
+    from service.embedded_redis import free_port
+
+    port = free_port()
+    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning"))
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 30
+    while not server.started:
+        assert time.monotonic() < deadline and thread.is_alive(), "uvicorn did not start"
+        time.sleep(0.01)
+    try:
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        server.should_exit = True
+        thread.join(30)
 
 
 def wait_for_human(table: Table, human_seats: set[int], deadline_seconds: float = 120.0) -> dict[str, Any]:

@@ -1,4 +1,5 @@
-"""The committed API contracts match the code: openapi/openapi.json and schema/schema.graphql."""
+"""The committed API contracts match the code: openapi/openapi.json, schema/schema.graphql, and the
+README's table of settings."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ from starlette.testclient import TestClient
 
 from service.graphql import sdl
 from service.openapi import build
+from service.settings import END, START, Settings, environment_name, markdown_table, with_table
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -23,6 +25,15 @@ def test_graphql_sdl_is_committed_and_current() -> None:
     assert committed == sdl(), (
         "schema/schema.graphql drifted: run `python -m service.graphql > schema/schema.graphql`"
     )
+
+
+def test_the_readme_lists_every_setting_with_its_default() -> None:
+    readme = (ROOT / "README.md").read_text()
+    table = readme.split(START, 1)[1].split(END, 1)[0]
+    assert readme == with_table(readme), "README settings drifted: run `make openapi`"
+    assert table == markdown_table()
+    for name in Settings.model_fields:
+        assert f"`{environment_name(name)}`" in table
 
 
 def test_the_app_serves_its_openapi_document_and_docs(client: TestClient) -> None:

@@ -4,8 +4,6 @@ connection or an internal address), and once the same redis-server is back the A
 from __future__ import annotations
 
 import json
-import threading
-import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -14,10 +12,10 @@ from typing import Any
 import httpx
 import pytest
 import redis
-import uvicorn
+from svc_helpers import served_app
 
 from service.app import create_app
-from service.embedded_redis import EmbeddedRedis, free_port
+from service.embedded_redis import EmbeddedRedis
 from service.errors import store_fault
 from service.settings import Settings
 
@@ -36,23 +34,10 @@ def stack(tmp_path: Path) -> Iterator[Stack]:
     """Its own redis-server (not the session one: this test kills it) and the API served by uvicorn."""
     server = EmbeddedRedis(tmp_path / "redis").start()
     settings = Settings(redis_url=server.url, admin_token=ADMIN, sse_block_ms=200)
-    port = free_port()
-    config = uvicorn.Config(create_app(settings), host="127.0.0.1", port=port, log_level="warning")
-    uv = uvicorn.Server(config)
-    thread = threading.Thread(target=uv.run, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 30
-    while not uv.started:
-        assert time.monotonic() < deadline and thread.is_alive(), "uvicorn did not start"
-        time.sleep(0.01)
-    base = f"http://127.0.0.1:{port}"
-    http = httpx.Client(base_url=base, timeout=20)
     try:
-        yield Stack(server, base, http)
+        with served_app(create_app(settings)) as base, httpx.Client(base_url=base, timeout=20) as http:
+            yield Stack(server, base, http)
     finally:
-        http.close()
-        uv.should_exit = True
-        thread.join(30)
         server.stop()
 
 

@@ -6,7 +6,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
-import threading
 import time
 from collections.abc import Iterator
 from typing import Any
@@ -16,10 +15,9 @@ import pytest
 import redis
 from starlette.applications import Starlette
 from starlette.testclient import TestClient
-from svc_helpers import auth, seated
+from svc_helpers import auth, seated, served_app
 
 from service.app import create_app
-from service.embedded_redis import free_port
 from service.fanout import Fanout, StreamLagged
 from service.settings import Settings
 
@@ -34,25 +32,15 @@ def with_request_pool(url: str, size: int) -> str:
 @contextlib.contextmanager
 def served(settings: Settings) -> Iterator[tuple[str, Starlette]]:
     """The app under uvicorn on a free port in a thread (streams need a real HTTP server)."""
-    import uvicorn
 
     app = create_app(settings.model_copy(update={"sse_block_ms": 500, "rate_limits": False}))
-    port = free_port()
-    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning"))
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 30
-    while not server.started:
-        assert time.monotonic() < deadline and thread.is_alive(), "uvicorn did not start"
-        time.sleep(0.01)
-    try:
-        yield f"http://127.0.0.1:{port}", app
-    finally:
-        deadline = time.monotonic() + 10  # let closed streams wind down before the loop closes
-        while app.state.streams.open_streams and time.monotonic() < deadline:
-            time.sleep(0.02)
-        server.should_exit = True
-        thread.join(30)
+    with served_app(app) as base:
+        try:
+            yield base, app
+        finally:
+            deadline = time.monotonic() + 10  # let closed streams wind down before the loop closes
+            while app.state.streams.open_streams and time.monotonic() < deadline:
+                time.sleep(0.02)
 
 
 def hub_of(app: Starlette) -> Fanout:

@@ -26,7 +26,7 @@ from test_cli import _state, serve_without_redis_url, wait_until_ready
 from service import bots
 from service.embedded_redis import free_port
 from service.settings import Settings
-from service.supervisor import Supervisor, WorkerChild
+from service.supervisor import Supervisor, WorkerChild, children, cmdline, descendants
 
 ROOT = Path(__file__).resolve().parents[2]
 BOTS_GAME = {"game": "rough", "options": FAST_OPTIONS["rough"], "seats": ["open", *["bot:random"] * 3]}
@@ -37,31 +37,6 @@ def wait_for(condition: Callable[[], bool], what: str, seconds: float = 60.0) ->
     while not condition():
         assert time.monotonic() < deadline, f"timed out waiting for {what}"
         time.sleep(0.1)
-
-
-def children(pid: int) -> list[int]:
-    """Direct children of ``pid``, whichever of its threads started them."""
-    found: list[int] = []
-    for task in Path(f"/proc/{pid}/task").glob("*"):
-        try:
-            found += [int(p) for p in (task / "children").read_text().split()]
-        except OSError:
-            continue
-    return found
-
-
-def descendants(pid: int) -> list[int]:
-    out: list[int] = []
-    for child in children(pid):
-        out += [child, *descendants(child)]
-    return out
-
-
-def cmdline(pid: int) -> str:
-    try:
-        return Path(f"/proc/{pid}/cmdline").read_text().replace("\0", " ")
-    except OSError:
-        return ""
 
 
 def gone(pid: int) -> bool:
@@ -85,6 +60,9 @@ def serving(tmp_path: Path, **env: str) -> Iterator[tuple[subprocess.Popen[bytes
     try:
         wait_until_ready(f"http://127.0.0.1:{port}/readyz", proc)
         yield proc, f"http://127.0.0.1:{port}", log_path
+    except BaseException:
+        print("atout serve's log, last lines:\n" + "\n".join(log_path.read_text().splitlines()[-40:]))
+        raise
     finally:
         if proc.poll() is None:
             proc.kill()

@@ -1,0 +1,44 @@
+"""What the benchmarks share: servers started in their own process group, and percentiles."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import time
+from pathlib import Path
+
+import httpx
+
+
+def start_server(
+    args: list[str], env: dict[str, str], probe: str, method: str = "GET", cwd: Path | None = None
+) -> subprocess.Popen[bytes]:
+    """Start a server in its own process group and wait until ``probe`` answers."""
+    proc = subprocess.Popen(
+        args, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True, cwd=cwd
+    )
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        try:
+            httpx.request(method, probe, timeout=1)
+            return proc
+        except httpx.HTTPError:
+            time.sleep(0.2)
+    stop_server(proc)
+    raise RuntimeError(f"server did not start: {' '.join(args)}")
+
+
+def stop_server(proc: subprocess.Popen[bytes]) -> None:
+    """SIGTERM to the whole group (the server's workers too), SIGKILL if it does not end in time."""
+    try:
+        os.killpg(proc.pid, signal.SIGTERM)
+        proc.wait(15)
+    except (ProcessLookupError, subprocess.TimeoutExpired):
+        os.killpg(proc.pid, signal.SIGKILL)
+        proc.wait()
+
+
+def percentile(samples: list[float], p: float) -> float:
+    ordered = sorted(samples)
+    return ordered[min(len(ordered) - 1, int(p / 100 * len(ordered)))] if ordered else float("nan")
