@@ -186,26 +186,42 @@ def test_each_hand_is_committed_before_its_deal_and_revealed_after_its_score(gam
 
 
 @pytest.mark.parametrize("game", GAMES)
-def test_all_7_no_view_shows_the_key_or_an_unplayed_hands_seed(game: str) -> None:
-    """ALL-7: the key and the seed of the current and later hands would tell hidden cards."""
-    key = hashlib.sha256(game.encode()).digest()
-    m = engine.new_match(game, seed=key, options=_short(game))
-    rng = random.Random(5)
-    for _ in range(400):
-        if m.over:
-            break
-        secrets = [key.hex()] + [
+@pytest.mark.parametrize("match", range(6))
+def test_all_7_nothing_shows_the_key_or_the_seed_of_a_hand_not_yet_over(game: str, match: int) -> None:
+    """ALL-7: a hand's deal becomes public when the hand is over, so its seed (which re-derives every
+    card of it) may be revealed then and not a moment before; the key (every hand) only at the end.
+    From the deal of random matches and after each action, neither any view nor the events that
+    action caused may hold the key, or the server share or seed of the hand in progress or the next."""
+    key = hashlib.sha256(f"{game}:{match}".encode()).digest()
+    players = int(engine.games()[game]["players"])
+    m = engine.new_match(game, seed=key, options=_short(game), client_seeds=[f"c{i}" for i in range(players)])
+    rng = random.Random(match)
+    revealed = 0
+
+    def check(m: engine.Match) -> None:
+        secret = [key.hex()] + [
             s
             for n in (m.hand_number, m.hand_number + 1)
             for s in (fair.server_part(key, n).hex(), fair.hand_seed_of(key, n, m.client_seeds).hex())
         ]
-        for seat in [None, *range(m.players)]:
-            text = json.dumps(engine.view(m, seat))
-            assert not any(s in text for s in secrets)
-        events = json.dumps([e for e in m.events if e["type"] != "match_key"])
-        assert not any(s in events for s in secrets[:1] + secrets[3:])
+        shown = [json.dumps(m.events)] + [
+            json.dumps(engine.view(m, seat)) for seat in [None, *range(players)]
+        ]
+        assert not any(s in text for s in secret for text in shown), f"hand {m.hand_number}"
+
+    check(m)
+    for _ in range(2000):
+        if m.over:
+            break
         assert m.to_act is not None
         m = engine.apply(m, m.to_act, engine.random_move(m, rng))
+        for e in m.events:  # what is revealed is what the check forbids before its time
+            if e["type"] == "hand_seed":
+                revealed += 1
+                assert e["seed"] == fair.hand_seed_of(key, e["hand"], m.client_seeds).hex()
+        if not m.over:  # once over, the last hand's seed and the key are public
+            check(m)
+    assert m.over and revealed >= 1
 
 
 # ----- verify_log --------------------------------------------------------------------------------
