@@ -1,8 +1,7 @@
 """Rate limits per token and per client address, counted in Redis so every API replica shares them.
 
-Counting is the `limits` library's (its asyncio Redis storage on redis-py, in the same Redis as the
-store, under ``atout:ratelimit``). Five categories, each with a limit per token (a SHA-256 of the
-bearer token, never the token itself) and one per client address; a request must pass both:
+Five categories, each with a limit per token (a SHA-256 of the bearer token, never the token itself)
+and one per client address; a request must pass both:
 
 - ``create_game``: POST /v1/games and ``createGame`` (``ATOUT_RATE_CREATE_GAME``, ``..._PER_ADDRESS``);
 - ``join``: POST /v1/games/{id}/join and ``joinSeat`` (``ATOUT_RATE_JOIN``, ...);
@@ -10,9 +9,24 @@ bearer token, never the token itself) and one per client address; a request must
 - ``register_bot``: POST /v1/bots and ``registerBot`` (``ATOUT_RATE_REGISTER_BOT``, ...);
 - ``open_stream``: the SSE/NDJSON streams and the GraphQL subscriptions (``ATOUT_RATE_OPEN_STREAM``, ...).
 
+Rates are written in the `limits` library's notation (``600/minute``, ``10/second;300/hour``) and
+counted in fixed windows aligned on the clock. Why not the library's Redis counting: it costs two
+Redis round trips and about a millisecond of the API's CPU on every action, which halved the actions
+per second of the whole service (``bench/api.py --ref``). Instead each process counts in memory,
+refusing on its own count plus the others' as last read from Redis, and every ``ATOUT_RATE_SYNC_MS``
+one round trip adds its new hits to the shared counters (keys expiring with their window) and reads
+back their totals; once a second it reads back every counter in use. The counters of one category
+and window share a hash tag, so one script call (one Cluster slot, no cross-slot command) adds and
+reads them all, however many clients are active. So one process enforces a limit exactly; replicas
+together may let a client past it by what it sends within about a second. With Redis down, each
+process keeps enforcing its own counts. A process keeps at most ``MAX_COUNTERS`` counters: past that
+(a flood of made-up tokens), new per-token counters are not kept and the per-address limits still
+hold.
+
 A refusal is 429 ``rate_limited`` with ``Retry-After`` and the ``RateLimit-Limit``,
 ``RateLimit-Remaining`` and ``RateLimit-Reset`` headers (seconds until the window resets) of the
 limit that refused; in GraphQL an error with ``extensions.code`` ``rate_limited`` and ``retry_after``.
+A refused request is not counted.
 
 The client address is the ASGI client host. Behind a reverse proxy or load balancer, every request
 would come from the proxy: run uvicorn with ``--proxy-headers --forwarded-allow-ips=<proxy>`` so the
@@ -22,6 +36,7 @@ address is the one in ``X-Forwarded-For``.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import hashlib
 import math
 import time
@@ -29,45 +44,40 @@ from typing import Any
 
 import redis.asyncio as aioredis
 from limits import RateLimitItem, parse_many
-from limits.aio.storage import RedisStorage
-from limits.aio.strategies import (
-    FixedWindowRateLimiter,
-    MovingWindowRateLimiter,
-    RateLimiter,
-    SlidingWindowCounterRateLimiter,
-)
+from redis.exceptions import RedisError
 from starlette.requests import HTTPConnection
 
+from service import logs
 from service.errors import ProblemError
 from service.settings import Settings
 
 CATEGORIES = ("create_game", "join", "act", "register_bot", "open_stream")
-STRATEGIES: dict[str, type[RateLimiter]] = {
-    "fixed-window": FixedWindowRateLimiter,
-    "moving-window": MovingWindowRateLimiter,
-    "sliding-window-counter": SlidingWindowCounterRateLimiter,
-}
 KEY_PREFIX = "atout:ratelimit"
+MAX_COUNTERS = 100_000
+REFRESH_SECONDS = 1.0
 RATE_LIMIT_HEADERS = ("RateLimit-Limit", "RateLimit-Remaining", "RateLimit-Reset")
 _FROM_HEADER = object()
 
+# KEYS: counters of one hash tag; ARGV: hits to add, then the expiry time, for each. Returns the totals.
+ADD_AND_READ = """
+local totals = {}
+for i, key in ipairs(KEYS) do
+  totals[i] = redis.call('INCRBY', key, ARGV[2 * i - 1])
+  redis.call('EXPIREAT', key, ARGV[2 * i])
+end
+return totals
+"""
 
-def _storage_uri(url: str) -> str:
-    """The `limits` spelling of a redis-py URL (``async+redis://``, ``async+redis+unix://``)."""
-    if url.startswith("unix://"):
-        return "async+redis+" + url
-    return "async+" + url
+log = logs.get_logger("atout.ratelimit")
 
 
 class RateLimits:
-    """The limits of one process; the counters live in Redis. The connection pool is made in the
-    running event loop on first use and closed with the application (``close``)."""
+    """The limits of one process: counters in memory, synced with Redis in the background."""
 
     def __init__(self, settings: Settings) -> None:
         self.enabled = settings.rate_limits and bool(settings.redis_url)
         self.url = settings.redis_url or ""
-        self.strategy_name = settings.rate_strategy
-        self.strategy = STRATEGIES[settings.rate_strategy]
+        self.sync_seconds = settings.rate_sync_ms / 1000
         self.rules: dict[str, tuple[list[RateLimitItem], list[RateLimitItem]]] = {
             category: (
                 parse_many(getattr(settings, f"rate_{category}")),
@@ -75,69 +85,45 @@ class RateLimits:
             )
             for category in CATEGORIES
         }
-        self.max_connections = 64  # per process; a check holds one for a single round trip
-        self._pool: aioredis.ConnectionPool | None = None
-        self._limiter: RateLimiter | None = None
+        self.pending: dict[str, int] = {}  # hits of this process not yet added in Redis
+        self.known: dict[str, int] = {}  # every process's hits, as Redis last told
+        self.window_end: dict[str, float] = {}  # the counters in use, until their window ends
+        self._client: aioredis.Redis | None = None
+        self._syncer: asyncio.Task[None] | None = None
+        self._add_and_read: Any = None
+        self._sync_failing = False
 
-    def limiter(self) -> RateLimiter:
-        if self._limiter is None:
-            from redis.asyncio.retry import Retry
-            from redis.backoff import ExponentialBackoff
-            from redis.exceptions import ConnectionError
-
-            # Like the store's client: fail fast (503 from the store-fault handler) when Redis is
-            # down, and recover by itself on a fresh connection when it is back. A burst of requests
-            # waits for one of the pool's connections instead of failing with "too many connections".
-            self._pool = aioredis.BlockingConnectionPool.from_url(
-                self.url,
-                max_connections=self.max_connections,
-                timeout=5,
-                socket_timeout=5,
-                socket_connect_timeout=2,
-                socket_keepalive=True,
-                health_check_interval=5,
-                retry=Retry(
-                    ExponentialBackoff(cap=0.2, base=0.02), retries=2, supported_errors=(ConnectionError,)
-                ),
-            )
-            storage = RedisStorage(
-                _storage_uri(self.url),
-                implementation="redispy",
-                # Per strategy: each keeps another Redis type under its keys (a counter, a list), so a
-                # change of ATOUT_RATE_STRATEGY must not meet the other's keys.
-                key_prefix=f"{KEY_PREFIX}:{self.strategy_name}",
-                connection_pool=self._pool,  # type: ignore[arg-type]
-            )
-            self._limiter = self.strategy(storage)
-        return self._limiter
-
-    async def close(self) -> None:
-        pool, self._pool, self._limiter = self._pool, None, None
-        if pool is not None:
-            await pool.disconnect()
+    def count(self, key: str) -> int:
+        return self.known.get(key, 0) + self.pending.get(key, 0)
 
     async def check(self, category: str, token: str | None, address: str) -> None:
         """Count one ``category`` request of this token and address; ProblemError 429 over a limit."""
         if not self.enabled:
             return
+        if self._syncer is None:
+            self._syncer = asyncio.create_task(self._sync_forever())
         per_token, per_address = self.rules[category]
-        checks: list[tuple[RateLimitItem, tuple[str, ...]]] = [
-            (item, (category, "address", address)) for item in per_address
-        ]
-        if token:
-            digest = hashlib.sha256(token.encode()).hexdigest()[:32]
-            checks += [(item, (category, "token", digest)) for item in per_token]
-        limiter = self.limiter()
-        allowed = await asyncio.gather(*(limiter.hit(item, *ids) for item, ids in checks))
-        refused = [check for check, ok in zip(checks, allowed, strict=True) if not ok]
-        if not refused:
-            return
-        stats = await asyncio.gather(*(limiter.get_window_stats(item, *ids) for item, ids in refused))
         now = time.time()
+        checks = [(item, self._key(item, now, category, "address", address)) for item in per_address]
+        if token and len(self.window_end) < MAX_COUNTERS:
+            digest = hashlib.sha256(token.encode()).hexdigest()[:32]
+            checks += [(item, self._key(item, now, category, "token", digest)) for item in per_token]
+        refused = [(i, key) for i, key in checks if key in self.window_end and self.count(key) >= i.amount]
+        unseen = [(item, key) for item, key in checks if key not in self.window_end]
+        if unseen and not refused:  # first use in this process (once a window): the replicas' counts
+            await self._read_shared([key for _, key in unseen])
+            for item, key in unseen:
+                period = item.get_expiry()
+                self.window_end.setdefault(key, (now // period) * period + period)
+            refused = [(item, key) for item, key in checks if self.count(key) >= item.amount]
+        if not refused:
+            for _, key in checks:
+                self.pending[key] = self.pending.get(key, 0) + 1
+            return
         # The limit that frees up last decides when to come back.
-        (item, ids), window = max(zip(refused, stats, strict=True), key=lambda pair: pair[1].reset_time)
-        wait = max(1, math.ceil(window.reset_time - now))
-        whose = "this token" if ids[1] == "token" else "this address"
+        item, key = max(refused, key=lambda pair: self.window_end[pair[1]])
+        wait = max(1, math.ceil(self.window_end[key] - now))
+        whose = "this address" if ":address:" in key else "this token"
         raise ProblemError(
             "rate_limited",
             f"Too many {category.replace('_', ' ')} requests from {whose} (at most {item}); "
@@ -149,6 +135,106 @@ class RateLimits:
                 "RateLimit-Reset": str(wait),
             },
         )
+
+    @staticmethod
+    def _key(item: RateLimitItem, now: float, category: str, *ids: str) -> str:
+        """The counter of ``ids`` for the current fixed window of ``item`` (aligned on the clock); the
+        hash tag is the category and window, so a sync touches one slot per tag."""
+        period = item.get_expiry()
+        tag = f"{category}:{period}s:{int(now // period) * period}"
+        return f"{KEY_PREFIX}:{{{tag}}}:{':'.join(ids)}:{item.amount}"
+
+    @staticmethod
+    def _by_tag(keys: Any) -> dict[str, list[str]]:
+        groups: dict[str, list[str]] = {}
+        for key in keys:
+            groups.setdefault(key[key.index("{") : key.index("}")], []).append(key)
+        return groups
+
+    def client(self) -> aioredis.Redis:
+        if self._client is None:
+            self._client = aioredis.Redis.from_url(
+                self.url, socket_timeout=2, socket_connect_timeout=2, health_check_interval=5
+            )
+        return self._client
+
+    async def _read_shared(self, keys: list[str]) -> None:
+        """The shared totals of counters this process has not used yet; with Redis unreachable,
+        this process counts from zero (the store's own 503 answers the request anyway)."""
+        groups = self._by_tag(keys)
+        pipe = self.client().pipeline(transaction=False)
+        for group in groups.values():
+            pipe.mget(group)  # one slot per group
+        try:
+            replies = await pipe.execute()
+        except RedisError:
+            return
+        for group, totals in zip(groups.values(), replies, strict=True):
+            for key, total in zip(group, totals, strict=True):
+                self.known[key] = max(self.known.get(key, 0), int(total or 0))
+
+    async def sync(self, everything: bool = True) -> None:
+        """One round trip: add this process's new hits to the shared counters and read their totals
+        back; with ``everything``, read every counter in use back too (``INCRBY`` by 0 reads).
+        Counters whose window is over are forgotten."""
+        now = time.time()
+        for key in [k for k, end in self.window_end.items() if end <= now]:
+            del self.window_end[key]
+            self.known.pop(key, None)
+            self.pending.pop(key, None)
+        if not self.window_end:
+            return
+        batch = {
+            key: self.pending.pop(key, 0) for key in (self.window_end if everything else list(self.pending))
+        }
+        if not batch:
+            return
+        groups = self._by_tag(batch)
+        client = self.client()
+        if self._add_and_read is None:
+            self._add_and_read = client.register_script(ADD_AND_READ)
+        pipe = client.pipeline(transaction=False)
+        for group in groups.values():
+            args = [x for key in group for x in (batch[key], int(self.window_end[key]) + 1)]
+            await self._add_and_read(keys=group, args=args, client=pipe)
+        try:
+            replies = await pipe.execute()
+        except BaseException:
+            for key, hits in batch.items():  # counted again at the next sync
+                self.pending[key] = self.pending.get(key, 0) + hits
+            raise
+        for group, totals in zip(groups.values(), replies, strict=True):
+            for key, total in zip(group, totals, strict=True):
+                if key in self.window_end:
+                    self.known[key] = int(total)
+
+    async def _sync_forever(self) -> None:
+        rounds = 0
+        every = max(1, round(REFRESH_SECONDS / self.sync_seconds))
+        while True:
+            await asyncio.sleep(self.sync_seconds)
+            rounds += 1
+            try:
+                await self.sync(everything=rounds % every == 0)
+            except RedisError as exc:  # each process keeps counting on its own until Redis is back
+                if not self._sync_failing:
+                    log.warning("rate_limit_sync_failed", error=type(exc).__name__)
+                self._sync_failing = True
+            else:
+                self._sync_failing = False
+
+    async def close(self) -> None:
+        syncer, self._syncer = self._syncer, None
+        if syncer is not None:
+            syncer.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await syncer
+        if self._client is not None and self.window_end:
+            with contextlib.suppress(RedisError, OSError):
+                await self.sync()  # hand this process's last hits over
+        client, self._client, self._add_and_read = self._client, None, None
+        if client is not None:
+            await client.aclose()
 
 
 def client_address(conn: HTTPConnection) -> str:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from functools import lru_cache
-from typing import Annotated, Literal
+from typing import Annotated
 
 from limits import parse_many
 from pydantic import AfterValidator, AliasChoices, Field
@@ -192,10 +192,13 @@ class Settings(BaseSettings):
     )
     # --- rate limits (service/ratelimit.py), in Redis so every replica shares them ---
     rate_limits: bool = Field(default=True, description="false: no rate limits at all.")
-    rate_strategy: Literal["fixed-window", "moving-window", "sliding-window-counter"] = Field(
-        default="fixed-window",
-        description="How the `limits` library counts: a window from the first hit (one INCR a check), "
-        "an exact moving window (a list per key), or a weighted sliding counter.",
+    rate_sync_ms: int = Field(
+        default=50,
+        ge=5,
+        le=5000,
+        description="Milliseconds between two syncs of a process's rate-limit counters with Redis (one "
+        "pipelined round trip): each process enforces its own count at once, and every replica's "
+        "within this delay.",
     )
     rate_create_game: RateText = Field(default="60/minute", description="Games created per token.")
     rate_create_game_per_address: RateText = Field(

@@ -13,6 +13,7 @@ import pytest
 from starlette.testclient import TestClient
 
 from service.app import create_app
+from service.errors import ProblemError
 from service.ratelimit import CATEGORIES, RateLimits
 from service.settings import Settings
 
@@ -23,7 +24,9 @@ HIGH = "100000/minute"
 def limited(settings: Settings, **rates: str) -> Settings:
     """The test settings with every limit high except the ones given (e.g. ``act="3/hour"``)."""
     update: dict[str, Any] = {f"rate_{c}{s}": HIGH for c in CATEGORIES for s in ("", "_per_address")}
-    update.update({f"rate_{name}": value for name, value in rates.items()})
+    update.update({f"rate_{name}": value for name, value in rates.items() if name != "rate_sync_ms"})
+    if "rate_sync_ms" in rates:
+        update["rate_sync_ms"] = int(rates["rate_sync_ms"])
     return settings.model_copy(update=update)
 
 
@@ -182,14 +185,30 @@ def test_the_fourth_subscription_is_refused(app_with: Any) -> None:
 # --- shared, separate, off ----------------------------------------------------------------------
 
 
+def synced(*clients: TestClient) -> None:
+    """Each app's counters synced with Redis now (in the background this happens every
+    ATOUT_RATE_SYNC_MS): its new hits added there, every counter it uses read back."""
+    for client in clients:
+        assert client.portal is not None
+        client.portal.call(client.app.state.rate_limits.sync)  # type: ignore[attr-defined]
+
+
 def test_two_replicas_on_one_redis_share_the_counts(app_with: Any) -> None:
     first = app_with(create_game_per_address=f"{LOW}/hour")
     second = app_with(create_game_per_address=f"{LOW}/hour")
     new_game(first)
     new_game(second)
     new_game(first)
+    synced(first, second, first)
     assert_rate_limited(second.post("/v1/games", json={"game": "rough"}))
     assert_rate_limited(first.post("/v1/games", json={"game": "rough"}))
+
+
+def test_one_process_enforces_its_own_count_before_any_sync(app_with: Any) -> None:
+    client = app_with(create_game_per_address=f"{LOW}/hour", rate_sync_ms="5000")
+    for _ in range(LOW):
+        new_game(client)
+    assert_rate_limited(client.post("/v1/games", json={"game": "rough"}))
 
 
 def test_the_limit_per_token_and_the_limit_per_address_are_separate(app_with: Any) -> None:
@@ -201,11 +220,14 @@ def test_the_limit_per_token_and_the_limit_per_address_are_separate(app_with: An
         assert here.post(url, json=action, headers=bearer("token-a")).status_code == 404
     body = assert_rate_limited(here.post(url, json=action, headers=bearer("token-a")), limit=2)
     assert "this token" in body["detail"]
-    # The same token from another address: still over its own limit.
+    # The same token from another address (another replica, once synced): still over its own limit.
+    synced(here, elsewhere)
     assert_rate_limited(elsewhere.post(url, json=action, headers=bearer("token-a")), limit=2)
-    # Another token from the first address: allowed until the address has made 4 requests.
+    # Other tokens from the first address: allowed until the address has made 4 requests (the
+    # refused one does not count).
     assert here.post(url, json=action, headers=bearer("token-b")).status_code == 404
-    body = assert_rate_limited(here.post(url, json=action, headers=bearer("token-c")), limit=4)
+    assert here.post(url, json=action, headers=bearer("token-c")).status_code == 404
+    body = assert_rate_limited(here.post(url, json=action, headers=bearer("token-e")), limit=4)
     assert "this address" in body["detail"]
     # The other address, with a fresh token, is not affected by the first one's count.
     assert elsewhere.post(url, json=action, headers=bearer("token-d")).status_code == 404
@@ -224,25 +246,54 @@ def test_a_limit_that_is_not_a_rate_is_refused_at_startup(settings: Settings) ->
         Settings(redis_url=settings.redis_url, rate_act="lots")
 
 
-@pytest.mark.parametrize("strategy", ["moving-window", "sliding-window-counter"])
-def test_every_strategy_refuses_past_the_limit_on_a_redis_used_by_another(
-    app_with: Any, settings: Settings, strategy: str
+@pytest.mark.anyio
+async def test_the_counts_reach_redis_in_one_round_trip_and_expire_with_their_window(
+    settings: Settings, redis_client: Any
 ) -> None:
-    fixed = app_with(create_game_per_address=f"{LOW}/hour")
-    new_game(fixed)  # the fixed-window counter of the same address is already in Redis
-    other = TestClient(create_app(limited(settings, create_game_per_address=f"{LOW}/hour").model_copy(
-        update={"rate_strategy": strategy})), client=("203.0.113.7", 40000))  # fmt: skip
-    with other:
-        for _ in range(LOW):
-            new_game(other)
-        assert_rate_limited(other.post("/v1/games", json={"game": "rough"}))
+    limits = RateLimits(limited(settings, act="5/minute"))
+    try:
+        for _ in range(3):
+            await limits.check("act", "token-a", "192.0.2.1")
+        await limits.sync()
+        counters = {k: int(redis_client.get(k)) for k in redis_client.keys("atout:ratelimit:{act:*}:token:*")}
+        assert list(counters.values()) == [3]
+        assert 0 < redis_client.ttl(next(iter(counters))) <= 61
+    finally:
+        await limits.close()
 
 
 @pytest.mark.anyio
-async def test_a_burst_of_checks_waits_for_a_connection_instead_of_failing(settings: Settings) -> None:
-    limits = RateLimits(limited(settings))
-    limits.max_connections = 4
+async def test_a_flood_of_made_up_tokens_keeps_a_bounded_number_of_counters(
+    settings: Settings, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr("service.ratelimit.MAX_COUNTERS", 50)
+    limits = RateLimits(limited(settings, act_per_address="100/minute"))
     try:
-        await asyncio.gather(*(limits.check("act", f"token-{n}", "192.0.2.1") for n in range(200)))
+        for n in range(100):
+            await limits.check("act", f"made-up-{n}", "192.0.2.1")
+        assert len(limits.window_end) <= 51  # the per-address counter and at most 50 others
+        with pytest.raises(ProblemError) as refused:  # the address limit still holds
+            await limits.check("act", "made-up-101", "192.0.2.1")
+        assert refused.value.code == "rate_limited"
+    finally:
+        await limits.close()
+
+
+@pytest.mark.anyio
+async def test_checks_read_redis_once_per_new_counter_and_never_per_hit(
+    settings: Settings, redis_client: Any
+) -> None:
+    def reads() -> int:
+        stats = redis_client.info("commandstats").get("cmdstat_mget", {})
+        return int(stats.get("calls", 0))
+
+    limits = RateLimits(limited(settings))
+    try:
+        before = reads()
+        await limits.check("act", "token-a", "192.0.2.1")  # two new counters, one tag: one MGET
+        first = reads() - before
+        await asyncio.gather(*(limits.check("act", "token-a", "192.0.2.1") for _ in range(200)))
+        assert (first, reads() - before) == (1, 1)
+        assert sum(limits.pending.values()) == 402  # counted in memory until the next sync
     finally:
         await limits.close()
