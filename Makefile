@@ -43,11 +43,17 @@ bench: bench-deps
 	$(PY) bench/engine.py
 	$(PY) bench/api.py
 	$(PY) bench/bots.py --jobs 2
+	$(PY) bench/streams.py
+	$(PY) bench/graphql_limits.py
+	$(PY) bench/faults.py
 
 bench-quick: bench-deps
 	$(PY) bench/engine.py --quick
 	$(PY) bench/api.py --quick
 	$(PY) bench/bots.py --quick
+	$(PY) bench/streams.py --quick
+	$(PY) bench/graphql_limits.py --quick
+	$(PY) bench/faults.py --quick
 
 # Regenerate the committed API contracts and the README's settings table (tests fail when they drift).
 openapi: $(STAMP)
