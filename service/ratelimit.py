@@ -162,11 +162,11 @@ class RateLimits:
         """The shared totals of counters this process has not used yet; with Redis unreachable,
         this process counts from zero (the store's own 503 answers the request anyway)."""
         groups = self._by_tag(keys)
-        pipe = self.client().pipeline(transaction=False)
-        for group in groups.values():
-            pipe.mget(group)  # one slot per group
         try:
-            replies = await pipe.execute()
+            async with self.client().pipeline(transaction=False) as pipe:
+                for group in groups.values():
+                    pipe.mget(group)  # one slot per group
+                replies = await pipe.execute()
         except RedisError:
             return
         for group, totals in zip(groups.values(), replies, strict=True):
@@ -193,12 +193,12 @@ class RateLimits:
         client = self.client()
         if self._add_and_read is None:
             self._add_and_read = client.register_script(ADD_AND_READ)
-        pipe = client.pipeline(transaction=False)
-        for group in groups.values():
-            args = [x for key in group for x in (batch[key], int(self.window_end[key]) + 1)]
-            await self._add_and_read(keys=group, args=args, client=pipe)
         try:
-            replies = await pipe.execute()
+            async with client.pipeline(transaction=False) as pipe:
+                for group in groups.values():
+                    args = [x for key in group for x in (batch[key], int(self.window_end[key]) + 1)]
+                    await self._add_and_read(keys=group, args=args, client=pipe)
+                replies = await pipe.execute()
         except BaseException:
             for key, hits in batch.items():  # counted again at the next sync
                 self.pending[key] = self.pending.get(key, 0) + hits
@@ -230,8 +230,9 @@ class RateLimits:
             with contextlib.suppress(asyncio.CancelledError):
                 await syncer
         if self._client is not None and self.window_end:
-            with contextlib.suppress(RedisError, OSError):
-                await self.sync()  # hand this process's last hits over
+            with contextlib.suppress(RedisError, OSError, TimeoutError):
+                async with asyncio.timeout(2):  # hand this process's last hits over, if Redis answers
+                    await self.sync()
         client, self._client, self._add_and_read = self._client, None, None
         if client is not None:
             await client.aclose()
