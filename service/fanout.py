@@ -27,7 +27,6 @@ per process, with a refusal that says when to retry.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import hashlib
 from collections import Counter
 from collections.abc import AsyncGenerator
@@ -185,9 +184,8 @@ class Fanout:
     async def stop(self) -> None:
         for task in self._tasks:
             task.cancel()
-        for task in self._tasks:
-            with contextlib.suppress(asyncio.CancelledError):
-                await task
+        if self._tasks:
+            await asyncio.wait(self._tasks, timeout=5)  # bounded: shutdown never hangs on a reader
         self._tasks = []
         await self.client.aclose()
 
@@ -325,8 +323,9 @@ class Fanout:
                 woken.cancel()
                 if not read.done():
                     read.cancel()  # redis-py drops the connection of a cancelled read; nothing is lost
-                    with contextlib.suppress(asyncio.CancelledError, RedisError):
-                        await read
+                    # wait() never raises the read's own error, while a cancel of this reader (stop)
+                    # still propagates: suppressing CancelledError here once swallowed it, and stop hung
+                    await asyncio.wait({read})
             if read.cancelled():
                 continue
             try:
