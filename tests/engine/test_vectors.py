@@ -15,10 +15,8 @@ import pytest
 
 import engine
 
-# shared/vectors beside the checkout is the source of truth; tests/data/vectors is its copy
-# for a checkout that stands alone.
-SHARED = Path(__file__).resolve().parents[3] / "shared" / "vectors"
-VECTORS = SHARED if SHARED.is_dir() else Path(__file__).resolve().parents[1] / "data" / "vectors"
+# The golden hands live in the repository: a clone has everything its tests read.
+VECTORS = Path(__file__).resolve().parents[1] / "data" / "vectors"
 
 
 def load(game: str) -> list[dict[str, Any]]:
