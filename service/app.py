@@ -15,15 +15,13 @@ from starlette.middleware.cors import CORSMiddleware
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import BaseRoute, Route, WebSocketRoute
-from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from service import bots, logs
+from service.edge import EdgeMiddleware
 from service.errors import ProblemError, handle_problem, problem_response, store_fault
 from service.fanout import Fanout
 from service.games import Games
-from service.limits import InputLimitsMiddleware
-from service.metrics import Metrics, MetricsMiddleware
-from service.quotas import ClientAddressMiddleware
+from service.metrics import Metrics
 from service.ratelimit import RATE_LIMIT_HEADERS, RateLimits
 from service.settings import Settings, get_settings
 from service.store import Store
@@ -82,35 +80,6 @@ async def handle_store_fault(request: Request, exc: Exception) -> Response:
         return await handle_unexpected(request, exc)
     log.warning("store_fault", path=request.url.path, error=type(exc).__name__, code=error.code)
     return problem_response(error, request.url.path)
-
-
-class StoreFaultMiddleware:
-    """The same answer for a Redis fault raised outside the routes (in another middleware, such as a
-    rate limiter that counts in Redis), when no response has started yet."""
-
-    def __init__(self, app: ASGIApp) -> None:
-        self.app = app
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http":
-            await self.app(scope, receive, send)
-            return
-        started = False
-
-        async def tracking_send(message: Message) -> None:
-            nonlocal started
-            if message["type"] == "http.response.start":
-                started = True
-            await send(message)
-
-        try:
-            await self.app(scope, receive, tracking_send)
-        except Exception as exc:
-            error = store_fault(exc)
-            if error is None or started:
-                raise
-            log.warning("store_fault", path=scope.get("path", ""), error=type(exc).__name__, code=error.code)
-            await problem_response(error, scope.get("path"))(scope, receive, send)
 
 
 async def handle_unexpected(request: Request, exc: Exception) -> Response:
@@ -206,7 +175,6 @@ def create_app(settings: Settings | None = None) -> Starlette:
     app = Starlette(
         routes=[*routes(settings), Route("/metrics", metrics.endpoint, include_in_schema=False)],
         middleware=[
-            Middleware(StoreFaultMiddleware),
             Middleware(
                 CORSMiddleware,
                 allow_origins=[o.strip() for o in settings.cors_origins.split(",") if o.strip()],
@@ -215,9 +183,13 @@ def create_app(settings: Settings | None = None) -> Starlette:
                 expose_headers=["Idempotent-Replayed", "Location", "Retry-After", *RATE_LIMIT_HEADERS],
                 max_age=3600,
             ),
-            Middleware(MetricsMiddleware, metrics=metrics, access_log=settings.access_log),
-            Middleware(InputLimitsMiddleware, max_body_bytes=settings.max_body_bytes),
-            Middleware(ClientAddressMiddleware),  # the creator of a game, for its quota
+            # metrics, client address, input limits, Redis faults outside the routes: one layer
+            Middleware(
+                EdgeMiddleware,
+                metrics=metrics,
+                access_log=settings.access_log,
+                max_body_bytes=settings.max_body_bytes,
+            ),
         ],
         exception_handlers={
             ProblemError: handle_problem,

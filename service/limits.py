@@ -1,102 +1,13 @@
-"""Input limits: body size and content type at the ASGI edge, a JSON parser that cannot be made to
-fail with a 500, and the check of display names.
-
-The middleware is pure ASGI rather than a ``BaseHTTPMiddleware``: it must not buffer responses (SSE,
-NDJSON) and must let WebSockets through untouched. It refuses a body that is too large *before* the
-application reads it whole: at once from ``Content-Length``, or, for a chunked upload, as soon as the
-bytes received pass the limit.
-"""
+"""Input limits past the ASGI edge (body size and content type are checked in ``service.edge``): a
+JSON parser that cannot be made to fail with a 500, and the check of display names."""
 
 from __future__ import annotations
 
 import json
 from typing import Any
 
-from starlette.types import ASGIApp, Message, Receive, Scope, Send
-
 from schema.rest import unsafe_character
-from service.errors import ProblemError, problem_response
-
-JSON_MEDIA_TYPE = "application/json"
-
-
-class InputLimitsMiddleware:
-    """413 ``payload_too_large`` over ``max_body_bytes``; 415 ``unsupported_media_type`` for a POST
-    body that is not ``application/json`` (GraphQL clients send application/json too)."""
-
-    def __init__(self, app: ASGIApp, max_body_bytes: int = 65_536) -> None:
-        self.app = app
-        self.max_body_bytes = max_body_bytes
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http" or scope["method"] in {"GET", "HEAD", "OPTIONS"}:
-            await self.app(scope, receive, send)
-            return
-        headers = dict(scope["headers"])  # ASGI header names are lower-case
-        length_header = headers.get(b"content-length")
-        chunked = b"chunked" in headers.get(b"transfer-encoding", b"").lower()
-        try:
-            length = int(length_header) if length_header is not None else None
-        except ValueError:
-            length = None
-        if length is not None and length > self.max_body_bytes:
-            await self._refuse(scope, send, self._too_large())
-            return
-        has_body = chunked or (length is not None and length > 0)
-        if has_body and scope["method"] == "POST":
-            media = headers.get(b"content-type", b"").split(b";", 1)[0].strip().lower()
-            if media != JSON_MEDIA_TYPE.encode():
-                shown = media.decode("latin-1") or "none"
-                error = ProblemError(
-                    "unsupported_media_type",
-                    f"Send the body as JSON with `Content-Type: application/json` (got {shown}).",
-                )
-                await self._refuse(scope, send, error)
-                return
-
-        received = 0
-        started = False
-
-        async def limited_receive() -> Message:
-            nonlocal received
-            message = await receive()
-            if message["type"] == "http.request":
-                received += len(message.get("body", b""))
-                if received > self.max_body_bytes:
-                    raise self._too_large()
-            return message
-
-        async def tracking_send(message: Message) -> None:
-            nonlocal started
-            if message["type"] == "http.response.start":
-                started = True
-            await send(message)
-
-        try:
-            await self.app(scope, limited_receive, tracking_send)
-        except ProblemError as error:
-            # The routes' exception handlers answer a ProblemError raised while reading the body; this
-            # is for anything that reads it outside them.
-            if started or error.code != "payload_too_large":
-                raise
-            await self._refuse(scope, send, error)
-
-    def _too_large(self) -> ProblemError:
-        return ProblemError(
-            "payload_too_large",
-            f"The request body is larger than {self.max_body_bytes} bytes; send a smaller one.",
-            limit=self.max_body_bytes,
-        )
-
-    @staticmethod
-    async def _refuse(scope: Scope, send: Send, error: ProblemError) -> None:
-        response = problem_response(error, scope.get("path"), {"Connection": "close"})
-
-        async def no_body() -> Message:  # the refused body is never read
-            return {"type": "http.disconnect"}
-
-        await response(scope, no_body, send)
-
+from service.errors import ProblemError
 
 # --- JSON ---------------------------------------------------------------------------------------
 

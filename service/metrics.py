@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-import time
 from typing import Any
 
 from prometheus_client import (
@@ -16,11 +15,7 @@ from prometheus_client import (
 )
 from starlette.requests import Request
 from starlette.responses import Response
-from starlette.types import ASGIApp, Message, Receive, Scope, Send
-
-from service import logs
-
-log = logs.get_logger("atout.http")
+from starlette.types import Scope
 
 
 class Metrics:
@@ -78,47 +73,7 @@ class Metrics:
         return Response(generate_latest(self.registry), media_type=CONTENT_TYPE_LATEST)
 
 
-class MetricsMiddleware:
-    """Pure ASGI middleware (it does not buffer streamed responses such as SSE)."""
-
-    def __init__(self, app: ASGIApp, metrics: Metrics, access_log: bool = False) -> None:
-        self.app = app
-        self.metrics = metrics
-        self.access_log = access_log
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http":
-            await self.app(scope, receive, send)
-            return
-        method = scope["method"]
-        started = time.perf_counter()
-        status = 500
-
-        async def send_wrapper(message: Message) -> None:
-            nonlocal status
-            if message["type"] == "http.response.start":
-                status = message["status"]
-                self.metrics.latency.labels(_route_template(scope), method).observe(
-                    time.perf_counter() - started
-                )
-            await send(message)
-
-        try:
-            await self.app(scope, receive, send_wrapper)
-        finally:
-            route = _route_template(scope)
-            self.metrics.count(route, method, status)
-            if self.access_log:
-                log.info(
-                    "request",
-                    method=method,
-                    route=route,
-                    status=status,
-                    ms=round((time.perf_counter() - started) * 1000, 2),
-                )
-
-
-def _route_template(scope: Scope) -> str:
+def route_template(scope: Scope) -> str:
     """The matched route's path template (the router records it in the scope), never the raw path."""
     route = scope.get("route")
     return str(getattr(route, "path", "unmatched")) if route is not None else "unmatched"

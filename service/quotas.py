@@ -29,7 +29,6 @@ from __future__ import annotations
 import hashlib
 import time
 import weakref
-from collections.abc import Awaitable, Callable, MutableMapping
 from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -72,20 +71,6 @@ redis.call('ZADD', KEYS[1], ARGV[2], ARGV[3])
 redis.call('EXPIRE', KEYS[1], tonumber(ARGV[4]))
 return 1
 """
-
-
-class ClientAddressMiddleware:
-    """Pure ASGI: remembers the client address of the request for the quota of a created game (REST
-    and GraphQL alike). Behind a proxy, run uvicorn with ``--proxy-headers`` so this is the client's."""
-
-    def __init__(self, app: Callable[..., Awaitable[None]]) -> None:
-        self.app = app
-
-    async def __call__(self, scope: MutableMapping[str, Any], receive: Any, send: Any) -> None:
-        if scope["type"] in ("http", "websocket"):
-            client = scope.get("client")
-            client_address.set(str(client[0]) if client else "")
-        await self.app(scope, receive, send)
 
 
 @dataclass

@@ -192,12 +192,12 @@ def test_a_redis_fault_outside_the_routes_is_a_503_too() -> None:
     from starlette.testclient import TestClient
     from starlette.types import Receive, Scope, Send
 
-    from service.app import StoreFaultMiddleware
+    from service.edge import EdgeMiddleware
 
     async def counting_in_redis(scope: Scope, receive: Receive, send: Send) -> None:
         raise redis.exceptions.ConnectionError("Error 111 connecting to 127.0.0.1:6390. Connection refused.")
 
-    response = TestClient(StoreFaultMiddleware(counting_in_redis)).get("/v1/games")  # no lifespan
+    response = TestClient(EdgeMiddleware(counting_in_redis)).get("/v1/games")  # no lifespan
     assert response.status_code == 503 and response.json()["code"] == "store_unavailable"
     assert "127.0.0.1" not in response.text and response.headers["Retry-After"]
 

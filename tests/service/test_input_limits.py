@@ -10,8 +10,9 @@ import httpx
 import pytest
 from starlette.testclient import TestClient
 
+from service.edge import EdgeMiddleware
 from service.errors import ProblemError
-from service.limits import InputLimitsMiddleware, parse_json
+from service.limits import parse_json
 
 PROBLEM = "application/problem+json"
 JSON = {"content-type": "application/json"}
@@ -80,7 +81,7 @@ async def test_the_middleware_refuses_by_content_length_without_reading_the_body
 
     scope = {"type": "http", "method": "POST", "path": "/v1/games", "headers": [
         (b"content-length", b"1000000000"), (b"content-type", b"application/json")]}  # fmt: skip
-    await InputLimitsMiddleware(app, max_body_bytes=65_536)(scope, receive, send)
+    await EdgeMiddleware(app, max_body_bytes=65_536)(scope, receive, send)
     assert sent[0]["status"] == 413
 
 
@@ -106,7 +107,7 @@ async def test_the_middleware_stops_a_chunked_body_at_the_first_chunk_past_the_l
 
     scope = {"type": "http", "method": "POST", "path": "/v1/bots", "headers": [
         (b"transfer-encoding", b"chunked"), (b"content-type", b"application/json")]}  # fmt: skip
-    await InputLimitsMiddleware(app, max_body_bytes=65_536)(scope, receive, send)
+    await EdgeMiddleware(app, max_body_bytes=65_536)(scope, receive, send)
     assert pulled == 7  # 70,000 bytes: the first chunk past 65,536
     assert sent[0]["status"] == 413
 

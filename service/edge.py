@@ -1,0 +1,153 @@
+"""The one ASGI layer between the server and the routes: metrics, the client's address, input limits
+and the 503 for a Redis fault raised outside the routes.
+
+One layer rather than four because each layer costs an await and a wrapped ``send`` per request, and
+the action path is measured against the bare endpoint (``bench/api.py``). It is pure ASGI rather than
+a ``BaseHTTPMiddleware``: it must not buffer responses (SSE, NDJSON) and lets WebSockets through
+(it only records their client address).
+
+Input limits: a body over ``max_body_bytes`` is refused *before* the application reads it whole: at
+once from ``Content-Length``, or, for a chunked upload, as soon as the bytes received pass the limit
+(413 ``payload_too_large``); a POST body that is not ``application/json`` is 415
+``unsupported_media_type`` (GraphQL clients send application/json too).
+"""
+
+from __future__ import annotations
+
+import time
+
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from service import logs
+from service.errors import ProblemError, problem_response, store_fault
+from service.metrics import Metrics, route_template
+from service.quotas import client_address
+
+log = logs.get_logger("atout.http")
+
+JSON_MEDIA_TYPE = b"application/json"
+_NO_BODY = frozenset({"GET", "HEAD", "OPTIONS"})
+
+
+class EdgeMiddleware:
+    def __init__(
+        self,
+        app: ASGIApp,
+        metrics: Metrics | None = None,
+        access_log: bool = False,
+        max_body_bytes: int = 65_536,
+    ) -> None:
+        self.app = app
+        self.metrics = metrics
+        self.access_log = access_log
+        self.max_body_bytes = max_body_bytes
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        kind = scope["type"]
+        if kind != "http":
+            if kind == "websocket":
+                client = scope.get("client")
+                client_address.set(str(client[0]) if client else "")  # the creator of a game, for its quota
+            await self.app(scope, receive, send)
+            return
+        client = scope.get("client")
+        client_address.set(str(client[0]) if client else "")
+        method = scope["method"]
+        started_at = time.perf_counter()
+        status = 0  # no response started yet
+
+        async def tracking_send(message: Message) -> None:
+            nonlocal status
+            if message["type"] == "http.response.start":
+                status = message["status"]
+                if self.metrics is not None:
+                    self.metrics.observe(route_template(scope), method, time.perf_counter() - started_at)
+            await send(message)
+
+        try:
+            if method in _NO_BODY:
+                await self.app(scope, receive, tracking_send)
+            else:
+                refusal = self._refusal(scope)
+                if refusal is not None:
+                    await self._refuse(scope, tracking_send, refusal)
+                    return
+                await self.app(scope, self._limited(receive), tracking_send)
+        except ProblemError as error:
+            # The routes' exception handlers answer a ProblemError raised while reading the body; this
+            # is for anything that reads it outside them.
+            if status or error.code != "payload_too_large":
+                raise
+            await self._refuse(scope, tracking_send, error)
+        except Exception as exc:
+            # A Redis fault outside the routes (a rate limiter counting in Redis): the routes' 503.
+            fault = store_fault(exc)
+            if fault is None or status:
+                raise
+            log.warning("store_fault", path=scope.get("path", ""), error=type(exc).__name__, code=fault.code)
+            await problem_response(fault, scope.get("path"))(scope, receive, tracking_send)
+        finally:
+            if self.metrics is not None:
+                route = route_template(scope)
+                self.metrics.count(route, method, status or 500)
+                if self.access_log:
+                    ms = round((time.perf_counter() - started_at) * 1000, 2)
+                    log.info("request", method=method, route=route, status=status or 500, ms=ms)
+
+    def _refusal(self, scope: Scope) -> ProblemError | None:
+        """413 from ``Content-Length`` or 415 from the content type, before any byte is read."""
+        length_header = content_type = transfer_encoding = None
+        for name, value in scope["headers"]:  # ASGI header names are lower-case
+            if name == b"content-length":
+                length_header = value
+            elif name == b"content-type":
+                content_type = value
+            elif name == b"transfer-encoding":
+                transfer_encoding = value
+        try:
+            length = int(length_header) if length_header is not None else None
+        except ValueError:
+            length = None
+        if length is not None and length > self.max_body_bytes:
+            return self._too_large()
+        chunked = transfer_encoding is not None and b"chunked" in transfer_encoding.lower()
+        if scope["method"] == "POST" and (chunked or (length is not None and length > 0)):
+            media = (content_type or b"").split(b";", 1)[0].strip().lower()
+            if media != JSON_MEDIA_TYPE:
+                shown = media.decode("latin-1") or "none"
+                return ProblemError(
+                    "unsupported_media_type",
+                    f"Send the body as JSON with `Content-Type: application/json` (got {shown}).",
+                )
+        return None
+
+    def _limited(self, receive: Receive) -> Receive:
+        """``receive`` that raises 413 as soon as the bytes received pass the limit (chunked uploads)."""
+        received = 0
+
+        async def limited_receive() -> Message:
+            nonlocal received
+            message = await receive()
+            if message["type"] == "http.request":
+                received += len(message.get("body", b""))
+                if received > self.max_body_bytes:
+                    raise self._too_large()
+            return message
+
+        return limited_receive
+
+    def _too_large(self) -> ProblemError:
+        return ProblemError(
+            "payload_too_large",
+            f"The request body is larger than {self.max_body_bytes} bytes; send a smaller one.",
+            limit=self.max_body_bytes,
+        )
+
+    @staticmethod
+    async def _refuse(scope: Scope, send: Send, error: ProblemError) -> None:
+        response = problem_response(error, scope.get("path"), {"Connection": "close"})
+
+        async def no_body() -> Message:  # the refused body is never read
+            return {"type": "http.disconnect"}
+
+        await response(scope, no_body, send)
