@@ -4,7 +4,7 @@ VENV   := .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 
-.PHONY: serve test lint typecheck unit redis bench bench-quick openapi clean
+.PHONY: serve test lint typecheck unit redis tools bench bench-quick openapi clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -18,6 +18,16 @@ redis: $(STAMP)
 	  (command -v redis-server >/dev/null || \
 	   (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq redis-server >/dev/null))
 
+# Debian tools the cluster and image tests need: redis-cli forms a Redis Cluster; podman, buildah,
+# runc and debootstrap build and run the container image without any registry.
+TOOLS := redis-cli podman buildah runc debootstrap
+tools:
+	@for t in $(TOOLS); do command -v $$t >/dev/null || missing=1; done; \
+	 if [ -n "$$missing" ] && command -v apt-get >/dev/null; then \
+	   apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
+	     -o Dpkg::Options::=--force-confold redis-tools podman buildah runc debootstrap >/dev/null; \
+	 fi
+
 serve: $(STAMP) redis
 	$(VENV)/bin/atout serve
 
@@ -30,7 +40,7 @@ typecheck: $(STAMP)
 	$(VENV)/bin/mypy engine
 	$(VENV)/bin/mypy --strict service schema
 
-unit: $(STAMP) redis
+unit: $(STAMP) redis tools
 	$(VENV)/bin/pytest -q
 
 test: lint typecheck unit
