@@ -1,4 +1,4 @@
-"""Atout's rules engine: Le 500, Le Rough and five-handed euchre (RULES.md).
+"""Atout's rules engine: Le 500, Le Rough and five-handed euchre (docs/rules.md).
 
 Pure Python, standard library only, no I/O::
 

@@ -270,7 +270,7 @@ def apply(m: Match, seat: int, action: Action | JSON) -> Match:
 
 
 def view(m: Match, seat: int | None) -> JSON:
-    """What ``seat`` may see (None: a spectator) and nothing else (RULES.md ALL-7)."""
+    """What ``seat`` may see (None: a spectator) and nothing else (docs/rules.md ALL-7)."""
     if seat is not None and not (isinstance(seat, int) and 0 <= seat < m.players):
         raise IllegalAction(f"seat must be 0..{m.players - 1} or None", rule="ALL-1", code="malformed_action")
     return Game.registry[m.game].view(m, seat)

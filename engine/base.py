@@ -25,7 +25,7 @@ from .tricks import TrumpTable, legal_plays, trick_winner_index
 
 @dataclass(frozen=True)
 class Option:
-    """A RULES.md **[option]**: its default, the values allowed and the rule it varies."""
+    """A docs/rules.md **[option]**: its default, the values allowed and the rule it varies."""
 
     default: Any
     allowed: tuple[Any, ...]
@@ -75,7 +75,7 @@ class Game:
 
     # ----- options -------------------------------------------------------------------
     def validate_options(self, options: JSON | None) -> JSON:
-        """Options checked up front (DESIGN.md): unknown names and values are refused."""
+        """Options checked up front, so a bad one fails at creation: unknown names and values are refused."""
         options = dict(options or {})
         unknown = sorted(set(options) - set(self.option_specs))
         if unknown:

@@ -1,4 +1,4 @@
-"""Card codes and their integer form (RULES.md ALL-6).
+"""Card codes and their integer form (docs/rules.md ALL-6).
 
 A card is a small int: ``suit * 11 + rank`` for the 44 suited cards (rank 0 is the four,
 10 the ace) and 44/45 for the black and red jokers. A set of cards (a hand, the kitty,

@@ -1,6 +1,6 @@
 """Sample a full match consistent with one seat's view (for search bots over hidden cards).
 
-A search bot sees only ``view(m, seat)`` (RULES.md ALL-7). To look ahead it needs whole
+A search bot sees only ``view(m, seat)`` (docs/rules.md ALL-7). To look ahead it needs whole
 deals that *could* be the real one: ``sample_match(view, rng)`` places every card the
 seat has not seen into the places it cannot see (other hands, the kitty, hidden
 discards) so that

@@ -6,7 +6,7 @@ from __future__ import annotations
 class IllegalAction(ValueError):
     """An action refused by the rules, or one that does not even parse.
 
-    ``rule`` is the RULES.md id the action breaks (``ALL-4``, ``RG-7`` ...) so a client can
+    ``rule`` is the docs/rules.md id the action breaks (``ALL-4``, ``RG-7`` ...) so a client can
     link to it; ``code`` is a stable machine-readable reason shared with the service's API:
 
     - ``malformed_action``: unknown type, missing field, bad card code (python-chess'

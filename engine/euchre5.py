@@ -1,4 +1,4 @@
-"""Five-handed euchre with a called partner (game id ``euchre5``), RULES.md E5-1..E5-12.
+"""Five-handed euchre with a called partner (game id ``euchre5``), docs/rules.md E5-1..E5-12.
 
 Five players each for themselves, 28 cards (A..8), five cards each and a face-up upcard.
 Round 1 orders the upcard's suit up (the dealer may exchange for it), round 2 names

@@ -1,4 +1,4 @@
-"""Le 500 (game id ``five_hundred``), RULES.md F5-1..F5-14.
+"""Le 500 (game id ``five_hundred``), docs/rules.md F5-1..F5-14.
 
 Four players in two teams, 46 cards (A..4 and two jokers), one round of bidding for
 8-10 tricks in a denomination, a six-card kitty for the taker, the Avondale score table.

@@ -1,4 +1,4 @@
-"""Le Rough (game id ``rough``), RULES.md RG-1..RG-15.
+"""Le Rough (game id ``rough``), docs/rules.md RG-1..RG-16.
 
 Four players in two teams, 36 cards (A..7 and the five), card points (aces and tens 10,
 fives 5: 100 in all), one round of point bids from 70 to 100 where the dealer speaks last

@@ -1,4 +1,4 @@
-"""The trick-taking core shared by the three games (RULES.md ALL-4, ALL-5).
+"""The trick-taking core shared by the three games (docs/rules.md ALL-4, ALL-5).
 
 A ``TrumpTable`` is everything trick play needs once trump is known: the *effective*
 suit of each card (a bower or a joker belongs to trump, ALL-5), the mask of each

@@ -70,7 +70,7 @@ class Problem(BaseModel):
     detail: str
     instance: str | None = None
     current_version: int | None = Field(default=None, description="With version_conflict.")
-    rule: str | None = Field(default=None, description="With illegal_action: the RULES.md id.")
+    rule: str | None = Field(default=None, description="With illegal_action: the docs/rules.md id.")
     reason: str | None = Field(
         default=None,
         description="With illegal_action: the engine's reason (`malformed_action`, `illegal_action`).",

@@ -1,5 +1,5 @@
 """Computer players: the bot strategies (``workers.bots``) and the RQ jobs that run them.
 
-A bot is a pure function of one seat's view and its legal actions (DESIGN.md "Workers
-and bots"), so it can never see a hidden card (RULES.md ALL-7).
+A bot is a pure function of one seat's view and its legal actions, so
+it can never see a hidden card (docs/rules.md ALL-7).
 """

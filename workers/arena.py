@@ -3,7 +3,7 @@
 A *side* is a built-in strategy (``random``, ``heuristic``, ``expert``: ``workers.bots``), an
 external program (``Command``), or a Python function (``Function``). An external program is
 started once per seat it holds, fresh for each match (so a bot never sees its partner's cards,
-RULES.md ALL-7), and speaks one JSON line each way per decision::
+docs/rules.md ALL-7), and speaks one JSON line each way per decision::
 
     stdin:  {"view": <engine.view for its seat>, "legal_actions": [<engine.legal_actions>]}
     stdout: {"type": "play", "card": "AS"}

@@ -46,7 +46,7 @@ ROUGH_POINTS = {"A": 10, "T": 10, "5": 5}
 
 
 def expected_points(game: str, record: dict[str, Any], options: dict[str, Any]) -> list[int] | None:
-    """The score change of a hand per RULES.md, or None for a Rough 100 (decides the match)."""
+    """The score change of a hand per docs/rules.md, or None for a Rough 100 (decides the match)."""
     if record.get("void"):
         return [0] * (5 if game == "euchre5" else 2)
     deal = record["deal"]

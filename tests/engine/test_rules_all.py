@@ -1,4 +1,4 @@
-"""RULES.md ALL-1..ALL-7: what the three games share."""
+"""docs/rules.md ALL-1..ALL-7: what the three games share."""
 
 from __future__ import annotations
 

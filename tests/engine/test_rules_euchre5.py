@@ -1,4 +1,4 @@
-"""RULES.md E5-1..E5-12: five-handed euchre with a called partner."""
+"""docs/rules.md E5-1..E5-12: five-handed euchre with a called partner."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""RULES.md F5-1..F5-14: Le 500."""
+"""docs/rules.md F5-1..F5-14: Le 500."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""RULES.md RG-1..RG-15: Le Rough."""
+"""docs/rules.md RG-1..RG-16: Le Rough."""
 
 from __future__ import annotations
 
@@ -520,7 +520,7 @@ def test_rg16_a_team_at_minus_the_target_loses() -> None:
 
 
 def test_rg16_floor_loses_option_off_plays_on() -> None:
-    """RG-16 [option] floor_loses=false: RULES.md as written, no lower bound."""
+    """RG-16 [option] floor_loses=false: the traditional rules, no lower bound."""
     m = finish_hand(seat0_takes("SCD", 90, scores=(-270, 0), options={"floor_loses": False}))
     assert m.scores == [-360, 15]
     assert m.winners is None

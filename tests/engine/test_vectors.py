@@ -1,8 +1,8 @@
-"""The golden hands of shared/vectors/: explicit deal + actions -> trick winners and scores.
+"""The golden hands of tests/data/vectors/: explicit deal + actions -> trick winners and scores.
 
 Each vector names the rules it exercises implicitly (deal ALL-3, play ALL-4/ALL-5, the
 game's bidding and scoring). A mismatch is a bug in the engine or a disagreement with
-RULES.md worth raising.
+docs/rules.md worth raising.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""No view or delivered event gives a seat (or a spectator) a card hidden from it (RULES.md ALL-7).
+"""No view or delivered event gives a seat (or a spectator) a card hidden from it (docs/rules.md ALL-7).
 
 The hidden cards are worked out from the raw event stream, independently of the engine's views:
 the other seats' dealt cards, the kitty and the other seats' discards, minus what has been shown

@@ -1,4 +1,4 @@
-"""Every bot level answers a legal action from a seat's view alone (DESIGN.md "Workers and bots").
+"""Every bot level answers a legal action from a seat's view alone.
 
 Property over random matches of the three games, in every phase: the answer applies
 (``engine.apply`` accepts it), the bot leaves its arguments untouched, and a bot's choice

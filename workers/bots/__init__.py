@@ -1,8 +1,8 @@
-"""Bot strategies: pure functions of a seat's view and its legal actions (DESIGN.md).
+"""Bot strategies: pure functions of a seat's view and its legal actions.
 
 ``choose(level, view, legal, rng, budget_s)`` answers one legal action in its JSON form.
 A bot is given ``engine.view(m, seat)`` and ``engine.legal_actions(m, seat)`` only, so it
-cannot see a hidden card (RULES.md ALL-7); it never changes its arguments.
+cannot see a hidden card (docs/rules.md ALL-7); it never changes its arguments.
 """
 
 from __future__ import annotations

@@ -3,7 +3,7 @@
 The heuristic bot reads a seat's JSON view; the expert bot's playouts run thousands of
 decisions on a ``Match`` and cannot afford to build a view each time. Both go through
 ``Seen``, built either from a view (``from_view``) or from a match *for one seat*
-(``from_match``, which copies only what that seat may see, RULES.md ALL-7), so the
+(``from_match``, which copies only what that seat may see, docs/rules.md ALL-7), so the
 heuristics are written once and can never read a hidden card.
 """
 

@@ -1,7 +1,7 @@
 """The ``expert`` level: determinized Monte Carlo search over deals consistent with the view.
 
 For each sampled deal (``engine.determinize.sample_match``: the seat's own cards, every
-card played, voids shown, the euchre upcard and called card, RULES.md ALL-7) every
+card played, voids shown, the euchre upcard and called card, docs/rules.md ALL-7) every
 candidate action is applied to a copy and the hand is played out to its end by the
 heuristic policy for all seats (each seeing only its own cards, ``common.from_match``).
 A candidate is scored by the hand's points of the seat's side minus the other side's

@@ -1,4 +1,4 @@
-"""Five-handed euchre heuristics (RULES.md E5): order up or name with strong trump, exchange,
+"""Five-handed euchre heuristics (docs/rules.md E5): order up or name with strong trump, exchange,
 call the best partner card, go alone with a very strong hand, play.
 
 A hand is valued as expected tricks with a given trump (E5-4: right bower, left bower,

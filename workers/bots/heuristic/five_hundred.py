@@ -1,4 +1,4 @@
-"""Le 500 heuristics (RULES.md F5): bid from counted trump strength, discard to voids, play.
+"""Le 500 heuristics (docs/rules.md F5): bid from counted trump strength, discard to voids, play.
 
 The hand is valued per denomination as expected tricks: jokers and bowers (F5-4) count
 nearly a trick each, lower trumps count more as the suit gets longer, side aces and

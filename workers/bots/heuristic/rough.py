@@ -1,4 +1,4 @@
-"""Le Rough heuristics (RULES.md RG): bid card points, bank points in the discard, play for points.
+"""Le Rough heuristics (docs/rules.md RG): bid card points, bank points in the discard, play for points.
 
 The hand is valued as expected tricks in its best trump suit (the taker fixes trump with
 his first lead, RG-11), turned into card points at ``POINTS_PER_TRICK`` plus a base for the
