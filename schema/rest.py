@@ -68,7 +68,13 @@ class Problem(BaseModel):
     status: int
     code: str = Field(examples=["version_conflict", "illegal_action", "not_your_turn"])
     detail: str
-    instance: str | None = None
+    instance: str | None = Field(
+        default=None,
+        examples=["urn:atout:request:3f9c2a7e1b4d8c6a0e5f9b21"],
+        description="`urn:atout:request:<id>`: the request's id, also in the `X-Request-ID` response header "
+        "and on every log line of the request (quote it when reporting a problem). GraphQL errors carry it "
+        "in `extensions.instance`.",
+    )
     current_version: int | None = Field(default=None, description="With version_conflict.")
     rule: str | None = Field(default=None, description="With illegal_action: the docs/rules.md id.")
     reason: str | None = Field(

@@ -47,7 +47,7 @@ async def readyz(request: Request) -> Response:
             bots.worker_health, request.app.state.sync_redis, settings.bot_queue, settings.worker_ttl
         )
     except Exception as exc:  # any failure to reach Redis means "not ready"; its text names internal hosts
-        error = store_fault(exc) or ProblemError(
+        error = store_fault(exc, "probe") or ProblemError(
             "store_unavailable", "The game store does not answer.", headers={"Retry-After": "2"}
         )
         if error.code != "store_unavailable":
@@ -156,6 +156,7 @@ def create_app(settings: Settings | None = None) -> Starlette:
             per_client=settings.streams_per_client,
             per_process=settings.streams_per_process,
         )
+        streams.gauge = metrics.open_streams
         await streams.start()
         app.state.streams = streams
         app.state.games.use_streams(streams)
@@ -179,11 +180,23 @@ def create_app(settings: Settings | None = None) -> Starlette:
                 CORSMiddleware,
                 allow_origins=[o.strip() for o in settings.cors_origins.split(",") if o.strip()],
                 allow_methods=["GET", "POST", "DELETE", "OPTIONS"],
-                allow_headers=["Authorization", "Content-Type", "Idempotency-Key", "Last-Event-ID"],
-                expose_headers=["Idempotent-Replayed", "Location", "Retry-After", *RATE_LIMIT_HEADERS],
+                allow_headers=[
+                    "Authorization",
+                    "Content-Type",
+                    "Idempotency-Key",
+                    "Last-Event-ID",
+                    "X-Request-ID",
+                ],
+                expose_headers=[
+                    "Idempotent-Replayed",
+                    "Location",
+                    "Retry-After",
+                    "X-Request-ID",
+                    *RATE_LIMIT_HEADERS,
+                ],
                 max_age=3600,
             ),
-            # metrics, client address, input limits, Redis faults outside the routes: one layer
+            # request id, metrics, client address, input limits, Redis faults outside the routes: one layer
             Middleware(
                 EdgeMiddleware,
                 metrics=metrics,

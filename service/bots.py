@@ -11,6 +11,7 @@ import asyncio
 import contextlib
 import random
 import time
+from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
@@ -21,7 +22,8 @@ from rq.serializers import JSONSerializer
 
 import engine
 from service import logs
-from service.errors import ProblemError
+from service.errors import ProblemError, store_fault
+from service.metrics import observe_bot_decision
 from service.settings import Settings, get_settings
 from service.store import STATUS_ACTIVE, Store
 
@@ -125,7 +127,17 @@ def schedule_timeout(
 
 def turn_timeout(game_id: str, version: int) -> str:
     """RQ job: the seat to act at ``version`` let its time run out; a heuristic bot plays for it."""
-    return _runtime().run(game_id, version, timer=True)
+    return _counting_faults(lambda: _runtime().run(game_id, version, timer=True))
+
+
+def _counting_faults(job: Callable[[], str]) -> str:
+    """Run ``job``; a Redis fault it raises is counted (``atout_redis_errors_total{operation="worker"}``)
+    and raised again, so RQ retries the job."""
+    try:
+        return job()
+    except Exception as exc:
+        store_fault(exc, "worker")
+        raise
 
 
 def choose(
@@ -141,10 +153,14 @@ def choose(
 def play_turn(game_id: str, version: int) -> str:
     """RQ job: play the bot seat's move at ``version`` (or do nothing if the game moved on). The turn
     leaves the watchdog's index only once the job has run: a job lost on the way stays due."""
-    rt = _runtime()
-    outcome = rt.run(game_id, version, timer=False)
-    rt.sync.zrem(DUE_KEY, due_member(game_id, version))
-    return outcome
+
+    def job() -> str:
+        rt = _runtime()
+        outcome = rt.run(game_id, version, timer=False)
+        rt.sync.zrem(DUE_KEY, due_member(game_id, version))
+        return outcome
+
+    return _counting_faults(job)
 
 
 def requeue_stuck_turns(connection: redis.Redis, settings: Settings) -> int:
@@ -278,7 +294,9 @@ async def _play_turn(rt: _Runtime, game_id: str, version: int, timer: bool = Fal
         return "a bot seat has no timer" if timer else "not a bot's turn"
     level = "heuristic" if timer else record.seats[seat].kind.partition(":")[2]
     rng = random.Random(f"{game_id}:{version}")
+    started = time.perf_counter()
     action = choose(engine.view(m, seat), engine.legal_actions(m, seat), level, rng, settings.bot_budget)
+    observe_bot_decision(record.game, level, time.perf_counter() - started)
     try:
         if timer:
             await games.act_as(record, seat, action, expected_version=version, by="timer")

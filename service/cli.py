@@ -59,6 +59,11 @@ def serve(args: argparse.Namespace) -> int:
     lock_fd: int | None = None
     metrics_dir: tempfile.TemporaryDirectory[str] | None = None
     try:
+        if (args.workers > 1 or not settings.redis_url) and not os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
+            # Set before prometheus_client is imported here, and inherited by the uvicorn and bot workers:
+            # each process writes its metrics to files there and the API's /metrics adds them all up.
+            metrics_dir = tempfile.TemporaryDirectory(prefix="atout-metrics-")
+            os.environ["PROMETHEUS_MULTIPROC_DIR"] = metrics_dir.name
         if not settings.redis_url:
             data_dir = Path(settings.data_dir).resolve()
             lock_fd = _lock_data_dir(data_dir)
@@ -80,7 +85,8 @@ def serve(args: argparse.Namespace) -> int:
             workers = [
                 WorkerChild(
                     f"worker-{which}",
-                    [sys.executable, "-m", "service.cli", "worker", "--queues", which],
+                    # no port of their own: their metrics reach the API's /metrics through the files
+                    [sys.executable, "-m", "service.cli", "worker", "--queues", which, "--metrics-port", "0"],
                     os.environ.copy(),
                 )
                 for which in ("fast", "expert")
@@ -88,9 +94,6 @@ def serve(args: argparse.Namespace) -> int:
             supervisor = Supervisor(workers, last=[redis_child], max_backoff=settings.supervisor_max_backoff)
             supervisor.start()
             log.info("workers_started", pids=[w.pid for w in workers], redis_pid=embedded.pid)
-        if args.workers > 1 and not os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
-            metrics_dir = tempfile.TemporaryDirectory(prefix="atout-metrics-")
-            os.environ["PROMETHEUS_MULTIPROC_DIR"] = metrics_dir.name  # /metrics adds up every worker
         uvicorn.run(
             "service.app:create_app",
             factory=True,
@@ -135,6 +138,12 @@ def worker(args: argparse.Namespace) -> int:
     # RQ forks its scheduler (and, with --fork, a work horse per job): each dies with this worker.
     os.register_at_fork(after_in_child=die_with_parent)
     log = logs.get_logger("atout.worker")
+    metrics_port = settings.worker_metrics_port if args.metrics_port is None else args.metrics_port
+    if metrics_port:
+        from service.metrics import serve_worker_metrics
+
+        serve_worker_metrics(settings.worker_metrics_host, metrics_port)
+        log.info("metrics_served", host=settings.worker_metrics_host, port=metrics_port)
     connection = bots.connect(settings.redis_url)
     rq_queues = [
         Queue(name, connection=connection, serializer=JSONSerializer)
@@ -243,6 +252,12 @@ def parser() -> argparse.ArgumentParser:
     w = sub.add_parser("worker", help="run an RQ worker for bot turns and turn timers")
     w.add_argument("--burst", action="store_true", help="exit when the queue is empty")
     w.add_argument("--fork", action="store_true", help="run each job in a forked work horse (RQ's default)")
+    w.add_argument(
+        "--metrics-port",
+        type=int,
+        default=None,
+        help="serve Prometheus /metrics on this port (0: not at all; default ATOUT_WORKER_METRICS_PORT)",
+    )
     w.add_argument(
         "--queues",
         choices=["all", "fast", "expert"],

@@ -1,10 +1,14 @@
-"""The one ASGI layer between the server and the routes: metrics, the client's address, input limits
-and the 503 for a Redis fault raised outside the routes.
+"""The one ASGI layer between the server and the routes: the request id, metrics, the client's
+address, input limits and the 503 for a Redis fault raised outside the routes.
 
 One layer rather than four because each layer costs an await and a wrapped ``send`` per request, and
 the action path is measured against the bare endpoint (``bench/api.py``). It is pure ASGI rather than
 a ``BaseHTTPMiddleware``: it must not buffer responses (SSE, NDJSON) and lets WebSockets through
-(it only records their client address).
+(it only records their client address and request id).
+
+Request id: the client's ``X-Request-ID`` when it is sane (``logs.REQUEST_ID_PATTERN``), else a
+fresh one; set for the whole request (every log line carries it, a problem names it in
+``instance``) and echoed in the response's ``X-Request-ID``.
 
 Input limits: a body over ``max_body_bytes`` is refused *before* the application reads it whole: at
 once from ``Content-Length``, or, for a chunked upload, as soon as the bytes received pass the limit
@@ -29,6 +33,17 @@ JSON_MEDIA_TYPE = b"application/json"
 _NO_BODY = frozenset({"GET", "HEAD", "OPTIONS"})
 
 
+def _request_id(scope: Scope) -> tuple[str, tuple[bytes, bytes]]:
+    """The request's id (the client's when sane, else new) and its response header."""
+    raw = None
+    for name, value in scope["headers"]:  # ASGI header names are lower-case
+        if name == logs.REQUEST_ID_HEADER:
+            raw = value
+            break
+    rid = logs.incoming_request_id(raw) or logs.new_request_id()
+    return rid, (logs.REQUEST_ID_HEADER, rid.encode("ascii"))
+
+
 class EdgeMiddleware:
     def __init__(
         self,
@@ -48,10 +63,13 @@ class EdgeMiddleware:
             if kind == "websocket":
                 client = scope.get("client")
                 client_address.set(str(client[0]) if client else "")  # the creator of a game, for its quota
+                logs.request_id.set(_request_id(scope)[0])  # the connection's: its subscriptions' errors
             await self.app(scope, receive, send)
             return
         client = scope.get("client")
         client_address.set(str(client[0]) if client else "")
+        rid, rid_header = _request_id(scope)
+        rid_token = logs.request_id.set(rid)
         method = scope["method"]
         started_at = time.perf_counter()
         status = 0  # no response started yet
@@ -60,6 +78,7 @@ class EdgeMiddleware:
             nonlocal status
             if message["type"] == "http.response.start":
                 status = message["status"]
+                message = {**message, "headers": [*message.get("headers", ()), rid_header]}
                 if self.metrics is not None:
                     self.metrics.observe(route_template(scope), method, time.perf_counter() - started_at)
             await send(message)
@@ -81,7 +100,7 @@ class EdgeMiddleware:
             await self._refuse(scope, tracking_send, error)
         except Exception as exc:
             # A Redis fault outside the routes (a rate limiter counting in Redis): the routes' 503.
-            fault = store_fault(exc)
+            fault = store_fault(exc, "edge")
             if fault is None or status:
                 raise
             log.warning("store_fault", path=scope.get("path", ""), error=type(exc).__name__, code=fault.code)
@@ -93,6 +112,7 @@ class EdgeMiddleware:
                 if self.access_log:
                     ms = round((time.perf_counter() - started_at) * 1000, 2)
                     log.info("request", method=method, route=route, status=status or 500, ms=ms)
+            logs.request_id.reset(rid_token)
 
     def _refusal(self, scope: Scope) -> ProblemError | None:
         """413 from ``Content-Length`` or 415 from the content type, before any byte is read."""

@@ -1,6 +1,8 @@
 """Errors as RFC 9457 ``application/problem+json``: a stable ``code``, a title and an actionable detail.
 
-The same codes are used by REST (the body) and GraphQL (``extensions.code``).
+The same codes are used by REST (the body) and GraphQL (``extensions.code``). Every problem names
+the request it answers in ``instance`` (``urn:atout:request:<id>``, the id of the ``X-Request-ID``
+header and of the request's log lines), and every one is counted (``atout_errors_total``).
 """
 
 from __future__ import annotations
@@ -11,7 +13,11 @@ from typing import Any
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
+from service import logs
+from service.metrics import count_error, count_redis_error
+
 PROBLEM_JSON = "application/problem+json"
+INSTANCE_PREFIX = "urn:atout:request:"
 
 # code -> (HTTP status, title). Codes are part of the API: never rename one.
 CODES: dict[str, tuple[int, str]] = {
@@ -69,6 +75,9 @@ class ProblemError(Exception):
         self.headers = dict(headers or {})  # e.g. Retry-After on a 429 or a 503
 
     def to_dict(self, instance: str | None = None) -> dict[str, Any]:
+        """The problem+json body; ``instance`` is the request's id (``instance`` given here is used
+        only outside a request, where no id is bound)."""
+        instance = request_instance() or instance
         body: dict[str, Any] = {
             "type": f"https://atout.dev/problems/{self.code}",
             "title": self.title,
@@ -82,9 +91,16 @@ class ProblemError(Exception):
         return body
 
 
+def request_instance() -> str | None:
+    """``urn:atout:request:<id>`` for the request being served, None outside one."""
+    rid = logs.request_id.get()
+    return INSTANCE_PREFIX + rid if rid else None
+
+
 def problem_response(
     error: ProblemError, instance: str | None = None, headers: Mapping[str, str] | None = None
 ) -> Response:
+    count_error("rest", error.code if error.code in CODES else "other")
     headers = {**error.headers, **(headers or {})}
     if error.status == 401:
         headers["WWW-Authenticate"] = "Bearer"
@@ -98,12 +114,20 @@ async def handle_problem(request: Request, exc: Exception) -> Response:
     return problem_response(exc, request.url.path)
 
 
-def store_fault(exc: BaseException) -> ProblemError | None:
+def store_fault(exc: BaseException, operation: str = "request") -> ProblemError | None:
     """The client's answer when Redis fails, or None when ``exc`` is not a Redis fault.
 
-    One place for every path (REST, GraphQL, probes): the answer never carries redis-py's
-    message, which names the store's internal host and port.
+    One place for every path (REST, GraphQL, probes, workers): the answer never carries redis-py's
+    message, which names the store's internal host and port. A fault is counted in
+    ``atout_redis_errors_total`` under ``operation`` (request, graphql, edge, probe, worker).
     """
+    fault = _fault(exc)
+    if fault is not None:
+        count_redis_error(operation, exc)
+    return fault
+
+
+def _fault(exc: BaseException) -> ProblemError | None:
     import redis.exceptions as rx
 
     if isinstance(exc, rx.OutOfMemoryError) or (
@@ -131,3 +155,17 @@ def store_fault(exc: BaseException) -> ProblemError | None:
             headers={"Retry-After": "2"},
         )
     return None
+
+
+def observe_graphql_errors(result: Any) -> None:
+    """Count every error of a GraphQL result by its ``extensions.code`` and name the request in its
+    ``extensions.instance``, as a problem+json body does (errors are coded first)."""
+    instance = request_instance()
+    for error in getattr(result, "errors", None) or ():
+        extensions = error.extensions
+        if extensions is None:
+            extensions = error.extensions = {}
+        code = extensions.get("code")
+        count_error("graphql", code if code in CODES else "other")
+        if instance and "instance" not in extensions:
+            extensions["instance"] = instance

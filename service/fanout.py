@@ -160,6 +160,7 @@ class Fanout:
         self._tasks: list[asyncio.Task[None]] = []
         self._open: Counter[str] = Counter()
         self.open_streams = 0
+        self.gauge: Any = None  # atout_open_streams (service/metrics.py), set by the app
         self.dropped = 0  # subscribers ended for falling behind, since start
 
     @classmethod
@@ -211,10 +212,14 @@ class Fanout:
             )
         self._open[client] += 1
         self.open_streams += 1
+        if self.gauge is not None:
+            self.gauge.inc()
         return StreamSlot(self, client)
 
     def _release(self, client: str) -> None:
         self.open_streams -= 1
+        if self.gauge is not None:
+            self.gauge.dec()
         self._open[client] -= 1
         if self._open[client] <= 0:
             del self._open[client]

@@ -31,7 +31,7 @@ from strawberry.types import Info
 import engine
 from schema import graphql_types as t
 from schema.rest import CLIENT_SEED, Action, CreateGameRequest
-from service.errors import CODES, ProblemError, problem_response, store_fault
+from service.errors import CODES, ProblemError, observe_graphql_errors, problem_response, store_fault
 from service.fanout import StreamLagged, StreamSlot, client_key
 from service.games import Games
 from service.graphql_limits import QueryLimits, bound_validation, check_query, limits_of
@@ -381,7 +381,7 @@ def coded(error: GraphQLError) -> GraphQLError:
             "Validation gave up on this document: it compares the same fields too many times (a field "
             "repeated, or fragments selecting the same fields spread side by side); select each field once.",
         )
-    elif original is not None and (fault := store_fault(original)) is not None:
+    elif original is not None and (fault := store_fault(original, "graphql")) is not None:
         problem = fault  # Redis down or full: store_unavailable / server_full, never redis-py's text
     elif error.path is None and (original is None or isinstance(original, PRE_EXECUTION_FAULTS)):
         problem = ProblemError("invalid_query", error.message)
@@ -423,6 +423,7 @@ class DocumentLimits(SchemaExtension):
 
     def _finish(self, result: Any) -> None:
         code_errors(result)
+        observe_graphql_errors(result)  # counted by code, named by the request's id
         if not self.limits.introspection:
             for error in getattr(result, "errors", None) or ():
                 error.message = SUGGESTION.sub("", error.message)

@@ -1,10 +1,50 @@
-"""Structured logs (structlog): one JSON object per line for operators, readable text on a laptop."""
+"""Structured logs (structlog): one JSON object per line for operators, readable text on a laptop.
+
+Every line logged while a request is served carries its ``request_id`` (the edge middleware sets
+it: the client's ``X-Request-ID`` when it is sane, else a fresh one), the same id the response
+echoes in ``X-Request-ID`` and a problem+json body names in ``instance``: a client's report of a
+failed request leads straight to its log lines.
+"""
 
 from __future__ import annotations
 
 import logging
+import os
+import re
+from collections.abc import MutableMapping
+from contextvars import ContextVar
+from typing import Any
 
 import structlog
+
+REQUEST_ID_HEADER = b"x-request-id"
+REQUEST_ID_PATTERN = re.compile(rb"[A-Za-z0-9._~:+=@/-]{1,128}")
+"""An incoming id is kept when it is 1-128 characters of this safe set (UUIDs, hex, base64, a
+proxy's ``host:trace``); anything else (too long, spaces, quotes, control characters) is replaced."""
+
+request_id: ContextVar[str] = ContextVar("atout_request_id", default="")
+
+
+def new_request_id() -> str:
+    """A fresh id: 96 random bits as 24 hex characters (unique enough to find one request's lines)."""
+    return os.urandom(12).hex()
+
+
+def incoming_request_id(raw: bytes | None) -> str | None:
+    """The client's id when it is sane, else None (a new one is made)."""
+    if raw is None or REQUEST_ID_PATTERN.fullmatch(raw) is None:
+        return None
+    return raw.decode("ascii")
+
+
+def add_request_id(
+    _logger: Any, _method: str, event_dict: MutableMapping[str, Any]
+) -> MutableMapping[str, Any]:
+    """structlog processor: the id of the request being served, on every line logged during it."""
+    rid = request_id.get()
+    if rid:
+        event_dict.setdefault("request_id", rid)
+    return event_dict
 
 
 def configure(json_logs: bool = True, level: str = "info") -> None:
@@ -15,6 +55,7 @@ def configure(json_logs: bool = True, level: str = "info") -> None:
     structlog.configure(
         processors=[
             structlog.contextvars.merge_contextvars,
+            add_request_id,
             structlog.processors.add_log_level,
             structlog.processors.TimeStamper(fmt="iso", utc=True),
             structlog.processors.format_exc_info,

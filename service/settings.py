@@ -120,6 +120,17 @@ class Settings(BaseSettings):
         description="Seconds a worker's heartbeat stays fresh (an idle worker beats every ttl-15 s, at "
         "least every second); /readyz reports a queue whose freshest heartbeat is older as stale.",
     )
+    worker_metrics_port: int = Field(
+        default=0,
+        ge=0,
+        le=65535,
+        description="Port on which `atout worker` serves its Prometheus `/metrics` (bot decision time, Redis "
+        "errors); 0: not served (`--metrics-port`). Under `atout serve` the API's /metrics includes them.",
+    )
+    worker_metrics_host: str = Field(
+        default="127.0.0.1",
+        description="Address of the worker's `/metrics`; `0.0.0.0` to let Prometheus scrape a worker pod.",
+    )
     embedded_maxmemory: str = Field(
         default="512mb",
         description="maxmemory of the embedded redis-server (noeviction: when full, writes are refused "
