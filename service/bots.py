@@ -33,6 +33,9 @@ JOB_TIMEOUT = 60
 """Seconds a bot turn may take; a job still "started" after that (its worker died) is retried by
 another worker's maintenance (every 30 s, see ``atout worker``)."""
 
+FAILURE_TTL = 24 * 3600
+"""Seconds a failed bot or timer job stays in RQ's failed registry for an operator to read (``rq info``);
+a successful one is deleted at once (``result_ttl=0``): bounded either way."""
 
 DUE_KEY = "atout:botdue"
 """Sorted set of the bot turns enqueued and not yet played: member ``<game>:<version>``, score the
@@ -96,8 +99,8 @@ def enqueue(
             args=(game_id, version),
             job_id=job_id(game_id, version),
             unique=True,
-            result_ttl=300,
-            failure_ttl=7 * 24 * 3600,
+            result_ttl=0,  # the move is in the game's log: a kept result (~6.8 KB a move) serves nobody
+            failure_ttl=FAILURE_TTL,
             retry=Retry(max=2),
             timeout=JOB_TIMEOUT,
         )
@@ -120,8 +123,8 @@ def schedule_timeout(
         job_id=timer_id(game_id, version),
         retry=Retry(max=2),
         job_timeout=JOB_TIMEOUT,
-        result_ttl=300,
-        failure_ttl=7 * 24 * 3600,
+        result_ttl=0,
+        failure_ttl=FAILURE_TTL,
     )
 
 
