@@ -351,3 +351,18 @@ def test_request_ids_in_metrics_are_never_labels(client: TestClient) -> None:
     """An id per request as a label would grow the series without bound."""
     client.get("/healthz", headers={"X-Request-ID": "never-a-label"})
     assert "never-a-label" not in scrape(client)
+
+
+def test_the_live_gauges_of_a_dead_process_are_dropped_at_scrape(tmp_path: Path) -> None:
+    """A uvicorn worker killed with streams open must not leave them counted for ever."""
+    from service.metrics import forget_dead_processes
+
+    gone = subprocess.Popen([sys.executable, "-c", "pass"])
+    gone.wait(30)  # reaped: its pid names no process now
+    dead = tmp_path / f"gauge_livesum_{gone.pid}.db"
+    alive = tmp_path / f"gauge_livesum_{os.getpid()}.db"
+    counter = tmp_path / f"counter_{gone.pid}.db"  # a dead process's counts still add up
+    for path in (dead, alive, counter):
+        path.write_bytes(b"")
+    forget_dead_processes(str(tmp_path))
+    assert not dead.exists() and alive.exists() and counter.exists()
