@@ -119,7 +119,8 @@ def store_fault(exc: BaseException, operation: str = "request") -> ProblemError 
 
     One place for every path (REST, GraphQL, probes, workers): the answer never carries redis-py's
     message, which names the store's internal host and port. A fault is counted in
-    ``atout_redis_errors_total`` under ``operation`` (request, graphql, edge, probe, worker).
+    ``atout_redis_errors_total`` under ``operation`` (request, graphql, edge, probe, worker; the
+    stream readers and the rate limiter count theirs as streams and rate_limit).
     """
     fault = _fault(exc)
     if fault is not None:

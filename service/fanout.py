@@ -40,6 +40,7 @@ from redis.exceptions import RedisError
 
 from service import logs
 from service.errors import ProblemError
+from service.metrics import count_redis_error
 
 log = logs.get_logger("atout.fanout")
 
@@ -337,6 +338,7 @@ class Fanout:
                 reply = read.result()
             except RedisError as exc:
                 failures += 1
+                count_redis_error("streams", exc)
                 log.warning("stream_read_failed", error=type(exc).__name__, attempt=failures)
                 await asyncio.sleep(min(5.0, 0.1 * 2**failures))
                 continue

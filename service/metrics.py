@@ -74,7 +74,7 @@ ERRORS = Counter(
 REDIS_ERRORS = Counter(
     "atout_redis_errors",
     "Redis faults turned into an answer or a retry, by where (request, graphql, edge, probe, metrics, "
-    "worker) and exception class.",
+    "worker, streams, rate_limit) and exception class.",
     ["operation", "error"],
     registry=PROCESS,
 )

@@ -49,6 +49,7 @@ from starlette.requests import HTTPConnection
 
 from service import logs
 from service.errors import ProblemError
+from service.metrics import count_redis_error
 from service.settings import Settings
 
 CATEGORIES = ("create_game", "join", "act", "register_bot", "open_stream")
@@ -167,7 +168,8 @@ class RateLimits:
                 for group in groups.values():
                     pipe.mget(group)  # one slot per group
                 replies = await pipe.execute()
-        except RedisError:
+        except RedisError as exc:
+            count_redis_error("rate_limit", exc)
             return
         for group, totals in zip(groups.values(), replies, strict=True):
             for key, total in zip(group, totals, strict=True):
@@ -217,6 +219,7 @@ class RateLimits:
             try:
                 await self.sync(everything=rounds % every == 0)
             except RedisError as exc:  # each process keeps counting on its own until Redis is back
+                count_redis_error("rate_limit", exc)
                 if not self._sync_failing:
                     log.warning("rate_limit_sync_failed", error=type(exc).__name__)
                 self._sync_failing = True
