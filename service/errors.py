@@ -52,6 +52,8 @@ CODES: dict[str, tuple[int, str]] = {
     "rate_limited": (429, "Too many requests"),
     "too_many_streams": (429, "Too many open streams"),
     "stream_lagged": (503, "The stream fell too far behind"),
+    "stream_window_passed": (410, "The events after this id are no longer kept"),
+    "events_expired": (410, "This finished game's events were compacted away"),
     "too_many_games": (429, "Too many open games"),
     "bot_not_found": (404, "No such bot account"),
     "internal_error": (500, "Internal error"),

@@ -17,7 +17,7 @@ import engine
 from service.core import (
     GameCore,
 )
-from service.fanout import Fanout, StreamLagged, StreamSlot
+from service.fanout import Fanout, StreamGap, StreamLagged, StreamSlot, stream_id
 from service.store import (
     STATUS_FINISHED,
     Store,
@@ -83,6 +83,8 @@ class EventDelivery(GameCore):
         before it checks that the game still exists."""
         hub, store = self._hub()
         current = await store.load(gid)
+        if current is not None:
+            await self._check_window(store, gid, after, current.status == STATUS_FINISHED)
         if not wait or current is None or current.status == STATUS_FINISHED:
             async for batch in self._backlog(store, gid, seat, after):
                 yield batch
@@ -134,6 +136,33 @@ class EventDelivery(GameCore):
                     continue
                 for eid, fields in read:
                     yield eid, json.loads(fields["e"])
+
+    async def _check_window(self, store: Store, gid: str, after: str, finished: bool) -> None:
+        """Raise :class:`StreamGap` when events right after ``after`` were dropped from the stream (the
+        window of a running match, or the whole stream of a match over for a while: service/retention.py).
+        A stream never trimmed still starts with the game's ``game_created`` event."""
+        first = await store.r.xrange(events_key(gid), "-", "+", count=1)
+        if not first:
+            if finished:
+                raise StreamGap(
+                    "events_expired",
+                    f"Game {gid} is over and its event stream was compacted away: GET /v1/games/{gid} for "
+                    f"its final state and GET /v1/games/{gid}/log for the whole match (the replay log).",
+                    after,
+                )
+            return
+        eid, fields = first[0]
+        if json.loads(fields["e"]).get("type") == "game_created" or stream_id(after) >= stream_id(eid):
+            return
+        newest = await store.r.xrevrange(events_key(gid), "+", "-", count=1)
+        last = newest[0][0] if newest else eid
+        raise StreamGap(
+            "stream_window_passed",
+            f"Events after {after} are no longer kept (a running match keeps only its last events): read "
+            f"GET /v1/games/{gid}/view (your seat's whole view), then follow with Last-Event-ID {last}, "
+            "skipping events whose version the view already has.",
+            last,
+        )
 
     async def _over(self, store: Store, gid: str, block_ms: int) -> bool:
         """Whether ``gid`` is gone or finished, read at most once per ``block_ms`` for all the idle

@@ -58,6 +58,21 @@ class StreamLagged(Exception):
         self.last_id = last_id
 
 
+class StreamGap(StreamLagged):
+    """The events right after the reader's cursor are no longer kept, so no resume can be gapless:
+    ``code`` is ``stream_window_passed`` (a running match keeps only its last events,
+    service/retention.py) or ``events_expired`` (a finished match's stream is gone). The reader
+    resyncs from the game's view, then follows after ``last_id`` (the newest event when it was told),
+    skipping events whose version its view already has. A subclass of :class:`StreamLagged`, so every
+    stream that handles a lagged reader ends with an answer rather than an error."""
+
+    def __init__(self, code: str, detail: str, last_id: str) -> None:
+        super().__init__(last_id)
+        self.args = (detail,)
+        self.code = code
+        self.detail = detail
+
+
 def stream_id(eid: str) -> tuple[int, int]:
     """A stream id as a pair that orders like Redis does (``"12-3"`` → ``(12, 3)``)."""
     ms, _, seq = eid.partition("-")

@@ -32,7 +32,7 @@ import engine
 from schema import graphql_types as t
 from schema.rest import CLIENT_SEED, Action, CreateGameRequest
 from service.errors import CODES, ProblemError, observe_graphql_errors, problem_response, store_fault
-from service.fanout import StreamLagged, StreamSlot, client_key
+from service.fanout import StreamGap, StreamLagged, StreamSlot, client_key
 from service.games import Games
 from service.graphql_limits import QueryLimits, bound_validation, check_query, limits_of
 from service.limits import parse_json, refuse_unsafe_names
@@ -289,7 +289,10 @@ def stream_slot(info: Info, who: str | None) -> StreamSlot:
 
 
 def lagged_error(lagged: StreamLagged) -> GraphQLError:
-    """The end of a subscription that fell too far behind: subscribe again with ``after``."""
+    """The end of a subscription that fell too far behind: subscribe again with ``after`` (or, when
+    the events after it are gone, resync from the view first: :class:`service.fanout.StreamGap`)."""
+    if isinstance(lagged, StreamGap):
+        return problem_error(ProblemError(lagged.code, lagged.detail, last_event_id=lagged.last_id))
     return problem_error(
         ProblemError(
             "stream_lagged",

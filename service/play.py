@@ -21,6 +21,7 @@ from schema.rest import (
     LogResponse,
     ViewResponse,
 )
+from service import retention
 from service.core import (
     Caller,
     GameCore,
@@ -71,9 +72,10 @@ class Play(GameCore):
 
     async def replay_log(self, gid: str, token: str | None) -> LogResponse:
         """The replay log and, per hand, the material to verify its deal (docs/fairness.md): the
-        commitments as published in the event stream, the revealed seeds, the cards dealt, and the
-        match key K, which tells every hand and so is shown only once the match is over (or to the
-        administrator)."""
+        commitments the event stream published, the revealed seeds, the cards dealt, and the match
+        key K, which tells every hand and so is shown only once the match is over (or to the
+        administrator). The hand records come from replaying the log (:meth:`_replayed_events`), not
+        from the stream, which expires soon after the match (service/retention.py)."""
         record = await self.get(gid)
         caller = self.caller(record, token, required=False)
         if record.status != STATUS_FINISHED and not caller.admin:
@@ -81,38 +83,40 @@ class Play(GameCore):
                 "game_not_over", "The replay log (with the seed) is published when the match is over."
             )
         m = self.match_of(record)
-        published = await self._public_events(gid)
-        created = next((e for e in published if e.get("type") == "game_created"), {})
-        started = next((e for e in published if e.get("type") == "game_started"), {})
+        actions = await retention.read_log(self.store, gid)
+        published = self._replayed_events(record, m, actions)
         return LogResponse(
             game_id=gid,
             game=record.game,
             options=record.options,
             seed=record.seed,
             deal=record.extra.get("deal"),
-            actions=[LogEntry.model_validate(e) for e in await self.store.log(gid)],
+            actions=[LogEntry.model_validate(e) for e in actions],
             version=record.version,
             winners=m.winners,
             key=m.key.hex(),
-            commitment=created.get("commitment", engine.match_commitment(m)),
-            client_seeds=started.get("client_seeds", list(m.client_seeds)),
+            commitment=engine.match_commitment(m),
+            client_seeds=list(m.client_seeds),
             hands=[HandRecord.model_validate(h) for h in engine.hand_records(published)],
         )
 
-    LOG_PAGES = 1000
-    """Pages of 1,000 events read for a replay log: far beyond the longest match."""
-
-    async def _public_events(self, gid: str) -> list[dict[str, Any]]:
-        """The game's public events (no seat's private ones), oldest first."""
-        out: list[dict[str, Any]] = []
-        after = "0-0"
-        for _ in range(self.LOG_PAGES):
-            page = await self.store.events(gid, after, count=1000)
-            out += [e.event for e in page if engine.event_for(e.event, None) is not None]
-            if len(page) < 1000:
-                break
-            after = page[-1].id
-        return out
+    @staticmethod
+    def _replayed_events(
+        record: GameRecord, m: engine.Match, actions: list[dict[str, Any]]
+    ) -> list[dict[str, Any]]:
+        """The public events of the match so far, as its stream published them: the engine replays
+        the log from the match key and client seeds of ``m`` (its current state), which deals and
+        plays every hand again exactly (docs/fairness.md); the start and each move give the same
+        events as when they were played."""
+        if record.status == STATUS_WAITING:
+            return []
+        replay = engine.new_match(record.game, seed=m.key, options=record.options, wait=True)
+        replay = engine.start(replay, m.client_seeds, deal=record.extra.get("deal"))
+        events = list(replay.events)
+        for entry in actions:
+            replay = engine.apply(replay, entry["seat"], entry["action"])
+            events += replay.events
+        return [e for e in events if engine.event_for(e, None) is not None]
 
     async def act(
         self,
@@ -221,9 +225,7 @@ class Play(GameCore):
                     state,
                     status,
                     [json.dumps(e) for e in events],
-                    log_entry=json.dumps(
-                        {"version": version, "seat": seat, "action": applied, **({"by": by} if by else {})}
-                    ),
+                    log_entry=retention.log_entry(version, seat, applied, by),
                     idempotency=(scope, idempotency_key) if idempotency_key else None,
                     idempotent_result=json.dumps(
                         {"fingerprint": fingerprint, "response": response.model_dump(mode="json")}
@@ -256,6 +258,14 @@ class Play(GameCore):
                 return self._replay(result.replayed, fingerprint), True
             if self.metrics:
                 self.metrics.actions.labels(record.game, "applied").inc()
+            await retention.after_move(
+                self.store,
+                gid,
+                version,
+                status == STATUS_FINISHED,
+                self.settings.stream_window,
+                self.settings.finished_stream_ttl,
+            )
             record = dataclasses.replace(record, version=version, state=state, status=status)
             limit = record.extra.get("timeouts_to_bot")
             if by == "timer" and limit and result.timeouts >= int(limit) and status == STATUS_ACTIVE:

@@ -41,7 +41,7 @@ from schema.rest import (
     ViewResponse,
 )
 from service.errors import CODES, PROBLEM_JSON, ProblemError
-from service.fanout import StreamLagged, client_key
+from service.fanout import StreamGap, StreamLagged, client_key
 from service.games import Games
 from service.limits import parse_json
 from service.ratelimit import rate_limit
@@ -234,7 +234,15 @@ def stream_client(request: Request, token: str | None) -> str:
 
 
 def lagged_notice(lagged: StreamLagged) -> dict[str, Any]:
-    """The last message of a stream that fell too far behind: resume after ``last_event_id``."""
+    """The last message of a stream that fell too far behind: resume after ``last_event_id``; or, when
+    the events after its cursor are gone (:class:`service.fanout.StreamGap`), resync from the view."""
+    if isinstance(lagged, StreamGap):
+        return {
+            "type": "resync",
+            "code": lagged.code,
+            "detail": lagged.detail,
+            "last_event_id": lagged.last_id,
+        }
     return {
         "type": "lagged",
         "code": "stream_lagged",
@@ -248,8 +256,8 @@ def lagged_notice(lagged: StreamLagged) -> dict[str, Any]:
 def sse_of(item: dict[str, Any]) -> ServerSentEvent:
     """An event as SSE; the lagged notice has no id (the client's Last-Event-ID stays its last event)
     and sets the reconnection delay."""
-    if item["type"] == "lagged":
-        return ServerSentEvent(data=json.dumps(item), event="lagged", retry=LAGGED_RETRY_MS)
+    if item["type"] in ("lagged", "resync"):
+        return ServerSentEvent(data=json.dumps(item), event=item["type"], retry=LAGGED_RETRY_MS)
     return ServerSentEvent(data=json.dumps(item), id=item["id"], event=str(item.get("type", "event")))
 
 

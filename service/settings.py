@@ -102,6 +102,19 @@ class Settings(BaseSettings):
         description="Events a stream may fall behind before it is ended with a retry hint (the client "
         "resumes from its last event id).",
     )
+    stream_window: int = Field(
+        default=256,
+        ge=16,
+        description="Events a running match keeps in its Redis stream (about: trimmed every 32 moves); a "
+        "reader resuming from an older id is told to resync from the view (`stream_window_passed`).",
+    )
+    finished_stream_ttl: int = Field(
+        default=300,
+        ge=1,
+        description="Seconds a finished match's event stream stays for its last readers; then only the "
+        "final state and the compact move log remain (`/log` replays it; a late reader gets "
+        "`events_expired`).",
+    )
     bot_queue: str = Field(
         default="atout-bots", description="RQ queue of bot turns (expert turns use `<name>-expert`)."
     )

@@ -17,6 +17,8 @@ from starlette.testclient import TestClient
 from svc_helpers import FAST_OPTIONS, PLAYERS, Table, auth, fill, seated
 
 import engine
+from service.app import create_app
+from service.settings import Settings
 from service.store import events_key, game_key
 
 DECKS = {g: set(info["deck"]) for g, info in engine.games().items()}
@@ -118,8 +120,14 @@ def check_events(client: TestClient, table: Table, r: redis.Redis, game: str) ->
 
 @pytest.mark.parametrize("game", ["five_hundred", "rough", "euchre5"])
 def test_no_view_or_event_leaks_a_hidden_card(
-    client: TestClient, redis_client: redis.Redis, game: str, rng: random.Random
+    settings: Settings, redis_client: redis.Redis, game: str, rng: random.Random
 ) -> None:
+    # every event from the first one on: a stream window past any match (none is trimmed)
+    with TestClient(create_app(settings.model_copy(update={"stream_window": 100_000}))) as client:
+        check_matches(client, redis_client, game, rng)
+
+
+def check_matches(client: TestClient, redis_client: redis.Redis, game: str, rng: random.Random) -> None:
     deck = DECKS[game]
     for n in range(3):
         table = seated(client, game, seed=rng.randrange(10**9), options=FAST_OPTIONS[game])
