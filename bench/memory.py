@@ -12,7 +12,8 @@ only the API) and one ``atout worker`` process. Then, in order:
    element counted): the game hash (its state), the event stream, the move log and any other key of
    its hash tag; plus every RQ key left behind (``rq:job:*``, ``rq:results:*`` ...) and the change of
    ``used_memory`` per match.
-3. ``--waiting`` games with one player seated of four, and ``--active`` matches of a human against
+3. Matches of four humans over REST (no RQ involved): commands and bytes per move of the API alone.
+4. ``--waiting`` games with one player seated of four, and ``--active`` matches of a human against
    three bots stopped at a human turn after ``--moves`` human moves: their keys weighed the same way.
 
 The last line is ``bench memory: key=value ...`` (bytes unless named otherwise). ``--quick`` plays
@@ -44,6 +45,7 @@ from service.embedded_redis import EmbeddedRedis, free_port
 from service.store import events_key, game_key, log_key
 
 BOTS = ["bot:heuristic"] * 4
+LINGER = 3  # seconds a finished match's stream is kept here (ATOUT_FINISHED_STREAM_TTL; 300 by default)
 
 
 def command_calls(r: redis.Redis) -> Counter[str]:
@@ -139,6 +141,7 @@ def main() -> None:
             "REDIS_URL": server.url,
             "ATOUT_LOG_LEVEL": "warning",
             "ATOUT_RATE_LIMITS": "false",  # limits are per process and synced on a clock, not per action
+            "ATOUT_FINISHED_STREAM_TTL": str(LINGER),  # weighed both before and after it expires
             "PYTHONPATH": str(Path(__file__).resolve().parent.parent),
         }
         port = free_port()
@@ -152,6 +155,7 @@ def main() -> None:
             worker = start_server([sys.executable, "-m", "service.cli", "worker"], env, base + "/healthz")
             with httpx.Client(base_url=base, timeout=30) as http:
                 figures.update(finished_matches(r, http, matches))
+                figures.update(human_match(r, http))
                 figures.update(waiting_games(r, http, waiting))
                 figures.update(active_matches(r, http, active, args.moves))
         finally:
@@ -187,17 +191,21 @@ def finished_matches(r: redis.Redis, http: httpx.Client, n: int) -> dict[str, st
     statuses = [r.hget(game_key(g), "status") for g in ids]
     finished = sum(s == b"finished" for s in statuses)
     moves = sum(int(r.hget(game_key(g), "version") or 0) for g in ids)
+    lingering = [sum(game_keys(r, g).values()) for g in ids]
+    events = mean([int(r.xlen(events_key(g))) for g in ids])
+    stream = mean([key_bytes(r, events_key(g)) for g in ids])
+    time.sleep(LINGER + 1)  # the streams expire: what stays for the finished-game TTL (30 days)
     per_game = [game_keys(r, g) for g in ids]
     totals = [sum(k.values()) for k in per_game]
     rq_keys, rq_size, rq_results = rq_leftovers(r)
-    events = mean([int(r.xlen(events_key(g))) for g in ids])
     top = ",".join(f"{name}:{count / moves:.2f}" for name, count in calls.most_common(8) if count > 0)
     print(f"{finished}/{n} matches finished, {moves} moves in {seconds:.1f}s; per move: {top}")
     print(
-        f"finished match: {mean(totals):.0f} B (state {mean([k['state'] for k in per_game]):.0f}, stream "
-        f"{mean([k['stream'] for k in per_game]):.0f} for {events:.0f} events, log "
-        f"{mean([k['log'] for k in per_game]):.0f}, other {mean([k['other'] for k in per_game]):.0f}); "
-        f"RQ leftovers {rq_keys} keys ({rq_results} results) {rq_size} B"
+        f"finished match: {mean(lingering):.0f} B while its stream lingers ({stream:.0f} B for {events:.0f} "
+        f"events), then {mean(totals):.0f} B (state {mean([k['state'] for k in per_game]):.0f}, stream "
+        f"{mean([k['stream'] for k in per_game]):.0f}, log {mean([k['log'] for k in per_game]):.0f}, other "
+        f"{mean([k['other'] for k in per_game]):.0f}); RQ leftovers {rq_keys} keys ({rq_results} results) "
+        f"{rq_size} B"
     )
     return {
         "matches": str(n),
@@ -212,7 +220,9 @@ def finished_matches(r: redis.Redis, http: httpx.Client, n: int) -> dict[str, st
         "finished_match_max": str(max(totals, default=0)),
         "finished_state": f"{mean([k['state'] for k in per_game]):.0f}",
         "finished_stream": f"{mean([k['stream'] for k in per_game]):.0f}",
-        "finished_stream_events": f"{events:.0f}",
+        "finished_match_lingering": f"{mean(lingering):.0f}",
+        "lingering_stream": f"{stream:.0f}",
+        "lingering_stream_events": f"{events:.0f}",
         "finished_log": f"{mean([k['log'] for k in per_game]):.0f}",
         "finished_other": f"{mean([k['other'] for k in per_game]):.0f}",
         "rq_leftover_keys": str(rq_keys),
@@ -220,6 +230,35 @@ def finished_matches(r: redis.Redis, http: httpx.Client, n: int) -> dict[str, st
         "rq_leftover_bytes": str(rq_size),
         "used_memory_per_match": f"{(used_memory(r) - memory0) / max(1, n):.0f}",
         "keys_per_match": f"{(int(r.dbsize()) - keys0) / max(1, n):.1f}",
+    }
+
+
+def human_match(r: redis.Redis, http: httpx.Client) -> dict[str, str]:
+    """Matches of four humans over REST (no RQ): Redis commands and bytes per move of the API alone,
+    each move being three requests (the game, the seat's legal actions, the action)."""
+    rng = random.Random(3)
+    calls0, (in0, out0) = command_calls(r), net_bytes(r)
+    moves = games = 0
+    while moves < 150:  # random play ends some matches in a hand: play as many as it takes
+        games += 1
+        gid = http.post("/v1/games", json={"game": "rough"}).json()["game"]["id"]
+        tokens = [http.post(f"/v1/games/{gid}/join", json={"seat": i}).json()["token"] for i in range(4)]
+        while (game := http.get(f"/v1/games/{gid}").json())["status"] == "active":
+            auth = {"Authorization": f"Bearer {tokens[game['to_act']]}"}
+            action = rng.choice(http.get(f"/v1/games/{gid}/actions", headers=auth).json()["actions"])
+            if action["type"] == "discard" and "from" in action:
+                action = {"type": "discard", "cards": rng.sample(action["from"], action["count"])}
+            http.post(f"/v1/games/{gid}/actions", json={"action": action}, headers=auth)
+            moves += 1
+    calls, (in1, out1) = command_calls(r) - calls0, net_bytes(r)
+    calls["info"] -= 2
+    top = ",".join(f"{name}:{count / moves:.2f}" for name, count in calls.most_common(6) if count > 0)
+    print(f"human matches over REST: {moves} moves in {games} matches (with creates, joins); per move: {top}")
+    return {
+        "human_moves": str(moves),
+        "human_commands_per_move": f"{sum(c for c in calls.values() if c > 0) / max(1, moves):.2f}",
+        "human_net_in_per_move": f"{(in1 - in0) / max(1, moves):.0f}",
+        "human_net_out_per_move": f"{(out1 - out0) / max(1, moves):.0f}",
     }
 
 
