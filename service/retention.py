@@ -109,7 +109,8 @@ async def fold_log(store: Store, gid: str) -> bool:
     if len(elements) < 2 and all(e.startswith(CHUNK_PREFIX) for e in elements):
         return False
     items = [item for element in elements for item in _expand(element)]
-    folded = await store.r.eval(FOLD_LUA, 1, log_key(gid), str(len(elements)), elements[0], _compress(items))
+    fold = store.r.register_script(FOLD_LUA)  # EVALSHA, the script loaded on first use
+    folded = await fold(keys=[log_key(gid)], args=[str(len(elements)), elements[0], _compress(items)])
     return bool(folded)
 
 

@@ -212,3 +212,13 @@ def test_a_state_stored_in_format_1_still_loads_and_plays(
     action = table.legal(seat)[0]
     assert action in engine.legal_actions(m, seat)
     assert table.act(seat, fill(action, random.Random(1))).status_code == 200
+
+
+def test_a_subscription_behind_the_window_ends_with_the_resync_code() -> None:
+    from service.fanout import StreamGap
+    from service.graphql import lagged_error
+
+    error = lagged_error(StreamGap("stream_window_passed", "read the view", "12-0"))
+    assert error.extensions is not None
+    assert error.extensions["code"] == "stream_window_passed"
+    assert error.extensions["last_event_id"] == "12-0"
