@@ -172,6 +172,9 @@ def test_a_reader_behind_the_stream_window_is_told_to_resync(
         assert table.game()["status"] == "active"
         oldest = redis_client.xrange(events_key(gid), "-", "+", count=1)[0]
         assert json.loads(oldest[1]["e"])["type"] != "game_created"  # trimmed
+        # an active match: at most 8 KB besides its stream window
+        kept = key_bytes(redis_client, f"*{{{gid}}}*")
+        assert sum(v for k, v in kept.items() if k != events_key(gid)) <= 8 * 1024, kept
         headers = {**auth(table.tokens[0]), "Last-Event-ID": first_id}
         behind = sse_frames(client.get(f"/v1/games/{gid}/events?follow=false", headers=headers).text)
         assert [(f["event"], f["code"]) for f in behind] == [("resync", "stream_window_passed")]
