@@ -116,6 +116,10 @@ class EmbeddedRedis:
                 "--protected-mode", "yes",
                 "--maxmemory", self.maxmemory,
                 "--maxmemory-policy", "noeviction",
+                # A game hash (~40 short fields and a ~2 KB state) stays in the compact encoding:
+                # 3 KB instead of 5.6 KB a game (bench/memory.py; docs/operations.md). Redis 7 reads
+                # the name as hash-max-listpack-value.
+                "--hash-max-ziplist-value", "4096",
             ]  # fmt: skip
             # The password goes on stdin as a config file ("-"), never on the command line (ps shows it).
             self.process = subprocess.Popen(
