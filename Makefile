@@ -56,6 +56,7 @@ bench: bench-deps
 	$(PY) bench/streams.py
 	$(PY) bench/graphql_limits.py
 	$(PY) bench/faults.py
+	$(PY) bench/memory.py
 
 bench-quick: bench-deps
 	$(PY) bench/engine.py --quick
@@ -64,6 +65,7 @@ bench-quick: bench-deps
 	$(PY) bench/streams.py --quick
 	$(PY) bench/graphql_limits.py --quick
 	$(PY) bench/faults.py --quick
+	$(PY) bench/memory.py --quick
 
 # Regenerate the committed API contracts and the README's settings table (tests fail when they drift).
 openapi: $(STAMP)
