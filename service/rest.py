@@ -546,7 +546,12 @@ OPS: tuple[Op, ...] = (
             Param("follow", "query", {"type": "boolean"}, "false: send the events so far, then end."),
         ),
         stream=True,
-        description="Each event's `id` is its stream id; the stream ends after the match is over.",
+        description="Each event's `id` is its stream id; the stream ends after the match is over. A "
+        "stream that falls behind ends with `event: lagged` (reconnect with the given Last-Event-ID); one "
+        "whose Last-Event-ID is older than the events a running match keeps (ATOUT_STREAM_WINDOW), or "
+        "than a finished match's stream (kept ATOUT_FINISHED_STREAM_TTL seconds), gets `event: resync` "
+        "with code `stream_window_passed` (read the view, then follow after `last_event_id`) or "
+        "`events_expired` (read the game and its /log).",
     ),
     Op(
         "POST",
