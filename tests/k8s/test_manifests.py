@@ -21,15 +21,17 @@ OVERLAYS = ["dev", "prod"]
 KUBERNETES_VERSION = "1.32"  # the kubectl on these machines; the oldest minor we target
 KUBECTL = shutil.which("kubectl")
 
-# Custom resources: kubernetes-validate knows only the built-in kinds. Their published schemas are not
-# vendored here (no offline copy of the KEDA and Prometheus operator CRDs); the checks below test what
-# we rely on in them instead (targets, queue keys, ports), and the kinds are skipped by name.
+# Custom resources: kubernetes-validate knows only the built-in kinds. KEDA's ScaledObject is validated
+# against KEDA's published schema, vendored in tests/k8s/schemas/ (see its README); the Prometheus
+# operator's schemas are not vendored, so those kinds are skipped by name and their selectors and
+# ports are checked below instead.
+SCHEMAS = Path(__file__).resolve().parent / "schemas"
+CRD_SCHEMAS = {("keda.sh/v1alpha1", "ScaledObject"): SCHEMAS / "scaledobject_v1alpha1.json"}
 CRD_KINDS = {
-    "ScaledObject": "KEDA CRD (keda.sh/v1alpha1): schema not vendored; targets and triggers checked below",
     "ServiceMonitor": "Prometheus operator CRD (monitoring.coreos.com/v1): schema not vendored; "
-    "selector and port checked below",
+    "selector and port checked by test_prod_scrapes_the_api_and_the_workers",
     "PodMonitor": "Prometheus operator CRD (monitoring.coreos.com/v1): schema not vendored; "
-    "selector and port checked below",
+    "selector and port checked by test_prod_scrapes_the_api_and_the_workers",
 }
 WORKLOAD_KINDS = {"Deployment", "StatefulSet"}
 
@@ -113,6 +115,10 @@ def test_every_object_validates_strictly(rendered: tuple[str, list[dict[str, Any
     for obj in objects:
         if obj["kind"] in CRD_KINDS:
             continue
+        if (obj["apiVersion"], obj["kind"]) in CRD_SCHEMAS:
+            validate_custom(obj)
+            validated += 1
+            continue
         try:
             kubernetes_validate.validate(obj, KUBERNETES_VERSION, strict=True)
         except kubernetes_validate.ValidationError as error:
@@ -120,6 +126,33 @@ def test_every_object_validates_strictly(rendered: tuple[str, list[dict[str, Any
             pytest.fail(f"{overlay}: {obj['kind']} {obj['metadata']['name']}: {where}: {error.message}")
         validated += 1
     assert validated >= 8, f"{overlay}: only {validated} objects validated"
+
+
+def validate_custom(obj: dict[str, Any]) -> None:
+    """A custom resource against its publisher's schema (strict: unknown fields fail)."""
+    import jsonschema
+
+    schema = json.loads(CRD_SCHEMAS[(obj["apiVersion"], obj["kind"])].read_text())
+    errors = sorted(jsonschema.Draft202012Validator(schema).iter_errors(obj), key=str)
+    assert not errors, f"{obj['kind']} {obj['metadata']['name']}: {errors[0].message}"
+    spec = obj["spec"]  # the CRD's CEL rule, which JSON Schema cannot say
+    if obj["kind"] == "ScaledObject" and "minReplicaCount" in spec:
+        assert spec["minReplicaCount"] <= spec.get("maxReplicaCount", 100)
+
+
+def test_the_custom_resource_schema_is_strict() -> None:
+    if KUBECTL is None:
+        pytest.skip("kubectl is not installed")
+    scaled = of_kind(render("prod"), "ScaledObject")[0]
+    validate_custom(scaled)
+    typo = json.loads(json.dumps(scaled))
+    typo["spec"]["minReplicas"] = 1  # the HPA's name for it, not KEDA's
+    with pytest.raises(AssertionError, match="minReplicas"):
+        validate_custom(typo)
+    empty = json.loads(json.dumps(scaled))
+    empty["spec"]["triggers"] = []
+    with pytest.raises(AssertionError):
+        validate_custom(empty)
 
 
 def test_a_broken_object_fails_validation() -> None:
