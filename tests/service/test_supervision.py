@@ -66,7 +66,8 @@ def serving(tmp_path: Path, **env: str) -> Iterator[tuple[subprocess.Popen[bytes
         wait_until_ready(f"http://127.0.0.1:{port}/readyz", proc)
         yield proc, f"http://127.0.0.1:{port}", log_path
     except BaseException:
-        print("atout serve's log, last lines:\n" + "\n".join(log_path.read_text().splitlines()[-40:]))
+        lines = [line for line in log_path.read_text().splitlines() if '"event": "request"' not in line]
+        print("atout serve's log without request lines, last lines:\n" + "\n".join(lines[-60:]))
         raise
     finally:
         if proc.poll() is None:
