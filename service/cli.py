@@ -144,7 +144,7 @@ def worker(args: argparse.Namespace) -> int:
 
         serve_worker_metrics(settings.worker_metrics_host, metrics_port)
         log.info("metrics_served", host=settings.worker_metrics_host, port=metrics_port)
-    connection = bots.connect(settings.redis_url)
+    connection = bots.connect(settings.queue_redis_url or settings.redis_url)  # RQ: never a Cluster
     rq_queues = [
         Queue(name, connection=connection, serializer=JSONSerializer)
         for name in bots.queues(settings.bot_queue, args.queues)

@@ -6,7 +6,7 @@ from functools import lru_cache
 from typing import Annotated
 
 from limits import parse_many
-from pydantic import AfterValidator, AliasChoices, Field
+from pydantic import AfterValidator, AliasChoices, Field, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 DAY = 24 * 3600
@@ -39,6 +39,30 @@ class Settings(BaseSettings):
         validation_alias=AliasChoices("ATOUT_ADMIN_TOKEN", "admin_token"),
         description="Bearer token that alone may choose a game's seed or deal, read a key before the end "
         "and delete bot accounts.",
+    )
+    redis_cluster: bool = Field(
+        default=False,
+        description="true: `REDIS_URL` names any node of a Redis Cluster (a seed; the client finds the "
+        "others). The RQ queues then need a plain Redis: `ATOUT_QUEUE_URL`.",
+    )
+    queue_url: str | None = Field(
+        default=None,
+        description="Plain Redis of the RQ queues (bot turns, turn timers, the watchdog's set); unset: "
+        "`REDIS_URL`. Required with `ATOUT_REDIS_CLUSTER` (RQ does not speak Cluster).",
+    )
+    redis_wait_replicas: int = Field(
+        default=1,
+        ge=0,
+        le=5,
+        description="When the game's Redis master has replicas, a move (and a join, a new game) is "
+        "acknowledged only once this many replicas have it (`WAIT`); 0: never wait.",
+    )
+    redis_wait_ms: int = Field(
+        default=1000,
+        ge=10,
+        le=30_000,
+        description="Milliseconds a write waits for its replicas; a write not confirmed in time answers "
+        "503 store_unavailable (retry it with the same Idempotency-Key).",
     )
     data_dir: str = Field(default="var/redis", description="Data folder of the embedded redis-server.")
     host: str = Field(default="127.0.0.1", description="Address `atout serve` listens on (`--host`).")
@@ -264,6 +288,19 @@ class Settings(BaseSettings):
         ge=1,
         description="Seconds a bot account is kept without its API key being used; then it expires.",
     )
+
+    @model_validator(mode="after")
+    def _queues_need_plain_redis(self) -> Settings:
+        if self.redis_cluster and self.redis_url and not self.queue_url:
+            raise ValueError(
+                "ATOUT_REDIS_CLUSTER needs ATOUT_QUEUE_URL: RQ queues live on a plain Redis, not a Cluster"
+            )
+        return self
+
+    @property
+    def queue_redis_url(self) -> str | None:
+        """The Redis of the RQ queues: ``queue_url``, else the games' Redis."""
+        return self.queue_url or self.redis_url
 
 
 @lru_cache(maxsize=1)
