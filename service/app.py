@@ -137,8 +137,11 @@ def create_app(settings: Settings | None = None) -> Starlette:
             socket_timeout=settings.sse_block_ms / 1000 + 5,  # a hung Redis: 503 after this, not 60 s
             max_connections=settings.redis_pool,
             pool_wait=settings.redis_pool_wait,
+            cluster=settings.redis_cluster,
+            wait_replicas=settings.redis_wait_replicas,
+            wait_ms=settings.redis_wait_ms,
         )
-        sync_redis = bots.connect(settings.redis_url)
+        sync_redis = bots.connect(settings.queue_redis_url or settings.redis_url)
         app.state.sync_redis = sync_redis
         bot_queue = settings.bot_queue
 
@@ -159,6 +162,7 @@ def create_app(settings: Settings | None = None) -> Starlette:
             queue_size=settings.stream_queue,
             per_client=settings.streams_per_client,
             per_process=settings.streams_per_process,
+            cluster=settings.redis_cluster,
         )
         streams.gauge = metrics.open_streams
         await streams.start()

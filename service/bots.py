@@ -250,8 +250,11 @@ class _Runtime:
             settings.finished_ttl,
             settings.idempotency_ttl,
             socket_timeout=10,  # a worker never blocks on a stream
+            cluster=settings.redis_cluster,
+            wait_replicas=settings.redis_wait_replicas,
+            wait_ms=settings.redis_wait_ms,
         )
-        self.sync = connect(settings.redis_url)
+        self.sync = connect(settings.queue_redis_url or settings.redis_url)
 
         async def enqueue_next(gid: str, v: int, level: str) -> None:
             enqueue(self.sync, settings.bot_queue, gid, v, level)

@@ -34,13 +34,13 @@ from dataclasses import dataclass, field
 from types import TracebackType
 from typing import Any
 
-import redis.asyncio as aioredis
 from redis.crc import key_slot
 from redis.exceptions import RedisError
 
 from service import logs
 from service.errors import ProblemError
 from service.metrics import count_redis_error
+from service.redis_clients import async_client
 
 log = logs.get_logger("atout.fanout")
 
@@ -154,7 +154,7 @@ class Fanout:
 
     def __init__(
         self,
-        client: aioredis.Redis,
+        client: Any,  # a redis.asyncio Redis or RedisCluster (service/redis_clients.py)
         *,
         readers: int = 4,
         queue_size: int = 256,
@@ -185,13 +185,17 @@ class Fanout:
         busy (a stream may wait a moment; it never takes a connection from requests)."""
         # a read outlasts the longest XREAD BLOCK by 5 s: a hung Redis stalls the streams no longer
         block_seconds = int(options.get("block_ms", DEFAULT_BLOCK_MS)) / 1000
-        pool = aioredis.BlockingConnectionPool.from_url(
-            url, decode_responses=True, socket_timeout=block_seconds + 5, socket_connect_timeout=5, timeout=20
+        client = async_client(
+            url,
+            cluster=bool(options.get("cluster")),
+            max_connections=pool_size,
+            pool_wait=20,
+            socket_timeout=block_seconds + 5,
+            socket_connect_timeout=5,
         )
-        pool.max_connections = pool_size  # the URL may carry the request pool's max_connections
         # every reader holds a connection while it blocks: leave at least one for catch-up reads
         options["readers"] = max(1, min(int(options.get("readers", 4)), pool_size - 1))
-        return cls(aioredis.Redis.from_pool(pool), **options)
+        return cls(client, **options)
 
     # --- lifecycle ----------------------------------------------------------------------------
 

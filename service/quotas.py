@@ -34,6 +34,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from service.errors import ProblemError
+from service.redis_clients import run_scripts
 from service.store import (
     OPEN_GAME_SHARDS,
     STATUS_FINISHED,
@@ -121,13 +122,11 @@ async def admit(core: GameCore, record: GameRecord, token: str | None, owner: st
     shard = open_games_key(record.id)
     # One round trip in the common case: the creator's script and the count's (two slots, so two
     # scripts, pipelined); a refused game is taken off the count again.
-    async with store.r.pipeline(transaction=False) as pipe:
-        if creator is not None:
-            await admit_script(keys=[creator_key(creator)], args=args, client=pipe)
-        await count_script(
-            keys=[shard], args=[repr(now), repr(expiry), record.id, str(store.game_lifetime)], client=pipe
-        )
-        replies = await pipe.execute()
+    calls: list[tuple[Any, list[str], list[Any]]] = []
+    if creator is not None:
+        calls.append((admit_script, [creator_key(creator)], args))
+    calls.append((count_script, [shard], [repr(now), repr(expiry), record.id, str(store.game_lifetime)]))
+    replies = await run_scripts(store.r, calls)
     count = int(replies[0]) if creator is not None else -1
     if count >= 0 and creator is not None:
         await _recheck(store, creator_key(creator), now)

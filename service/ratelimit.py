@@ -42,7 +42,6 @@ import math
 import time
 from typing import Any
 
-import redis.asyncio as aioredis
 from limits import RateLimitItem, parse_many
 from redis.exceptions import RedisError
 from starlette.requests import HTTPConnection
@@ -50,6 +49,7 @@ from starlette.requests import HTTPConnection
 from service import logs
 from service.errors import ProblemError
 from service.metrics import count_redis_error
+from service.redis_clients import async_client, run_scripts
 from service.settings import Settings
 
 CATEGORIES = ("create_game", "join", "act", "register_bot", "open_stream")
@@ -78,6 +78,8 @@ class RateLimits:
     def __init__(self, settings: Settings) -> None:
         self.enabled = settings.rate_limits and bool(settings.redis_url)
         self.url = settings.redis_url or ""
+        self.cluster = settings.redis_cluster
+        self.pool_size = 32  # syncs are serial (one task); first reads of new counters come in bursts
         self.sync_seconds = settings.rate_sync_ms / 1000
         self.rules: dict[str, tuple[list[RateLimitItem], list[RateLimitItem]]] = {
             category: (
@@ -89,7 +91,7 @@ class RateLimits:
         self.pending: dict[str, int] = {}  # hits of this process not yet added in Redis
         self.known: dict[str, int] = {}  # every process's hits, as Redis last told
         self.window_end: dict[str, float] = {}  # the counters in use, until their window ends
-        self._client: aioredis.Redis | None = None
+        self._client: Any = None
         self._syncer: asyncio.Task[None] | None = None
         self._add_and_read: Any = None
         self._sync_failing = False
@@ -152,10 +154,15 @@ class RateLimits:
             groups.setdefault(key[key.index("{") : key.index("}")], []).append(key)
         return groups
 
-    def client(self) -> aioredis.Redis:
+    def client(self) -> Any:
         if self._client is None:
-            self._client = aioredis.Redis.from_url(
-                self.url, socket_timeout=2, socket_connect_timeout=2, health_check_interval=5
+            self._client = async_client(
+                self.url,
+                cluster=self.cluster,
+                max_connections=self.pool_size,
+                pool_wait=2,
+                socket_timeout=2,
+                decode_responses=False,
             )
         return self._client
 
@@ -166,7 +173,7 @@ class RateLimits:
         try:
             async with self.client().pipeline(transaction=False) as pipe:
                 for group in groups.values():
-                    pipe.mget(group)  # one slot per group
+                    pipe.execute_command("MGET", *group)  # one slot a group (Cluster pipelines refuse .mget)
                 replies = await pipe.execute()
         except RedisError as exc:
             count_redis_error("rate_limit", exc)
@@ -196,11 +203,12 @@ class RateLimits:
         if self._add_and_read is None:
             self._add_and_read = client.register_script(ADD_AND_READ)
         try:
-            async with client.pipeline(transaction=False) as pipe:
-                for group in groups.values():
-                    args = [x for key in group for x in (batch[key], int(self.window_end[key]) + 1)]
-                    await self._add_and_read(keys=group, args=args, client=pipe)
-                replies = await pipe.execute()
+            ends = {key: int(self.window_end[key]) + 1 for key in batch}
+            calls = [
+                (self._add_and_read, group, [x for key in group for x in (batch[key], ends[key])])
+                for group in groups.values()
+            ]
+            replies = await run_scripts(client, calls)
         except BaseException:
             for key, hits in batch.items():  # counted again at the next sync
                 self.pending[key] = self.pending.get(key, 0) + hits

@@ -26,6 +26,7 @@ step. A lost race writes nothing and reports the current version.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import re
@@ -35,6 +36,11 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import redis.asyncio as aioredis
+from redis.asyncio.cluster import RedisCluster
+from redis.exceptions import NoScriptError, RedisError, ResponseError
+from redis.exceptions import TimeoutError as RedisTimeoutError
+
+from service.redis_clients import async_client
 
 OPEN_INDEX = "atout:open"  # sorted set of listed games with open seats: a hint, the game hash is the truth
 OPEN_GAME_SHARDS = 16  # shards of the count of unfinished games (service/quotas.py)
@@ -131,6 +137,12 @@ class SeatTaken(StoreError):
     def __init__(self, seat: int | None) -> None:
         super().__init__("no open seat" if seat is None else f"seat {seat} is taken")
         self.seat = seat
+
+
+class ReplicationUnconfirmed(RedisTimeoutError):
+    """A write reached the master but not, in time, the replicas it must reach before it is
+    acknowledged: it may be lost in a failover. A store fault (503 store_unavailable): the client
+    retries with the same Idempotency-Key, which finds the write if it survived."""
 
 
 class StartChanged(StoreError):
@@ -461,6 +473,9 @@ class Store:
         self._replace = client.register_script(REPLACE_LUA)
         self._load_bot = client.register_script(LOAD_BOT_LUA)
         self._notify_bot = client.register_script(NOTIFY_BOT_LUA)
+        self.wait_replicas = 0  # replicas a write must reach before it is acknowledged (WAIT); 0: none
+        self.wait_ms = 1000
+        self._replicas_seen: dict[str, tuple[float, int]] = {}  # master -> (when, connected replicas)
 
     @classmethod
     def from_url(
@@ -473,35 +488,123 @@ class Store:
         socket_timeout: float = 60.0,
         max_connections: int = 100,
         pool_wait: float = 5.0,
+        cluster: bool = False,
+        wait_replicas: int = 0,
+        wait_ms: int = 1000,
     ) -> Store:
-        """The one place the service's async Redis client is built, tuned to survive a Redis restart:
-        a pooled connection idle for a while is PINGed before use (``health_check_interval``), a
-        command that meets a dead connection is retried on a fresh one, twice with a short backoff,
-        and connecting gives up after 2 s, so with Redis down a request fails fast (503) instead
-        of hanging, and with Redis back the next request just works. ``socket_timeout`` bounds a
-        reply from a hung Redis; it must outlast the longest XREAD BLOCK sent on this client.
-
-        The pool blocks: a burst of more requests than ``max_connections`` waits up to ``pool_wait``
-        seconds for a connection instead of failing at once with "Too many connections"."""
-        from redis.asyncio.retry import Retry
-        from redis.backoff import ExponentialBackoff
-        from redis.exceptions import ConnectionError
-
-        pool = aioredis.BlockingConnectionPool.from_url(
+        """A store on its own client (service/redis_clients.py: resilient to a Redis restart or a
+        failover; with ``cluster``, ``url`` is any node of a Redis Cluster). ``wait_replicas`` > 0:
+        writes that matter are acknowledged only once that many replicas have them (see
+        ``_write_replicated``)."""
+        client = async_client(
             url,
+            cluster=cluster,
             max_connections=max_connections,
-            timeout=pool_wait,
-            decode_responses=True,
+            pool_wait=pool_wait,
             socket_timeout=socket_timeout,
-            socket_connect_timeout=2,
-            socket_keepalive=True,
-            health_check_interval=5,
-            # not on a timeout: a hung Redis must not hold a request for three socket timeouts
-            retry=Retry(
-                ExponentialBackoff(cap=0.2, base=0.02), retries=2, supported_errors=(ConnectionError,)
-            ),
         )
-        return cls(aioredis.Redis.from_pool(pool), abandoned_ttl, finished_ttl, idempotency_ttl)
+        store = cls(client, abandoned_ttl, finished_ttl, idempotency_ttl)
+        store.wait_replicas, store.wait_ms = wait_replicas, wait_ms
+        return store
+
+    # --- writes acknowledged once replicated (WAIT) -------------------------------------------
+
+    async def _write(self, script: Any, keys: list[str], args: list[str]) -> Any:
+        """Run one of the scripts whose write a client is told about (a new game, a join, a move).
+        With ``wait_replicas`` and a master that has replicas, the answer waits until they have it,
+        so a failover never loses an acknowledged move."""
+        if self.wait_replicas <= 0:
+            return await script(keys=keys, args=args)
+        node, replicas = await self._master_of(keys[0])
+        if replicas == 0:
+            # none configured, or a replica that just took over and has none yet: nobody could
+            # confirm, and refusing every write would stop the games for nothing
+            return await script(keys=keys, args=args)
+        need = min(self.wait_replicas, replicas)
+        try:
+            reply, acked = await self._script_then_wait(node, script, keys, args, need)
+            if isinstance(reply, NoScriptError):  # a master that never ran it (a promoted replica)
+                await self._on_connection(node, [("SCRIPT", "LOAD", script.script)])
+                reply, acked = await self._script_then_wait(node, script, keys, args, need)
+        except RedisError:
+            await self._heal(keys[0], node)
+            raise
+        if isinstance(reply, Exception):  # a moved slot, a master gone read-only, OOM …
+            await self._heal(keys[0], node)
+            raise reply
+        if isinstance(acked, Exception) or int(acked) < need:
+            self._replicas_seen.pop(self._name(node), None)  # count them again next time
+            raise ReplicationUnconfirmed(f"write not confirmed by {need} replica(s) in {self.wait_ms} ms")
+        return reply
+
+    async def _script_then_wait(
+        self, node: Any, script: Any, keys: list[str], args: list[str], need: int
+    ) -> tuple[Any, Any]:
+        """The script and a WAIT on one connection: WAIT counts the replicas that have every write
+        made on its own connection, so the two must share it."""
+        reply, acked = await self._on_connection(
+            node, [("EVALSHA", script.sha, len(keys), *keys, *args), ("WAIT", need, self.wait_ms)]
+        )
+        return reply, acked
+
+    async def _on_connection(self, node: Any, commands: list[tuple[Any, ...]]) -> list[Any]:
+        """``commands`` sent together on one connection to ``node`` (None: the plain Redis); each
+        reply, or the error it got, in order."""
+        if node is None:
+            async with self.r.pipeline(transaction=False) as pipe:
+                for command in commands:
+                    pipe.execute_command(*command)
+                return list(await pipe.execute(raise_on_error=False))
+        connection = node.acquire_connection()
+        try:
+            await connection.send_packed_command(connection.pack_commands(commands))
+            replies: list[Any] = []
+            for _ in commands:
+                try:
+                    replies.append(await connection.read_response())
+                except ResponseError as error:
+                    replies.append(error)
+        except BaseException:
+            await connection.disconnect(nowait=True)  # replies may be left unread on it
+            raise
+        finally:
+            node.release(connection)
+        return replies
+
+    async def _master_of(self, key: str) -> tuple[Any, int]:
+        """The master holding ``key`` (None for a plain Redis) and its connected replicas, counted
+        at most every 5 s (``INFO replication``)."""
+        node = None
+        if self.cluster:
+            await self.r.initialize()
+            node = self.r.get_node_from_key(key)
+        name = self._name(node)
+        seen = self._replicas_seen.get(name)
+        now = time.monotonic()
+        if seen is None or now - seen[0] > 5:
+            if node is None:
+                info = await self.r.info("replication")
+            else:
+                info = await node.execute_command("INFO", "replication")
+            count = int(info.get("connected_slaves", 0)) if isinstance(info, dict) else 0
+            seen = self._replicas_seen[name] = (now, count)
+        return node, seen[1]
+
+    @staticmethod
+    def _name(node: Any) -> str:
+        return "" if node is None else str(node.name)
+
+    async def _heal(self, key: str, node: Any) -> None:
+        """After a fault met on a connection of our own, let the client learn the new layout (redis-py
+        re-reads the slot map when a command it sends meets a moved slot or a dead master)."""
+        self._replicas_seen.pop(self._name(node), None)
+        if self.cluster:
+            with contextlib.suppress(RedisError):
+                await self.r.exists(key)
+
+    @property
+    def cluster(self) -> bool:
+        return isinstance(self.r, RedisCluster)
 
     async def close(self) -> None:
         await self.r.aclose()
@@ -518,7 +621,8 @@ class Store:
         Returns False, writing nothing, when a game with this id already exists.
         """
         fields = [item for pair in record.to_hash().items() for item in pair]
-        created = await self._create(
+        created = await self._write(
+            self._create,
             keys=[game_key(record.id), events_key(record.id)],
             args=[str(self.ttl_for(record.status)), str(record.version), *fields, "--", *events],
         )
@@ -588,7 +692,7 @@ class Store:
             credential if seat is not None else "",
             *events,
         ]
-        reply = await self._commit(keys=keys, args=args)
+        reply = await self._write(self._commit, keys=keys, args=args)
         outcome, value = reply[0], reply[1]
         if outcome == "ok":
             if status == STATUS_FINISHED:
@@ -626,7 +730,8 @@ class Store:
         start_args: list[str] = ["", "0"]
         if start is not None:
             start_args = [start.state, str(len(start.client_seeds)), *start.client_seeds, *start.events]
-        outcome, value = await self._join(
+        outcome, value = await self._write(
+            self._join,
             keys=[game_key(gid), events_key(gid)],
             args=[
                 str(-1 if seat is None else seat),

@@ -126,6 +126,8 @@ def rq_worker(settings: Settings, tmp_path: Path) -> Iterator[str]:
     env = {
         **os.environ,
         "REDIS_URL": settings.redis_url or "",
+        "ATOUT_REDIS_CLUSTER": "1" if settings.redis_cluster else "0",
+        "ATOUT_QUEUE_URL": settings.queue_url or "",
         "ATOUT_BOT_BUDGET": "0.01",
         "PYTHONPATH": ROOT,
     }

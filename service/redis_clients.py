@@ -1,0 +1,86 @@
+"""The one place the service's async Redis clients are built: a plain Redis or a Redis Cluster.
+
+Every client is tuned to survive a Redis restart or a failover: connecting gives up after a couple
+of seconds (a request fails fast with 503 instead of hanging), a command that meets a dead
+connection is retried on a fresh one, and idle pooled connections are PINGed before use. On a
+Cluster, redis-py follows MOVED/ASK redirections and re-reads the slot map when a node fails; the
+service's keys are laid out so that no command ever names two slots (see service/store.py).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import redis.asyncio as aioredis
+from redis.asyncio.cluster import RedisCluster
+from redis.asyncio.retry import Retry
+from redis.backoff import ExponentialBackoff
+from redis.exceptions import ConnectionError, NoScriptError
+
+AsyncClient = aioredis.Redis | RedisCluster
+
+
+def async_client(
+    url: str,
+    *,
+    cluster: bool = False,
+    max_connections: int = 100,
+    pool_wait: float = 5.0,
+    socket_timeout: float = 60.0,
+    socket_connect_timeout: float = 2.0,
+    decode_responses: bool = True,
+) -> Any:
+    """A client of ``url``: with ``cluster``, a Cluster client seeded by that one node.
+
+    A plain client's pool blocks: a burst of more commands than ``max_connections`` waits up to
+    ``pool_wait`` seconds for a connection instead of failing at once with "Too many connections".
+    A Cluster client holds up to ``max_connections`` per node and refuses beyond that (redis-py's
+    cluster pool does not block; the refusal is a 503 ``server_full`` with a retry hint).
+    ``socket_timeout`` bounds a reply from a hung Redis; it must outlast the longest XREAD BLOCK sent
+    on the client. The retries cover lost connections only, never a timeout: a hung Redis must not
+    hold a request for three socket timeouts.
+    """
+    if cluster:
+        return RedisCluster.from_url(
+            url,
+            decode_responses=decode_responses,
+            max_connections=max_connections,
+            socket_timeout=socket_timeout,
+            socket_connect_timeout=socket_connect_timeout,
+            socket_keepalive=True,
+            health_check_interval=5,
+            # a failover takes a few seconds: the cluster client re-reads the slot map between tries
+            retry=Retry(ExponentialBackoff(cap=0.5, base=0.05), retries=3),
+        )
+    pool = aioredis.BlockingConnectionPool.from_url(
+        url,
+        max_connections=max_connections,
+        timeout=pool_wait,
+        decode_responses=decode_responses,
+        socket_timeout=socket_timeout,
+        socket_connect_timeout=socket_connect_timeout,
+        socket_keepalive=True,
+        health_check_interval=5,
+        retry=Retry(ExponentialBackoff(cap=0.2, base=0.02), retries=2, supported_errors=(ConnectionError,)),
+    )
+    pool.max_connections = max_connections  # the URL may carry another max_connections
+    return aioredis.Redis.from_pool(pool)
+
+
+async def run_scripts(client: Any, calls: list[tuple[Any, list[str], list[Any]]]) -> list[Any]:
+    """Registered scripts ``(script, keys, args)`` pipelined in one round trip (one per node on a
+    Cluster, whose pipelines refuse redis-py's script helpers). A node that lacks a script answers
+    NOSCRIPT without running it: that script is loaded and run again on its own (a promoted replica,
+    a restarted Redis). Any other error is raised."""
+    async with client.pipeline(transaction=False) as pipe:
+        for script, keys, args in calls:
+            pipe.execute_command("EVALSHA", script.sha, len(keys), *keys, *args)
+        replies = await pipe.execute(raise_on_error=False)
+    out: list[Any] = []
+    for (script, keys, args), reply in zip(calls, replies, strict=True):
+        if isinstance(reply, NoScriptError):
+            reply = await script(keys=keys, args=args)  # loads it where it is missing, then runs it
+        elif isinstance(reply, Exception):
+            raise reply
+        out.append(reply)
+    return out
