@@ -14,10 +14,11 @@ import httpx
 def start_server(
     args: list[str], env: dict[str, str], probe: str, method: str = "GET", cwd: Path | None = None
 ) -> subprocess.Popen[bytes]:
-    """Start a server in its own process group and wait until ``probe`` answers."""
-    proc = subprocess.Popen(
-        args, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True, cwd=cwd
-    )
+    """Start a server in its own process group and wait until ``probe`` answers. Its output is
+    dropped, or appended to the file ``BENCH_SERVER_LOG`` names (to see why a run failed)."""
+    where = os.environ.get("BENCH_SERVER_LOG")
+    log = open(where, "ab") if where else subprocess.DEVNULL  # noqa: SIM115 (the child holds it)
+    proc = subprocess.Popen(args, env=env, stdout=log, stderr=log, start_new_session=True, cwd=cwd)
     deadline = time.monotonic() + 30
     while time.monotonic() < deadline:
         try:

@@ -27,6 +27,7 @@ per process, with a refusal that says when to retry.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import hashlib
 from collections import Counter
 from collections.abc import AsyncGenerator
@@ -48,6 +49,7 @@ Entry = tuple[str, dict[str, str]]  # a stream id and its fields
 RETRY_AFTER_SECONDS = 10  # a refused stream: long-lived streams free slots slowly
 CATCH_UP_PAGE = 500
 DEFAULT_BLOCK_MS = 10_000  # a reader's XREAD BLOCK; new keys interrupt it at once
+CLUSTER_POLL_SECONDS = 0.02  # on a Cluster, readers poll (pipelined, per node) at most this often when idle
 
 
 class StreamLagged(Exception):
@@ -340,6 +342,13 @@ class Fanout:
             if not streams:
                 await wake.wait()
                 continue
+            if self.cluster:
+                if not await self._poll(streams, wake):
+                    failures += 1
+                    await asyncio.sleep(min(5.0, 0.1 * 2**failures))
+                else:
+                    failures = 0
+                continue
             read = asyncio.ensure_future(self._xread(streams))
             woken = asyncio.ensure_future(wake.wait())
             try:
@@ -365,16 +374,29 @@ class Fanout:
             self._dispatch(reply)
 
     async def _xread(self, streams: dict[str, str]) -> list[Any]:
-        calls = self.calls(streams)
-        if len(calls) == 1:
-            return list(await self.client.xread(calls[0], count=100, block=self.block_ms) or [])
-        # Cluster, several slots: poll each without blocking, then wait a little if nothing came.
-        replies: list[Any] = []
-        for call in calls:
-            replies.extend(await self.client.xread(call, count=100) or [])
-        if not replies:
-            await asyncio.sleep(0.05)
-        return replies
+        return list(await self.client.xread(streams, count=100, block=self.block_ms) or [])
+
+    async def _poll(self, streams: dict[str, str], wake: asyncio.Event) -> bool:
+        """On a Cluster: one XREAD per hash slot without BLOCK, pipelined (a round trip per node),
+        then, if nothing came, a pause of ``CLUSTER_POLL_SECONDS`` that a new key cuts short. A read
+        is never cancelled half-way there: redis-py's cluster client can hand a connection whose
+        reply was abandoned to the next command. False when the read failed."""
+        try:
+            async with self.client.pipeline(transaction=False) as pipe:
+                for call in self.calls(streams):
+                    pipe.execute_command("XREAD", "COUNT", 100, "STREAMS", *call.keys(), *call.values())
+                replies = await pipe.execute()
+        except RedisError as exc:
+            count_redis_error("streams", exc)
+            log.warning("stream_read_failed", error=type(exc).__name__)
+            return False
+        reply = [item for answer in replies for item in _stream_reply(answer)]
+        if reply:
+            self._dispatch(reply)
+        else:
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(wake.wait(), CLUSTER_POLL_SECONDS)
+        return True
 
     def _dispatch(self, reply: list[Any]) -> None:
         for key, entries in reply:
@@ -389,3 +411,19 @@ class Fanout:
                 followed.push((eid, fields))
             if not followed.subscribers:
                 del self._followed[key]
+
+
+def _stream_reply(answer: Any) -> list[Any]:
+    """An XREAD reply as ``[(key, entries), …]``: RESP2 gives a list of pairs, RESP3 a map, and a
+    raw command's reply in a pipeline is not reshaped by redis-py."""
+    if not answer:
+        return []
+    if isinstance(answer, dict):
+        return [(key, entries) for key, entries in answer.items()]
+    return [(key, [(eid, _fields(flat)) for eid, flat in entries]) for key, entries in answer]
+
+
+def _fields(flat: Any) -> dict[str, str]:
+    if isinstance(flat, dict):
+        return flat
+    return dict(zip(flat[::2], flat[1::2], strict=True))

@@ -9,15 +9,49 @@ service's keys are laid out so that no command ever names two slots (see service
 
 from __future__ import annotations
 
-from typing import Any
+import asyncio
+from typing import Any, cast
 
 import redis.asyncio as aioredis
 from redis.asyncio.cluster import RedisCluster
 from redis.asyncio.retry import Retry
 from redis.backoff import ExponentialBackoff
-from redis.exceptions import ConnectionError, NoScriptError
+from redis.exceptions import ConnectionError, MaxConnectionsError, NoScriptError
 
 AsyncClient = aioredis.Redis | RedisCluster
+
+
+class BoundedCluster(RedisCluster):
+    """redis-py's Cluster client, made to behave like the service's plain pool under load:
+
+    - **bounded, waiting**: at most ``command_slots`` commands of this client run at once; one more
+      waits up to ``pool_wait`` seconds (then MaxConnectionsError: 503 server_full), where redis-py
+      would open connections up to its per-node cap and then fail. Worse, a pipeline refused for
+      want of a connection is handled there like a dead node: every idle connection of the node is
+      closed while other commands pick them up, and those fail in turn (seen under load as
+      "Connection closed by server" and AttributeErrors on a ``None`` writer). The slots leave
+      connections over for pipelines (at most one per node each).
+    - **shielded**: a command finishes even when its caller is cancelled (a stream's client went
+      away); cancelled while awaiting a reply, redis-py's cluster client can put the connection back
+      with the reply unread. The caller still gets its CancelledError at once. Reads on a Cluster
+      never BLOCK (service/fanout.py polls), so a shielded command is short.
+    """
+
+    command_slots: asyncio.Semaphore
+    pool_wait: float
+
+    async def execute_command(self, *args: Any, **kwargs: Any) -> Any:
+        return await asyncio.shield(self._bounded(*args, **kwargs))
+
+    async def _bounded(self, *args: Any, **kwargs: Any) -> Any:
+        try:
+            await asyncio.wait_for(self.command_slots.acquire(), self.pool_wait)
+        except TimeoutError:
+            raise MaxConnectionsError("every connection to the game store is busy") from None
+        try:
+            return await super().execute_command(*args, **kwargs)
+        finally:
+            self.command_slots.release()
 
 
 def async_client(
@@ -34,24 +68,31 @@ def async_client(
 
     A plain client's pool blocks: a burst of more commands than ``max_connections`` waits up to
     ``pool_wait`` seconds for a connection instead of failing at once with "Too many connections".
-    A Cluster client holds up to ``max_connections`` per node and refuses beyond that (redis-py's
-    cluster pool does not block; the refusal is a 503 ``server_full`` with a retry hint).
+    A Cluster client (``BoundedCluster``) runs at most three quarters of ``max_connections``
+    commands at once and makes the others wait, as long; the rest of its connections (per node)
+    serve pipelines.
     ``socket_timeout`` bounds a reply from a hung Redis; it must outlast the longest XREAD BLOCK sent
     on the client. The retries cover lost connections only, never a timeout: a hung Redis must not
     hold a request for three socket timeouts.
     """
     if cluster:
-        return RedisCluster.from_url(
-            url,
-            decode_responses=decode_responses,
-            max_connections=max_connections,
-            socket_timeout=socket_timeout,
-            socket_connect_timeout=socket_connect_timeout,
-            socket_keepalive=True,
-            health_check_interval=5,
-            # a failover takes a few seconds: the cluster client re-reads the slot map between tries
-            retry=Retry(ExponentialBackoff(cap=0.5, base=0.05), retries=3),
+        client = cast(
+            BoundedCluster,
+            BoundedCluster.from_url(
+                url,
+                decode_responses=decode_responses,
+                max_connections=max_connections,
+                socket_timeout=socket_timeout,
+                socket_connect_timeout=socket_connect_timeout,
+                socket_keepalive=True,
+                health_check_interval=5,
+                # a failover takes a few seconds: the cluster client re-reads the slot map between tries
+                retry=Retry(ExponentialBackoff(cap=0.5, base=0.05), retries=3),
+            ),
         )
+        client.command_slots = asyncio.Semaphore(max(1, max_connections * 3 // 4))
+        client.pool_wait = pool_wait
+        return client
     pool = aioredis.BlockingConnectionPool.from_url(
         url,
         max_connections=max_connections,
