@@ -34,7 +34,7 @@ serve: $(STAMP) redis
 lint: $(STAMP)
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check engine
-	$(VENV)/bin/ruff format --check service schema tests/service tests/conftest.py
+	$(VENV)/bin/ruff format --check service schema bench tests/service tests/cluster tests/conftest.py
 
 typecheck: $(STAMP)
 	$(VENV)/bin/mypy engine
@@ -57,6 +57,7 @@ bench: bench-deps
 	$(PY) bench/graphql_limits.py
 	$(PY) bench/faults.py
 	$(PY) bench/memory.py
+	$(PY) bench/scale.py
 
 bench-quick: bench-deps
 	$(PY) bench/engine.py --quick
@@ -66,6 +67,7 @@ bench-quick: bench-deps
 	$(PY) bench/graphql_limits.py --quick
 	$(PY) bench/faults.py --quick
 	$(PY) bench/memory.py --quick
+	$(PY) bench/scale.py --quick
 
 # Regenerate the committed API contracts and the README's settings table (tests fail when they drift).
 openapi: $(STAMP)
