@@ -11,6 +11,7 @@ import signal
 import time
 from typing import Any
 
+import pytest
 from redis.cluster import RedisCluster
 from redis.crc import key_slot
 from starlette.testclient import TestClient
@@ -163,3 +164,11 @@ def test_a_master_killed_mid_game_loses_no_acknowledged_move(
         if killed is not None:
             redis_cluster.restart(killed)  # it rejoins as a replica: the next tests get a whole cluster
             redis_cluster.wait_healthy(60)
+
+
+def test_a_cluster_without_a_queue_redis_is_refused_at_startup(cluster_url: str) -> None:
+    """RQ does not speak Cluster: ATOUT_REDIS_CLUSTER without ATOUT_QUEUE_URL is a settings error
+    that names the missing variable, never a worker that silently reads no queue."""
+    with pytest.raises(ValueError, match="ATOUT_QUEUE_URL"):
+        Settings(redis_url=cluster_url, redis_cluster=True)
+    assert Settings(redis_url=cluster_url).queue_redis_url == cluster_url
