@@ -195,8 +195,13 @@ def requeue_stuck_turns(connection: redis.Redis, settings: Settings) -> int:
             status = job.get_status()
         except NoSuchJobError:
             job, status = None, None
-        if status in (JobStatus.QUEUED, JobStatus.STARTED, JobStatus.SCHEDULED, JobStatus.DEFERRED):
+        if status in (JobStatus.QUEUED, JobStatus.SCHEDULED, JobStatus.DEFERRED):
             continue
+        if status == JobStatus.STARTED and _started_within(job, settings.bot_turn_timeout, now):
+            continue
+        # Also a job "started" longer than a bot turn may take: its worker died with it (killed, or
+        # Redis went down under it, so the job's end was never written). RQ would fail it only after
+        # its timeout; the turn is due now. Should it still be running, the copy loses the race.
         if job is not None:
             job.delete()  # finished or failed under the same id: the unique enqueue would refuse
         enqueue(connection, settings.bot_queue, game_id, int(v), level)
@@ -204,6 +209,11 @@ def requeue_stuck_turns(connection: redis.Redis, settings: Settings) -> int:
         log.warning("bot_turn_requeued", game=game_id, version=int(v), level=level, job_status=str(status))
         requeued += 1
     return requeued
+
+
+def _started_within(job: Any, seconds: float, now: float) -> bool:
+    started = getattr(job, "started_at", None)
+    return started is not None and now - started.replace(tzinfo=started.tzinfo or UTC).timestamp() < seconds
 
 
 def worker_health(connection: redis.Redis, queue_name: str, worker_ttl: int) -> dict[str, Any]:

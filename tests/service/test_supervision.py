@@ -291,3 +291,35 @@ def test_readyz_says_degraded_with_a_stale_heartbeat_once_the_only_worker_is_kil
         if worker.poll() is None:
             worker.kill()
             worker.wait(30)
+
+
+def test_a_bot_turn_left_started_by_a_dead_worker_is_enqueued_again(
+    client: TestClient, settings: Settings, worker_env: redis.Redis
+) -> None:
+    """A worker killed mid-move (or cut off by a Redis restart) leaves its job "started" forever: RQ
+    would fail it only after the job's timeout. The watchdog enqueues the turn again once it is due
+    for longer than a bot turn may take; a job started a moment ago is left alone."""
+    from datetime import UTC, datetime, timedelta
+
+    from rq.job import JobStatus
+
+    created = client.post("/v1/games", json={**BOTS_GAME, "seats": ["bot:random"] * 4})
+    assert created.status_code == 201, created.text
+    gid, version = created.json()["game"]["id"], created.json()["game"]["version"]
+    job = Job.fetch(bots.job_id(gid, version), connection=worker_env, serializer=JSONSerializer)
+    Queue(job.origin, connection=worker_env, serializer=JSONSerializer).remove(job)  # a worker took it
+    job.set_status(JobStatus.STARTED)
+    watchdog = settings.model_copy(update={"bot_turn_timeout": 60})
+    worker_env.zadd(bots.DUE_KEY, {bots.due_member(gid, version): time.time() - 3600})
+
+    job.started_at = datetime.now(UTC) - timedelta(seconds=5)  # still within a bot turn: running
+    job.save()
+    assert bots.requeue_stuck_turns(worker_env, watchdog) == 0
+    assert job.get_status(refresh=True) == JobStatus.STARTED
+
+    worker_env.delete(bots.WATCHDOG_LOCK)
+    job.started_at = datetime.now(UTC) - timedelta(hours=1)  # its worker is long gone
+    job.save()
+    assert bots.requeue_stuck_turns(worker_env, watchdog) == 1
+    requeued = Job.fetch(bots.job_id(gid, version), connection=worker_env, serializer=JSONSerializer)
+    assert requeued.get_status() == JobStatus.QUEUED
