@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import json
 import re
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
+import anyio
 from pydantic import BaseModel, ValidationError
 from pydantic.json_schema import models_json_schema
 from sse_starlette import EventSourceResponse, ServerSentEvent
@@ -253,10 +256,61 @@ def lagged_notice(lagged: StreamLagged) -> dict[str, Any]:
     }
 
 
+SERVER_CLOSING = {
+    "type": "server_closing",
+    "code": "server_closing",
+    "detail": "This server is shutting down: reconnect with your Last-Event-ID after retry_after seconds "
+    "(another replica serves you), and the stream resumes without a gap.",
+    "retry_after": LAGGED_RETRY_MS // 1000,
+}
+SHUTDOWN_GRACE_SECONDS = 2.0  # what a stream has, once the server is stopping, to send its goodbye
+
+
+def event_source(items: AsyncGenerator[Any, None], ping: float) -> EventSourceResponse:
+    """An SSE response of ``items`` that, when the server stops (SIGTERM, Ctrl-C), ends with a
+    ``server_closing`` notice carrying a reconnection delay instead of a cut connection: an
+    EventSource, or a bot, reconnects with its Last-Event-ID to another replica."""
+    closing = anyio.Event()
+
+    async def until_closing() -> AsyncIterator[Any]:
+        stopping = asyncio.ensure_future(closing.wait())
+        step: asyncio.Future[Any] | None = None
+        try:
+            while True:
+                step = asyncio.ensure_future(anext(items))
+                await asyncio.wait({step, stopping}, return_when=asyncio.FIRST_COMPLETED)
+                if not step.done():
+                    step.cancel()  # the source's own cleanup (its stream slot) runs
+                    with contextlib.suppress(asyncio.CancelledError, StopAsyncIteration):
+                        await step
+                    yield sse_of(SERVER_CLOSING)
+                    return
+                try:
+                    item = step.result()
+                except StopAsyncIteration:
+                    return
+                yield item
+        finally:
+            stopping.cancel()
+            # the client went away, or the server is stopping: the source stops and frees its slot
+            if step is not None and not step.done():
+                step.cancel()
+            else:
+                await items.aclose()  # suspended at a yield: closed now, not when garbage-collected
+
+    return EventSourceResponse(
+        until_closing(),
+        ping=ping,
+        send_timeout=STALLED_SEND_SECONDS,
+        shutdown_event=closing,
+        shutdown_grace_period=SHUTDOWN_GRACE_SECONDS,
+    )
+
+
 def sse_of(item: dict[str, Any]) -> ServerSentEvent:
-    """An event as SSE; the lagged notice has no id (the client's Last-Event-ID stays its last event)
-    and sets the reconnection delay."""
-    if item["type"] in ("lagged", "resync"):
+    """An event as SSE; a notice that ends the stream (lagged, resync, server closing) has no id (the
+    client's Last-Event-ID stays its last event) and sets the reconnection delay."""
+    if item["type"] in ("lagged", "resync", "server_closing"):
         return ServerSentEvent(data=json.dumps(item), event=item["type"], retry=LAGGED_RETRY_MS)
     return ServerSentEvent(data=json.dumps(item), id=item["id"], event=str(item.get("type", "event")))
 
@@ -298,11 +352,11 @@ async def bot_stream(request: Request) -> Response:
 
         return StreamingResponse(lines(), media_type="application/x-ndjson")
 
-    async def events() -> AsyncIterator[ServerSentEvent]:
+    async def events() -> AsyncGenerator[ServerSentEvent, None]:
         async for notice in notices():
             yield sse_of(notice)
 
-    return EventSourceResponse(events(), ping=settings.sse_ping, send_timeout=STALLED_SEND_SECONDS)
+    return event_source(events(), settings.sse_ping)
 
 
 async def delete_bot(request: Request) -> Response:
@@ -330,7 +384,7 @@ async def game_events(request: Request) -> Response:
 
     slot = games.admit_stream(stream_client(request, token))
 
-    async def stream() -> AsyncIterator[ServerSentEvent | bytes]:
+    async def stream() -> AsyncGenerator[ServerSentEvent | bytes, None]:
         with slot:
             try:
                 batches = games.follow_batches(gid, caller.seat, after, settings.sse_block_ms, wait=follow)
@@ -339,7 +393,7 @@ async def game_events(request: Request) -> Response:
             except StreamLagged as lagged:
                 yield sse_of(lagged_notice(lagged))
 
-    return EventSourceResponse(stream(), ping=settings.sse_ping, send_timeout=STALLED_SEND_SECONDS)
+    return event_source(stream(), settings.sse_ping)
 
 
 # --- the table ----------------------------------------------------------------------------
