@@ -76,7 +76,9 @@ def serve(args: argparse.Namespace) -> int:
                     file=sys.stderr,
                 )
                 return 2
-            embedded = EmbeddedRedis(data_dir, maxmemory=settings.embedded_maxmemory)
+            # the API binds its port after Redis has picked one: Redis must not pick it
+            api_port = args.port or settings.port
+            embedded = EmbeddedRedis(data_dir, maxmemory=settings.embedded_maxmemory, avoid_ports=[api_port])
             redis_child = RedisChild(embedded)
             redis_child.start()
             os.environ["REDIS_URL"] = embedded.url

@@ -16,6 +16,7 @@ import socket
 import subprocess
 import sys
 import time
+from collections.abc import Collection
 from pathlib import Path
 from types import TracebackType
 
@@ -43,13 +44,15 @@ class EmbeddedRedisError(RuntimeError):
     """The embedded redis-server could not be started."""
 
 
-def free_port() -> int:
-    """A TCP port on the loopback that is free right now (never 6379)."""
+def free_port(exclude: Collection[int] = ()) -> int:
+    """A TCP port on the loopback that is free right now: never 6379, never one of ``exclude``
+    (ports about to be bound by us, such as the API's own, which is not bound yet when the
+    embedded Redis picks its port)."""
     while True:
         with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
             sock.bind(("127.0.0.1", 0))
             port = int(sock.getsockname()[1])
-        if port != 6379:
+        if port != 6379 and port not in exclude:
             return port
 
 
@@ -65,6 +68,7 @@ class EmbeddedRedis:
         appendonly: bool = True,
         password: str | None = None,
         maxmemory: str = "512mb",
+        avoid_ports: Collection[int] = (),
     ) -> None:
         # Absolute: redis-server chdirs into --dir before it opens the --logfile given after it.
         self.data_dir = Path(data_dir).resolve()
@@ -73,6 +77,7 @@ class EmbeddedRedis:
         self.appendonly = appendonly
         self.password = password if password is not None else secrets.token_urlsafe(24)
         self.maxmemory = maxmemory
+        self.avoid_ports = tuple(avoid_ports)
         self.process: subprocess.Popen[bytes] | None = None
 
     @property
@@ -103,7 +108,7 @@ class EmbeddedRedis:
         binary = find()
         last_error = ""
         for _ in range(attempts):
-            self.port = self.requested_port or free_port()
+            self.port = self.requested_port or free_port(exclude=self.avoid_ports)
             args = [
                 binary,
                 "--port", str(self.port),

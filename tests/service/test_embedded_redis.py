@@ -108,3 +108,57 @@ def test_a_restart_after_a_crash_keeps_port_password_and_data(tmp_path: Path) ->
         client.close()
     finally:
         server.stop()
+
+
+class _PortsInTurn:
+    """Stands in for ``socket.socket`` in ``free_port``: "binding" port 0 hands out the given ports in
+    turn, as an unlucky kernel might."""
+
+    def __init__(self, ports: list[int]) -> None:
+        self.ports = ports
+
+    def __call__(self, *_: object) -> _PortsInTurn:
+        return self
+
+    def __enter__(self) -> _PortsInTurn:
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        pass
+
+    def bind(self, _address: object) -> None:
+        self.port = self.ports.pop(0)
+
+    def getsockname(self) -> tuple[str, int]:
+        return ("127.0.0.1", self.port)
+
+
+def _sockets(ports: list[int]) -> object:
+    """The ``socket`` module as ``free_port`` sees it (the rest of the process keeps the real one)."""
+    import socket
+    from types import SimpleNamespace
+
+    return SimpleNamespace(socket=_PortsInTurn(ports), AF_INET=socket.AF_INET, SOCK_STREAM=socket.SOCK_STREAM)
+
+
+def test_a_free_port_is_never_one_we_are_about_to_bind(monkeypatch: pytest.MonkeyPatch) -> None:
+    """`atout serve` starts its Redis before the API binds its port: the Redis must not take it."""
+    import service.embedded_redis as embedded
+
+    monkeypatch.setattr(embedded, "socket", _sockets([8000, 6379, 8000, 8001]))
+    assert embedded.free_port(exclude={8000}) == 8001
+
+
+def test_the_embedded_redis_avoids_the_api_port(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import service.embedded_redis as embedded
+
+    api_port, other = embedded.free_port(), embedded.free_port()
+    while other == api_port:
+        other = embedded.free_port()
+    monkeypatch.setattr(embedded, "socket", _sockets([api_port, other]))
+    server = EmbeddedRedis(tmp_path, appendonly=False, avoid_ports=[api_port])
+    try:
+        server.start(attempts=1)
+        assert server.port == other
+    finally:
+        server.stop()
