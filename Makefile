@@ -4,7 +4,7 @@ VENV   := .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 
-.PHONY: serve test lint typecheck unit redis tools bench bench-quick openapi clean
+.PHONY: serve test lint typecheck unit redis tools image bench bench-quick openapi clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -28,13 +28,32 @@ tools:
 	     -o Dpkg::Options::=--force-confold redis-tools podman buildah runc debootstrap >/dev/null; \
 	 fi
 
+# The container image, with no registry: the base is debootstrapped from the Debian mirror apt uses
+# and imported under a name of our own (podman's image store is shared by the whole machine); pip
+# inside the build gets the host's CA bundle mounted for the build only (never copied into the
+# image). podman runs with tests/image/containers.conf (runc, ulimits this machine allows).
+IMAGE       ?= localhost/atout:dev
+BASE_IMAGE  ?= localhost/atout-base:bookworm-slim
+DEBIAN_MIRROR ?= $(shell sed -n 's/^URIs: *\([^ ]*debian\)$$/\1/p' /etc/apt/sources.list.d/debian.sources 2>/dev/null | head -1)
+HOST_CA     := /etc/ssl/certs/ca-certificates.crt
+PODMAN      := CONTAINERS_CONF=$(CURDIR)/tests/image/containers.conf podman
+image: tools
+	@$(PODMAN) image exists $(BASE_IMAGE) || { \
+	  root=$$(mktemp -d) && echo "debootstrap bookworm into $$root (about 30 s)" && \
+	  debootstrap --variant=minbase bookworm $$root/rootfs $(or $(DEBIAN_MIRROR),http://deb.debian.org/debian) >$$root/log 2>&1 && \
+	  tar -C $$root/rootfs -c . | $(PODMAN) import - $(BASE_IMAGE) >/dev/null; \
+	  rc=$$?; [ $$rc = 0 ] || tail -5 $$root/log; rm -rf $$root; exit $$rc; }
+	$(PODMAN) build --pull=never --build-arg BASE=$(BASE_IMAGE) \
+	  $(if $(wildcard $(HOST_CA)),-v $(HOST_CA):/run/host-ca.crt:ro --build-arg PIP_CERT=/run/host-ca.crt) \
+	  -t $(IMAGE) .
+
 serve: $(STAMP) redis
 	$(VENV)/bin/atout serve
 
 lint: $(STAMP)
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check engine
-	$(VENV)/bin/ruff format --check service schema bench tests/service tests/cluster tests/conftest.py
+	$(VENV)/bin/ruff format --check service schema bench tests/service tests/cluster tests/image tests/conftest.py
 
 typecheck: $(STAMP)
 	$(VENV)/bin/mypy engine
