@@ -50,7 +50,7 @@ import aiohttp
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from servers import percentile, start_server, stop_server  # noqa: E402
+from servers import call, percentile, start_server, stop_server  # noqa: E402
 
 from service.embedded_cluster import EmbeddedCluster  # noqa: E402
 from service.embedded_redis import EmbeddedRedis, free_port  # noqa: E402
@@ -88,17 +88,6 @@ class Phase:
     breaks: list[str] = field(default_factory=list)
     failures: list[str] = field(default_factory=list)
     responses: dict[tuple[str, int], float] = field(default_factory=dict)
-
-
-async def call(
-    http: aiohttp.ClientSession, base: str, method: str, path: str, token: str | None = None, body: Any = None
-) -> dict[str, Any]:
-    headers = {"Authorization": f"Bearer {token}"} if token else {}
-    async with http.request(method, base + path, json=body, headers=headers) as r:
-        data: dict[str, Any] = await r.json(content_type=None)
-        if r.status >= 400:
-            raise RuntimeError(f"{method} {path}: {r.status} {data}")
-        return data
 
 
 async def sse_events(r: aiohttp.ClientResponse) -> Any:

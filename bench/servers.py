@@ -7,8 +7,12 @@ import signal
 import subprocess
 import time
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import httpx
+
+if TYPE_CHECKING:
+    import aiohttp
 
 
 def start_server(
@@ -43,3 +47,15 @@ def stop_server(proc: subprocess.Popen[bytes]) -> None:
 def percentile(samples: list[float], p: float) -> float:
     ordered = sorted(samples)
     return ordered[min(len(ordered) - 1, int(p / 100 * len(ordered)))] if ordered else float("nan")
+
+
+async def call(
+    http: aiohttp.ClientSession, base: str, method: str, path: str, token: str | None = None, body: Any = None
+) -> dict[str, Any]:
+    """One JSON request of a load generator; an error status raises with the answer in the message."""
+    headers = {"Authorization": f"Bearer {token}"} if token else {}
+    async with http.request(method, base + path, json=body, headers=headers) as r:
+        data: dict[str, Any] = await r.json(content_type=None)
+        if r.status >= 400:
+            raise RuntimeError(f"{method} {path}: {r.status} {data}")
+        return data

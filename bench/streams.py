@@ -48,7 +48,7 @@ import aiohttp
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from servers import percentile, start_server, stop_server  # noqa: E402
+from servers import call, percentile, start_server, stop_server  # noqa: E402
 
 from service.embedded_redis import EmbeddedRedis, free_port  # noqa: E402
 
@@ -95,17 +95,6 @@ class Load:
     latencies: list[float] = field(default_factory=list)
     actions: int = 0
     failures: list[str] = field(default_factory=list)
-
-
-async def call(
-    http: aiohttp.ClientSession, base: str, method: str, path: str, token: str | None = None, body: Any = None
-) -> dict[str, Any]:
-    headers = {"Authorization": f"Bearer {token}"} if token else {}
-    async with http.request(method, base + path, json=body, headers=headers) as r:
-        data: dict[str, Any] = await r.json(content_type=None)
-        if r.status >= 400:
-            raise RuntimeError(f"{method} {path}: {r.status} {data}")
-        return data
 
 
 async def seated_game(http: aiohttp.ClientSession, base: str, i: int) -> tuple[str, list[str]]:
