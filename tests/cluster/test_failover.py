@@ -172,3 +172,16 @@ def test_a_cluster_without_a_queue_redis_is_refused_at_startup(cluster_url: str)
     with pytest.raises(ValueError, match="ATOUT_QUEUE_URL"):
         Settings(redis_url=cluster_url, redis_cluster=True)
     assert Settings(redis_url=cluster_url).queue_redis_url == cluster_url
+
+
+def test_metrics_and_readiness_read_the_cluster_and_the_queue_redis(client: TestClient) -> None:
+    """The scrape counts unfinished games over the 16 shards (one slot each) on the cluster, and the
+    queues on their own Redis; readiness pings the cluster."""
+    seated(client, "rough")
+    assert client.get("/readyz").status_code == 200
+    scraped = client.get("/metrics")
+    assert scraped.status_code == 200
+    lines = scraped.text.splitlines()
+    assert "atout_active_games 1.0" in lines
+    assert "atout_store_up 1.0" in lines
+    assert any(line.startswith('atout_queue_depth{queue="atout-bots"}') for line in lines)
