@@ -52,6 +52,7 @@ CODES: dict[str, tuple[int, str]] = {
     "rate_limited": (429, "Too many requests"),
     "too_many_streams": (429, "Too many open streams"),
     "stream_lagged": (503, "The stream fell too far behind"),
+    "server_closing": (503, "This server is shutting down; reconnect"),
     "stream_window_passed": (410, "The events after this id are no longer kept"),
     "events_expired": (410, "This finished game's events were compacted away"),
     "too_many_games": (429, "Too many open games"),

@@ -17,7 +17,7 @@ import engine
 from service.core import (
     GameCore,
 )
-from service.fanout import Fanout, StreamGap, StreamLagged, StreamSlot, stream_id
+from service.fanout import Fanout, StreamClosing, StreamGap, StreamLagged, StreamSlot, stream_id
 from service.store import (
     STATUS_FINISHED,
     Store,
@@ -108,9 +108,12 @@ class EventDelivery(GameCore):
                 last = batch[-1]
                 if last.get("type") == "turn" and last.get("status") == STATUS_FINISHED:
                     return
-        except StreamLagged:
+        except StreamGap:
+            raise
+        except StreamLagged as ended:
             # resume after what this seat last received (the hidden events after it are skipped again)
-            raise StreamLagged(delivered_id) from None
+            again = StreamClosing if isinstance(ended, StreamClosing) else StreamLagged
+            raise again(delivered_id) from None
         finally:
             await entries.aclose()
 

@@ -116,7 +116,13 @@ class StreamSlot:
         self.release()
 
 
+class StreamClosing(StreamLagged):
+    """This server is stopping (SIGTERM, a rolling update): the reader reconnects after a second with
+    its last event id, and another replica resumes the stream without a gap."""
+
+
 _LAGGED: Any = object()  # queued after a dropped subscriber's queue is emptied, to wake it
+_CLOSING: Any = object()  # queued to every subscriber when the server stops
 
 
 @dataclass(eq=False)
@@ -180,6 +186,7 @@ class Fanout:
         self.open_streams = 0
         self.gauge: Any = None  # atout_open_streams (service/metrics.py), set by the app
         self.dropped = 0  # subscribers ended for falling behind, since start
+        self.closing = False  # the server is stopping (server_closing)
 
     @classmethod
     def from_url(cls, url: str, pool_size: int, **options: Any) -> Fanout:
@@ -272,6 +279,8 @@ class Fanout:
         without end, in batches (what was read together: one write to the client instead of one per
         event); ``None`` after ``idle_seconds`` without any (the caller may check that what it
         follows still exists). Raises :class:`StreamLagged` when the subscriber fell behind."""
+        if self.closing:
+            raise StreamClosing(after)
         sub = _Subscriber(asyncio.Queue(self.queue_size))
         followed = self._followed.get(key)
         if followed is None:
@@ -303,6 +312,8 @@ class Fanout:
                 queued = [first]
                 while not sub.queue.empty():
                     queued.append(sub.queue.get_nowait())
+                if _CLOSING in queued:
+                    raise StreamClosing(cursor)
                 if sub.lagged:  # the queue was emptied, and _LAGGED queued, when it overflowed
                     self.dropped += 1
                     raise StreamLagged(cursor)
@@ -319,6 +330,15 @@ class Fanout:
             followed.subscribers.discard(sub)
             if not followed.subscribers and self._followed.get(key) is followed:
                 del self._followed[key]
+
+    def server_closing(self) -> None:
+        """The server is stopping: every subscriber's stream ends (:class:`StreamClosing`) once it
+        has what was already queued for it; streams opened from now on end at once. Idempotent."""
+        self.closing = True
+        for followed in self._followed.values():
+            for sub in followed.subscribers:
+                with contextlib.suppress(asyncio.QueueFull):  # a full queue: it lags out instead
+                    sub.queue.put_nowait(_CLOSING)
 
     # --- reading ------------------------------------------------------------------------------
 

@@ -14,6 +14,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import AsyncGenerator, Callable, Iterator
+from contextvars import ContextVar
 from typing import Annotated, Any, TypeVar
 
 import strawberry
@@ -32,7 +33,7 @@ import engine
 from schema import graphql_types as t
 from schema.rest import CLIENT_SEED, Action, CreateGameRequest
 from service.errors import CODES, ProblemError, observe_graphql_errors, problem_response, store_fault
-from service.fanout import StreamGap, StreamLagged, StreamSlot, client_key
+from service.fanout import StreamClosing, StreamGap, StreamLagged, StreamSlot, client_key
 from service.games import Games
 from service.graphql_limits import QueryLimits, bound_validation, check_query, limits_of
 from service.limits import parse_json, refuse_unsafe_names
@@ -49,12 +50,21 @@ ACTION = TypeAdapter(Action)
 CLASSIFICATION = {401: "UNAUTHORIZED", 403: "FORBIDDEN", 404: "NOT_FOUND"}
 
 
+RETRY_AFTER: ContextVar[str | None] = ContextVar("graphql_retry_after", default=None)
+"""The longest ``retry_after`` among the errors of the GraphQL request being answered (set by
+``process_result``, in the request's own task): the HTTP answer carries it as ``Retry-After``."""
+
+
 def problem_error(error: ProblemError) -> GraphQLError:
-    """The REST problem as a GraphQL error: ``extensions.code`` is the same stable code."""
+    """The REST problem as a GraphQL error: ``extensions.code`` is the same stable code, and a retry
+    hint is ``extensions.retry_after`` (seconds) and the HTTP answer's ``Retry-After``."""
     classification = CLASSIFICATION.get(
         error.status, "BAD_REQUEST" if error.status < 500 else "INTERNAL_ERROR"
     )
     extensions = {"code": error.code, "status": error.status, "classification": classification, **error.extra}
+    retry = error.headers.get("Retry-After")
+    if retry is not None:
+        extensions.setdefault("retry_after", int(retry))
     return GraphQLError(error.detail, extensions=extensions)
 
 
@@ -293,6 +303,16 @@ def lagged_error(lagged: StreamLagged) -> GraphQLError:
     the events after it are gone, resync from the view first: :class:`service.fanout.StreamGap`)."""
     if isinstance(lagged, StreamGap):
         return problem_error(ProblemError(lagged.code, lagged.detail, last_event_id=lagged.last_id))
+    if isinstance(lagged, StreamClosing):
+        return problem_error(
+            ProblemError(
+                "server_closing",
+                f"This server is shutting down; subscribe again with after: {lagged.last_id!r} (another "
+                "replica resumes without a gap).",
+                last_event_id=lagged.last_id,
+                retry_after=1,
+            )
+        )
     return problem_error(
         ProblemError(
             "stream_lagged",
@@ -506,8 +526,11 @@ class AtoutGraphQL(GraphQL[dict[str, Any], None]):
             await super().__call__(scope, receive, send)
             return
         request = Request(scope=scope, receive=receive)
+        RETRY_AFTER.set(None)
         try:
             response = await self.run(request)
+            if (retry := RETRY_AFTER.get()) is not None:
+                response.headers["Retry-After"] = retry
         except HTTPException as error:
             response = problem_response(http_problem(error), request.url.path)
         except ProblemError as error:
@@ -535,6 +558,13 @@ class AtoutGraphQL(GraphQL[dict[str, Any], None]):
 
     async def process_result(self, request: Any, result: Any) -> Any:
         code_errors(result)  # errors raised outside the operation hooks too
+        hints = [
+            int(hint)
+            for error in getattr(result, "errors", None) or ()
+            if isinstance(hint := (error.extensions or {}).get("retry_after"), int)
+        ]
+        if hints:  # the HTTP answer says when to retry, as a REST problem would (set in __call__)
+            RETRY_AFTER.set(str(max(hints)))
         return await super().process_result(request, result)
 
     async def get_context(self, request: Any, response: Any) -> dict[str, Any]:

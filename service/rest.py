@@ -44,7 +44,7 @@ from schema.rest import (
     ViewResponse,
 )
 from service.errors import CODES, PROBLEM_JSON, ProblemError
-from service.fanout import StreamGap, StreamLagged, client_key
+from service.fanout import StreamClosing, StreamGap, StreamLagged, client_key
 from service.games import Games
 from service.limits import parse_json
 from service.ratelimit import rate_limit
@@ -239,6 +239,8 @@ def stream_client(request: Request, token: str | None) -> str:
 def lagged_notice(lagged: StreamLagged) -> dict[str, Any]:
     """The last message of a stream that fell too far behind: resume after ``last_event_id``; or, when
     the events after its cursor are gone (:class:`service.fanout.StreamGap`), resync from the view."""
+    if isinstance(lagged, StreamClosing):
+        return {**SERVER_CLOSING, "last_event_id": lagged.last_id}
     if isinstance(lagged, StreamGap):
         return {
             "type": "resync",
@@ -263,43 +265,37 @@ SERVER_CLOSING = {
     "(another replica serves you), and the stream resumes without a gap.",
     "retry_after": LAGGED_RETRY_MS // 1000,
 }
+_WATCHERS: set[asyncio.Future[None]] = set()  # one per open stream, until it ends (a reference)
 SHUTDOWN_GRACE_SECONDS = 2.0  # what a stream has, once the server is stopping, to send its goodbye
 
 
-def event_source(items: AsyncGenerator[Any, None], ping: float) -> EventSourceResponse:
+def event_source(request: Request, items: AsyncGenerator[Any, None], ping: float) -> EventSourceResponse:
     """An SSE response of ``items`` that, when the server stops (SIGTERM, Ctrl-C), ends with a
     ``server_closing`` notice carrying a reconnection delay instead of a cut connection: an
-    EventSource, or a bot, reconnects with its Last-Event-ID to another replica."""
+    EventSource, or a bot, reconnects with its Last-Event-ID to another replica. sse-starlette sets
+    ``closing`` when uvicorn is told to exit; the hub then ends every stream of the process
+    (:class:`service.fanout.StreamClosing`), within ``SHUTDOWN_GRACE_SECONDS``."""
     closing = anyio.Event()
+    hub = request.app.state.streams
 
-    async def until_closing() -> AsyncIterator[Any]:
-        stopping = asyncio.ensure_future(closing.wait())
-        step: asyncio.Future[Any] | None = None
+    async def watch() -> None:
+        await closing.wait()
+        hub.server_closing()
+
+    watcher = asyncio.ensure_future(watch())
+    _WATCHERS.add(watcher)
+    watcher.add_done_callback(_WATCHERS.discard)
+
+    async def until_done() -> AsyncIterator[Any]:
         try:
-            while True:
-                step = asyncio.ensure_future(anext(items))
-                await asyncio.wait({step, stopping}, return_when=asyncio.FIRST_COMPLETED)
-                if not step.done():
-                    step.cancel()  # the source's own cleanup (its stream slot) runs
-                    with contextlib.suppress(asyncio.CancelledError, StopAsyncIteration):
-                        await step
-                    yield sse_of(SERVER_CLOSING)
-                    return
-                try:
-                    item = step.result()
-                except StopAsyncIteration:
-                    return
-                yield item
+            async with contextlib.aclosing(items) as source:  # closed with this one, as if unwrapped
+                async for item in source:
+                    yield item
         finally:
-            stopping.cancel()
-            # the client went away, or the server is stopping: the source stops and frees its slot
-            if step is not None and not step.done():
-                step.cancel()
-            else:
-                await items.aclose()  # suspended at a yield: closed now, not when garbage-collected
+            watcher.cancel()
 
     return EventSourceResponse(
-        until_closing(),
+        until_done(),
         ping=ping,
         send_timeout=STALLED_SEND_SECONDS,
         shutdown_event=closing,
@@ -356,7 +352,7 @@ async def bot_stream(request: Request) -> Response:
         async for notice in notices():
             yield sse_of(notice)
 
-    return event_source(events(), settings.sse_ping)
+    return event_source(request, events(), settings.sse_ping)
 
 
 async def delete_bot(request: Request) -> Response:
@@ -393,7 +389,7 @@ async def game_events(request: Request) -> Response:
             except StreamLagged as lagged:
                 yield sse_of(lagged_notice(lagged))
 
-    return event_source(stream(), settings.sse_ping)
+    return event_source(request, stream(), settings.sse_ping)
 
 
 # --- the table ----------------------------------------------------------------------------
@@ -605,7 +601,8 @@ OPS: tuple[Op, ...] = (
         "whose Last-Event-ID is older than the events a running match keeps (ATOUT_STREAM_WINDOW), or "
         "than a finished match's stream (kept ATOUT_FINISHED_STREAM_TTL seconds), gets `event: resync` "
         "with code `stream_window_passed` (read the view, then follow after `last_event_id`) or "
-        "`events_expired` (read the game and its /log).",
+        "`events_expired` (read the game and its /log). When the server stops (a deploy, SIGTERM) the "
+        "stream ends with `event: server_closing` and `retry: 1000`: reconnect with your Last-Event-ID.",
     ),
     Op(
         "POST",

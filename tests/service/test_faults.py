@@ -114,6 +114,8 @@ def test_with_redis_killed_every_call_is_a_503_and_with_it_back_everything_works
         assert response.status_code in (200, 503), response.text
         errors = response.json()["errors"]
         assert [e["extensions"]["code"] for e in errors] == ["store_unavailable"], response.text
+        assert errors[0]["extensions"]["retry_after"] > 0, response.text
+        assert int(response.headers["Retry-After"]) > 0, response.text  # as a REST problem says it
         assert leaks_nothing(response.text, server), response.text
     assert http.get("/healthz").status_code == 200  # liveness does not depend on Redis
 

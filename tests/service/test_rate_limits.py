@@ -140,10 +140,11 @@ def test_graphql_mutations_share_the_count_and_answer_rate_limited(app_with: Any
     for _ in range(LOW - 1):
         body = client.post("/graphql", json={"query": CREATE_GQL}).json()
         assert "errors" not in body, body
-    body = client.post("/graphql", json={"query": CREATE_GQL}).json()
-    error = body["errors"][0]
+    refused = client.post("/graphql", json={"query": CREATE_GQL})
+    error = refused.json()["errors"][0]
     assert error["extensions"]["code"] == "rate_limited" and error["extensions"]["status"] == 429
     assert 1 <= error["extensions"]["retry_after"] <= 3600
+    assert refused.headers["Retry-After"] == str(error["extensions"]["retry_after"])
     register = 'mutation { registerBot(name: "gql") { botId } }'
     assert "errors" not in client.post("/graphql", json={"query": register}).json()
     error = client.post("/graphql", json={"query": register}).json()["errors"][0]

@@ -385,3 +385,29 @@ def test_a_burst_of_requests_beyond_the_request_pool_waits_for_a_connection(
             return [r.status_code for r in responses]
 
         assert asyncio.run(burst()) == [200] * 60
+
+
+def test_a_stopping_server_ends_every_stream_with_server_closing_and_a_retry(settings: Settings) -> None:
+    """What SIGTERM triggers (through sse-starlette's shutdown event), driven here directly: each
+    open stream ends with `server_closing`, its last event id and `retry: 1000`, not a cut
+    connection; a stream opened afterwards ends the same way at once."""
+    with served(settings) as (base, app), httpx.Client(base_url=base, timeout=30) as http:
+        table = seated(http, "rough")  # type: ignore[arg-type]
+        url = f"{base}/v1/games/{table.game_id}/events"
+        with (
+            httpx.Client(timeout=30) as reader,
+            reader.stream("GET", url, headers=auth(table.tokens[0])) as sse,
+        ):
+            lines = sse.iter_lines()
+            assert next(line for line in lines if line.startswith("id: "))  # following the game
+            wait_until(lambda: hub_of(app).open_streams == 1, "the stream to be followed")
+            hub = hub_of(app)
+            server_loop = hub._tasks[0].get_loop()  # the hub lives on uvicorn's loop, in its thread
+            server_loop.call_soon_threadsafe(hub.server_closing)
+            rest = list(lines)
+        assert "event: server_closing" in rest and "retry: 1000" in rest, rest[-8:]
+        data = next(line for line in rest if line.startswith("data: ") and "server_closing" in line)
+        notice = json.loads(data.removeprefix("data: "))
+        assert notice["code"] == "server_closing" and notice["last_event_id"]
+        again = http.get(url, headers=auth(table.tokens[1]))
+        assert "event: server_closing" in again.text
