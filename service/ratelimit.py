@@ -79,7 +79,7 @@ class RateLimits:
         self.enabled = settings.rate_limits and bool(settings.redis_url)
         self.url = settings.redis_url or ""
         self.cluster = settings.redis_cluster
-        self.pool_size = 32  # syncs are serial (one task); first reads of new counters come in bursts
+        self.pool_size = settings.redis_pool  # one sync task, but first reads of new counters come in bursts
         self.sync_seconds = settings.rate_sync_ms / 1000
         self.rules: dict[str, tuple[list[RateLimitItem], list[RateLimitItem]]] = {
             category: (

@@ -7,7 +7,8 @@ key, the client seeds and the actions; docs/fairness.md), so:
 
 - **The log is compact.** Each move is written (by the store's compare-and-set) as a short JSON array
   ``[version, seat, action]`` (``[..., "timer"]`` for a move the turn timer played); every
-  ``LOG_CHUNK`` moves and when the match ends, the whole log is folded into one compressed element,
+  ``LOG_CHUNK`` moves its plain tail is folded into one more compressed chunk, and when the match
+  ends the whole log is folded into one compressed element,
   ``z1:`` + base85(zlib(JSON array of those arrays), with a fixed preset dictionary). A reader
   accepts all three forms, and the JSON objects (``{"version", "seat", "action"}``) of logs written
   before, so an old log reads unchanged. ``z1`` names the format: a later one gets another prefix and
@@ -47,15 +48,16 @@ _ZDICT = (
     b'[11,2,{"type":"play","card":"AD"}],[12,3,{"type":"play","card":"TC"},"timer"],'
 )
 
-# KEYS: log;  ARGV: the number n of leading elements folded, the first of them as read, the chunk.
-# Replaces the first n elements by the chunk when they are still the ones read: moves appended since
-# stay after it, and a folding that another process already did is not done twice.
+# KEYS: log;  ARGV: the number n of leading elements folded, the first of them as read, then the
+# elements that replace them, in order. Replaces the first n elements when they are still the ones
+# read: moves appended since stay after them, and a folding another process already did is not done
+# twice.
 FOLD_LUA = """
 local n = tonumber(ARGV[1])
 if redis.call('LLEN', KEYS[1]) < n or redis.call('LINDEX', KEYS[1], 0) ~= ARGV[2] then return 0 end
 local ttl = redis.call('PTTL', KEYS[1])
 redis.call('LTRIM', KEYS[1], n, -1)
-redis.call('LPUSH', KEYS[1], ARGV[3])
+for i = #ARGV, 3, -1 do redis.call('LPUSH', KEYS[1], ARGV[i]) end
 if ttl > 0 then redis.call('PEXPIRE', KEYS[1], ttl) end
 return 1
 """
@@ -102,16 +104,32 @@ async def read_log(store: Store, gid: str) -> list[dict[str, Any]]:
     return decode_log(await store.r.lrange(log_key(gid), 0, -1))
 
 
-async def fold_log(store: Store, gid: str) -> bool:
-    """Fold the whole log of ``gid``, as it is now, into one compressed element (a no-op when it is
-    one already, or when another process folded it meanwhile). Returns whether it folded."""
+async def fold_log(store: Store, gid: str, whole: bool = True) -> bool:
+    """Fold the log of ``gid`` as it is now: with ``whole``, into one compressed element (once the
+    match is over: the smallest form); else only its plain tail into one more chunk, the chunks
+    before it left as they are (while the match runs: each folding costs its last moves, not the
+    whole match again). A no-op when there is nothing to fold or another process folded it
+    meanwhile. Returns whether it folded."""
     elements: list[str] = await store.r.lrange(log_key(gid), 0, -1)
-    if len(elements) < 2 and all(e.startswith(CHUNK_PREFIX) for e in elements):
+    chunks = 0
+    while chunks < len(elements) and elements[chunks].startswith(CHUNK_PREFIX):
+        chunks += 1
+    if chunks == len(elements) and (chunks < 2 or not whole):
         return False
-    items = [item for element in elements for item in _expand(element)]
-    fold = store.r.register_script(FOLD_LUA)  # EVALSHA, the script loaded on first use
-    folded = await fold(keys=[log_key(gid)], args=[str(len(elements)), elements[0], _compress(items)])
+    if whole:
+        replacement = [_compress([item for element in elements for item in _expand(element)])]
+    else:
+        replacement = [*elements[:chunks], _compress([json.loads(e) for e in elements[chunks:]])]
+    fold = _fold_script(store)
+    folded = await fold(keys=[log_key(gid)], args=[str(len(elements)), elements[0], *replacement])
     return bool(folded)
+
+
+def _fold_script(store: Store) -> Any:
+    script = getattr(store, "_fold", None)
+    if script is None:
+        script = store._fold = store.r.register_script(FOLD_LUA)  # type: ignore[attr-defined]
+    return script
 
 
 async def after_move(store: Store, gid: str, version: int, finished: bool, window: int, linger: int) -> None:
@@ -123,6 +141,6 @@ async def after_move(store: Store, gid: str, version: int, finished: bool, windo
         await store.r.expire(events_key(gid), linger)
         return
     if version % LOG_CHUNK == 0:
-        await fold_log(store, gid)
+        await fold_log(store, gid, whole=False)
     if version % TRIM_EVERY == 0:
         await store.r.xtrim(events_key(gid), maxlen=window, approximate=True)

@@ -225,3 +225,36 @@ def test_a_subscription_behind_the_window_ends_with_the_resync_code() -> None:
     assert error.extensions is not None
     assert error.extensions["code"] == "stream_window_passed"
     assert error.extensions["last_event_id"] == "12-0"
+
+
+def test_while_a_match_runs_each_folding_compresses_only_its_last_moves(redis_url: str) -> None:
+    """Every LOG_CHUNK moves only the plain tail becomes one more chunk (the earlier chunks are kept
+    as they are: a folding costs its last moves, not the whole match again); at the end the whole log
+    becomes one chunk. Every form reads back as the same moves."""
+    import asyncio
+
+    from service.store import Store
+
+    moves = [retention.log_entry(v, v % 4, {"type": "play", "card": "AS"}) for v in range(1, 50)]
+
+    async def run() -> None:
+        store = Store.from_url(redis_url, 60, 60, 60)
+        try:
+            key = log_key("g")
+            for chunk in range(3):
+                await store.r.rpush(key, *moves[chunk * 16 : (chunk + 1) * 16])
+                before = await store.r.lrange(key, 0, -1)
+                assert await retention.fold_log(store, "g", whole=False)
+                after = await store.r.lrange(key, 0, -1)
+                assert after[:chunk] == before[:chunk]  # the earlier chunks untouched
+                assert len(after) == chunk + 1 and all(e.startswith(retention.CHUNK_PREFIX) for e in after)
+            assert not await retention.fold_log(store, "g", whole=False)  # nothing plain left
+            await store.r.rpush(key, moves[48])
+            assert await retention.fold_log(store, "g", whole=True)
+            whole = await store.r.lrange(key, 0, -1)
+            assert len(whole) == 1
+            assert [m["version"] for m in retention.decode_log(whole)] == list(range(1, 50))
+        finally:
+            await store.close()
+
+    asyncio.run(run())
