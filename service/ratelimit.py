@@ -56,6 +56,7 @@ CATEGORIES = ("create_game", "join", "act", "register_bot", "open_stream")
 KEY_PREFIX = "atout:ratelimit"
 MAX_COUNTERS = 100_000
 REFRESH_SECONDS = 1.0
+RECENT_SECONDS = 10.0  # a refresh reads back the counters this process hit within this long
 RATE_LIMIT_HEADERS = ("RateLimit-Limit", "RateLimit-Remaining", "RateLimit-Reset")
 _FROM_HEADER = object()
 
@@ -95,6 +96,7 @@ class RateLimits:
         self._syncer: asyncio.Task[None] | None = None
         self._add_and_read: Any = None
         self._sync_failing = False
+        self.last_hit: dict[str, float] = {}  # counter -> when this process last counted a hit on it
 
     def count(self, key: str) -> int:
         return self.known.get(key, 0) + self.pending.get(key, 0)
@@ -122,6 +124,7 @@ class RateLimits:
         if not refused:
             for _, key in checks:
                 self.pending[key] = self.pending.get(key, 0) + 1
+                self.last_hit[key] = now
             return
         # The limit that frees up last decides when to come back.
         item, key = max(refused, key=lambda pair: self.window_end[pair[1]])
@@ -184,18 +187,23 @@ class RateLimits:
 
     async def sync(self, everything: bool = True) -> None:
         """One round trip: add this process's new hits to the shared counters and read their totals
-        back; with ``everything``, read every counter in use back too (``INCRBY`` by 0 reads).
-        Counters whose window is over are forgotten."""
+        back; with ``everything`` (a refresh, once a second), also read back every counter this
+        process hit in the last ``RECENT_SECONDS`` (``INCRBY`` by 0 reads) and forget the counters
+        whose window is over."""
         now = time.time()
-        for key in [k for k, end in self.window_end.items() if end <= now]:
-            del self.window_end[key]
-            self.known.pop(key, None)
-            self.pending.pop(key, None)
-        if not self.window_end:
-            return
-        batch = {
-            key: self.pending.pop(key, 0) for key in (self.window_end if everything else list(self.pending))
-        }
+        keys = set(self.pending)
+        if everything:  # once a second: a scan of every counter costs too much every 50 ms
+            for key in [k for k, end in self.window_end.items() if end <= now]:
+                del self.window_end[key]
+                self.known.pop(key, None)
+                self.pending.pop(key, None)
+            # Read back the counters this process hit lately, not every one in use: thousands of
+            # idle ones (tokens of games long over) made each refresh a long script that held
+            # Redis, and every request's tail latency, for milliseconds.
+            for key in [k for k, hit in self.last_hit.items() if hit < now - RECENT_SECONDS]:
+                del self.last_hit[key]
+            keys |= self.last_hit.keys()
+        batch = {key: self.pending.pop(key, 0) for key in keys if key in self.window_end}
         if not batch:
             return
         groups = self._by_tag(batch)
