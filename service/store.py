@@ -582,10 +582,13 @@ class Store:
         seen = self._replicas_seen.get(name)
         now = time.monotonic()
         if seen is None or now - seen[0] > 5:
-            if node is None:
-                info = await self.r.info("replication")
-            else:
-                info = await node.execute_command("INFO", "replication")
+            try:
+                if node is None:
+                    info = await self.r.info("replication")
+                else:
+                    info = await node.execute_command("INFO", "replication")
+            except ResponseError:  # INFO renamed or denied (some managed Redis): nothing to wait for
+                info = {}
             count = int(info.get("connected_slaves", 0)) if isinstance(info, dict) else 0
             seen = self._replicas_seen[name] = (now, count)
         return node, seen[1]

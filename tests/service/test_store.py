@@ -256,3 +256,22 @@ async def test_stale_entries_of_the_open_index_are_dropped(store: Store, redis_c
 
 async def test_bad_game_ids_are_never_looked_up(store: Store) -> None:
     assert await store.load("{x}*") is None
+
+
+async def test_a_redis_that_denies_info_still_takes_moves_and_waits_for_no_replica(
+    redis_url: str, redis_client: redis.Redis
+) -> None:
+    """Some managed Redis services rename or deny INFO, which tells the store whether the master has
+    replicas to WAIT for: then there is nothing to wait for, and moves go on (never a 500)."""
+    redis_client.execute_command("ACL", "SETUSER", "noinfo", "on", ">noinfo-pw", "~*", "+@all", "-info")
+    url = redis_url.replace(redis_url.split("@")[0], "redis://noinfo:noinfo-pw")
+    denied = Store.from_url(url, ABANDONED, FINISHED, IDEM, wait_replicas=1)
+    try:
+        with pytest.raises(redis.exceptions.NoPermissionError):
+            await denied.r.info("replication")
+        await denied.create(record(), [event(0)])
+        result = await denied.commit("g1", 0, '{"state": 1}', STATUS_ACTIVE, [event(1)], '{"m": 1}')
+        assert result.version == 1
+    finally:
+        await denied.close()
+        redis_client.execute_command("ACL", "DELUSER", "noinfo")
