@@ -163,6 +163,7 @@ def create_app(settings: Settings | None = None) -> Starlette:
             per_client=settings.streams_per_client,
             per_process=settings.streams_per_process,
             cluster=settings.redis_cluster,
+            poll_ms=settings.stream_poll_ms,
         )
         streams.gauge = metrics.open_streams
         await streams.start()

@@ -13,11 +13,14 @@ import time
 from collections.abc import AsyncGenerator, AsyncIterator, Callable
 from typing import Any
 
+from redis.exceptions import RedisError
+
 import engine
 from service.core import (
     GameCore,
 )
 from service.fanout import Fanout, StreamClosing, StreamGap, StreamLagged, StreamSlot, stream_id
+from service.metrics import count_redis_error
 from service.store import (
     STATUS_FINISHED,
     Store,
@@ -73,6 +76,24 @@ class EventDelivery(GameCore):
                     yield seen
 
     async def follow_batches(
+        self, gid: str, seat: int | None, after: str, block_ms: int, wait: bool = True
+    ) -> AsyncGenerator[list[dict[str, Any]], None]:
+        """:meth:`_follow_batches`, whose answer has started by the time it reads the store: a store
+        fault there can no longer be a 503, so the stream ends as a lagged one (StreamLagged after
+        the last event delivered) and the client resumes from there."""
+        delivered = after
+        inner = self._follow_batches(gid, seat, after, block_ms, wait)
+        try:
+            async for batch in inner:
+                delivered = batch[-1]["id"]
+                yield batch
+        except RedisError as fault:
+            count_redis_error("streams", fault)
+            raise StreamLagged(delivered) from None
+        finally:
+            await inner.aclose()
+
+    async def _follow_batches(
         self, gid: str, seat: int | None, after: str, block_ms: int, wait: bool = True
     ) -> AsyncGenerator[list[dict[str, Any]], None]:
         """The game's events after the stream id ``after`` as ``seat`` may see them (ALL-7), in the

@@ -49,7 +49,7 @@ Entry = tuple[str, dict[str, str]]  # a stream id and its fields
 RETRY_AFTER_SECONDS = 10  # a refused stream: long-lived streams free slots slowly
 CATCH_UP_PAGE = 500
 DEFAULT_BLOCK_MS = 10_000  # a reader's XREAD BLOCK; new keys interrupt it at once
-CLUSTER_POLL_SECONDS = 0.02  # on a Cluster, readers poll (pipelined, per node) at most this often when idle
+DEFAULT_POLL_MS = 50  # on a Cluster, an idle reader polls (pipelined, one round trip per node) this often
 
 
 class StreamLagged(Exception):
@@ -170,6 +170,7 @@ class Fanout:
         per_process: int = 5000,
         block_ms: int = DEFAULT_BLOCK_MS,
         cluster: bool = False,
+        poll_ms: int = DEFAULT_POLL_MS,
     ) -> None:
         # redis-py's return types are unions of bytes and str; the client decodes responses to str.
         self.client: Any = client
@@ -179,6 +180,7 @@ class Fanout:
         self.per_process = per_process
         self.block_ms = block_ms
         self.cluster = cluster
+        self.poll_seconds = poll_ms / 1000
         self._followed: dict[str, _Followed] = {}
         self._wakes = [asyncio.Event() for _ in range(readers)]
         self._tasks: list[asyncio.Task[None]] = []
@@ -398,7 +400,7 @@ class Fanout:
 
     async def _poll(self, streams: dict[str, str], wake: asyncio.Event) -> bool:
         """On a Cluster: one XREAD per hash slot without BLOCK, pipelined (a round trip per node),
-        then, if nothing came, a pause of ``CLUSTER_POLL_SECONDS`` that a new key cuts short. A read
+        then, if nothing came, a pause of ``poll_ms`` that a new key cuts short. A read
         is never cancelled half-way there: redis-py's cluster client can hand a connection whose
         reply was abandoned to the next command. False when the read failed."""
         try:
@@ -415,7 +417,7 @@ class Fanout:
             self._dispatch(reply)
         else:
             with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(wake.wait(), CLUSTER_POLL_SECONDS)
+                await asyncio.wait_for(wake.wait(), self.poll_seconds)
         return True
 
     def _dispatch(self, reply: list[Any]) -> None:

@@ -49,7 +49,16 @@ class BoundedCluster(RedisCluster):
         except TimeoutError:
             raise MaxConnectionsError("every connection to the game store is busy") from None
         try:
-            return await super().execute_command(*args, **kwargs)
+            try:
+                return await super().execute_command(*args, **kwargs)
+            except (AttributeError, RuntimeError):
+                # redis-py 8's cluster pool can close a connection another command is opening (its
+                # writer gone: "NoneType has no attribute writelines", "handler is closed"); the
+                # command was not sent, so it is sent again once, then reported as a lost connection.
+                try:
+                    return await super().execute_command(*args, **kwargs)
+                except (AttributeError, RuntimeError) as again:
+                    raise ConnectionError(f"connection torn down under the command: {again}") from again
         finally:
             self.command_slots.release()
 

@@ -120,6 +120,14 @@ class Settings(BaseSettings):
         description="Reader tasks per process; each XREADs every followed stream of its group at once "
         "(fewer than stream_pool, which also serves catch-up reads).",
     )
+    stream_poll_ms: int = Field(
+        default=50,
+        ge=5,
+        le=1000,
+        description="On a Redis Cluster (where a read may not block on keys of several slots), how often "
+        "an idle stream reader polls its games: one pipelined XREAD per node; lower means less delivery "
+        "lag and more Redis work (each followed game is read once per poll).",
+    )
     stream_queue: int = Field(
         default=256,
         ge=1,

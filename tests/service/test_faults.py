@@ -221,3 +221,24 @@ def test_a_hung_redis_is_a_503_after_a_bounded_wait_and_then_the_api_recovers(st
     finally:
         os.kill(server.pid, signal.SIGCONT)
     assert http.get(f"/v1/games/{gid}").status_code == 200
+
+
+def test_a_stream_open_when_redis_dies_ends_with_a_lagged_notice_not_a_cut(stack: Stack) -> None:
+    """An SSE answer has started before Redis fails under it, so it cannot become a 503: it ends
+    with `event: lagged` naming the last event delivered (reconnect with it), never a reset."""
+    http, server = stack.http, stack.redis
+    gid, tokens = seated_game(http)
+    with (
+        httpx.Client(timeout=30) as reader,
+        reader.stream(
+            "GET", f"{stack.base}/v1/games/{gid}/events", headers={"Authorization": f"Bearer {tokens[0]}"}
+        ) as sse,
+    ):
+        lines = sse.iter_lines()
+        first_id = next(line for line in lines if line.startswith("id: ")).removeprefix("id: ")
+        kill_redis(server)  # the stream's idle check (every 200 ms here) then meets the dead store
+        rest = list(lines)
+    assert "event: lagged" in rest, rest[-6:]
+    notice = json.loads(next(line for line in rest if line.startswith("data: ") and '"lagged"' in line)[6:])
+    assert notice["last_event_id"] >= first_id
+    assert leaks_nothing("\n".join(rest), server)
