@@ -116,13 +116,18 @@ async def watch(http: aiohttp.ClientSession, base: str, stream: Watched, stop: a
                 if r.status != 200:
                     stream.errors.append(f"{r.status} {await r.text()}")
                     return
+                ended_by = None
                 async for event in sse_events(r):
                     if "id" in event and "version" in event:
                         stream.ids.append(event["id"])
                         stream.arrivals.setdefault(event["version"], time.perf_counter())
                         stream.version = max(stream.version, event["version"])
                         stream.changed.set()
-            return  # the server ends a match's stream after its last event
+                    elif event.get("type") in ("lagged", "server_closing"):
+                        ended_by = event["type"]  # come back after the last event, as told
+            if ended_by is None:
+                return  # the server ends a match's stream after its last event
+            stream.breaks.append(ended_by)
         except (TimeoutError, aiohttp.ClientError) as exc:
             stream.breaks.append(type(exc).__name__)
         if not stop.is_set():
