@@ -33,7 +33,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
-import json
 import os
 import random
 import subprocess
@@ -43,14 +42,13 @@ import time
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 import aiohttp
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from servers import call, percentile, start_server, stop_server  # noqa: E402
+from servers import call, percentile, sse_events, start_server, stop_server  # noqa: E402
 
 from service.embedded_cluster import EmbeddedCluster  # noqa: E402
 from service.embedded_redis import EmbeddedRedis, free_port  # noqa: E402
@@ -88,21 +86,6 @@ class Phase:
     breaks: list[str] = field(default_factory=list)
     failures: list[str] = field(default_factory=list)
     responses: dict[tuple[str, int], float] = field(default_factory=dict)
-
-
-async def sse_events(r: aiohttp.ClientResponse) -> Any:
-    """The events (parsed ``data``) of an SSE response, as they come."""
-    fields: dict[str, str] = {}
-    async for raw in r.content:
-        line = raw.decode().rstrip("\r\n")
-        if line:
-            if not line.startswith(":"):
-                key, _, value = line.partition(": ")
-                fields[key] = value
-            continue
-        if "data" in fields:
-            yield json.loads(fields["data"])
-        fields = {}
 
 
 async def watch(http: aiohttp.ClientSession, base: str, stream: Watched, stop: asyncio.Event) -> None:

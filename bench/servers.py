@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import subprocess
 import time
+from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -59,3 +61,18 @@ async def call(
         if r.status >= 400:
             raise RuntimeError(f"{method} {path}: {r.status} {data}")
         return data
+
+
+async def sse_events(r: aiohttp.ClientResponse) -> AsyncIterator[Any]:
+    """The events (parsed ``data``) of an SSE response, as they come."""
+    fields: dict[str, str] = {}
+    async for raw in r.content:
+        line = raw.decode().rstrip("\r\n")
+        if line:
+            if not line.startswith(":"):
+                key, _, value = line.partition(": ")
+                fields[key] = value
+            continue
+        if "data" in fields:
+            yield json.loads(fields["data"])
+        fields = {}

@@ -48,7 +48,7 @@ import aiohttp
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from servers import call, percentile, start_server, stop_server  # noqa: E402
+from servers import call, percentile, sse_events, start_server, stop_server  # noqa: E402
 
 from service.embedded_redis import EmbeddedRedis, free_port  # noqa: E402
 
@@ -149,26 +149,16 @@ async def follow(
 
 async def read_events(r: aiohttp.ClientResponse, stream: Stream) -> bool:
     """Record the events of one SSE response; True when it ended with a ``lagged`` notice."""
-    fields: dict[str, str] = {}
-    async for raw in r.content:
-        line = raw.decode().rstrip("\r\n")
-        if line:
-            if not line.startswith(":"):
-                key, _, value = line.partition(": ")
-                fields[key] = value
-            continue
-        if "data" in fields:
-            now = time.perf_counter()
-            event = json.loads(fields["data"])
-            if event.get("type") == "lagged":
-                stream.reconnects += 1
-                return True
-            stream.ids.add((stream.game, event["id"]))
-            stream.last_id = event["id"]
-            stream.arrivals.setdefault((stream.game, event["version"]), now)
-            stream.heard.add(stream.game)
-            stream.subscribed.set()
-        fields = {}
+    async for event in sse_events(r):
+        now = time.perf_counter()
+        if event.get("type") == "lagged":
+            stream.reconnects += 1
+            return True
+        stream.ids.add((stream.game, event["id"]))
+        stream.last_id = event["id"]
+        stream.arrivals.setdefault((stream.game, event["version"]), now)
+        stream.heard.add(stream.game)
+        stream.subscribed.set()
     return False
 
 

@@ -160,6 +160,15 @@ def worker(args: argparse.Namespace) -> int:
         # most of a minute after Redis is back. Bot turns are interactive, so try again every 2 s at most.
         max_connection_wait_time = 2.0
 
+        # No pubsub thread for RQ's remote commands (kill or stop a job, shut a worker down from
+        # another process): nothing here sends them, and at a warm shutdown closing that thread's
+        # connection sometimes hung the worker for good (seen once in a full test run).
+        def subscribe(self) -> None:
+            pass
+
+        def unsubscribe(self) -> None:
+            pass
+
         def run_maintenance_tasks(self) -> None:
             super().run_maintenance_tasks()
             try:
