@@ -28,24 +28,35 @@ tools:
 	     -o Dpkg::Options::=--force-confold redis-tools podman buildah runc debootstrap >/dev/null; \
 	 fi
 
-# The container image, with no registry: the base is debootstrapped from the Debian mirror apt uses
-# and imported under a name of our own (podman's image store is shared by the whole machine); pip
-# inside the build gets the host's CA bundle mounted for the build only (never copied into the
-# image). podman runs with tests/image/containers.conf (runc, ulimits this machine allows).
+# The container image, with no registry: the base is debootstrapped from the Debian mirror apt uses,
+# slimmed like debian:bookworm-slim (no apt cache or lists, no docs, man pages or locales) and imported
+# under a name of our own (podman's image store is shared by the whole machine); pip inside the build
+# gets the host's CA bundle as a build secret, mounted for the pip step only (never in the image).
+# podman runs with tests/image/containers.conf (runc, ulimits this machine allows).
 IMAGE       ?= localhost/atout:dev
 BASE_IMAGE  ?= localhost/atout-base:bookworm-slim
-DEBIAN_MIRROR ?= $(shell sed -n 's/^URIs: *\([^ ]*debian\)$$/\1/p' /etc/apt/sources.list.d/debian.sources 2>/dev/null | head -1)
+DEBIAN_MIRROR ?= $(firstword \
+  $(shell sed -n 's/^URIs: *\([^ ]*debian\)$$/\1/p' /etc/apt/sources.list.d/debian.sources 2>/dev/null) \
+  $(shell sed -nE 's/^deb +(\[[^]]*\] +)?([^ ]*debian) +bookworm .*/\2/p' /etc/apt/sources.list 2>/dev/null) \
+  http://deb.debian.org/debian)
 HOST_CA     := /etc/ssl/certs/ca-certificates.crt
 PODMAN      := CONTAINERS_CONF=$(CURDIR)/tests/image/containers.conf podman
+SLIM_PATHS  := doc groff info linda lintian locale man
+ifneq ($(wildcard $(HOST_CA)),)
+PIP_CA_ARGS := --secret id=host-ca,src=$(HOST_CA) --build-arg PIP_CERT=/run/host-ca.crt
+endif
 image: tools
 	@$(PODMAN) image exists $(BASE_IMAGE) || { \
-	  root=$$(mktemp -d) && echo "debootstrap bookworm into $$root (about 30 s)" && \
-	  debootstrap --variant=minbase bookworm $$root/rootfs $(or $(DEBIAN_MIRROR),http://deb.debian.org/debian) >$$root/log 2>&1 && \
-	  tar -C $$root/rootfs -c . | $(PODMAN) import - $(BASE_IMAGE) >/dev/null; \
+	  root=$$(mktemp -d) && r=$$root/rootfs && echo "debootstrap bookworm from $(DEBIAN_MIRROR) (about 30 s)" && \
+	  debootstrap --variant=minbase bookworm $$r $(DEBIAN_MIRROR) >$$root/log 2>&1 && \
+	  for d in $(SLIM_PATHS); do echo "path-exclude /usr/share/$$d/*"; done >$$r/etc/dpkg/dpkg.cfg.d/slim && \
+	  echo 'path-include /usr/share/doc/*/copyright' >>$$r/etc/dpkg/dpkg.cfg.d/slim && \
+	  find $$r/usr/share/doc -type f ! -name copyright -delete && \
+	  for d in $(SLIM_PATHS); do [ $$d = doc ] || rm -rf $$r/usr/share/$$d/*; done && \
+	  rm -rf $$r/var/cache/apt/archives/*.deb $$r/var/cache/apt/*.bin $$r/var/lib/apt/lists/* && \
+	  tar -C $$r -c . | $(PODMAN) import - $(BASE_IMAGE) >/dev/null; \
 	  rc=$$?; [ $$rc = 0 ] || tail -5 $$root/log; rm -rf $$root; exit $$rc; }
-	$(PODMAN) build --pull=never --build-arg BASE=$(BASE_IMAGE) \
-	  $(if $(wildcard $(HOST_CA)),-v $(HOST_CA):/run/host-ca.crt:ro --build-arg PIP_CERT=/run/host-ca.crt) \
-	  -t $(IMAGE) .
+	$(PODMAN) build --pull=never --build-arg BASE=$(BASE_IMAGE) $(PIP_CA_ARGS) -t $(IMAGE) .
 
 serve: $(STAMP) redis
 	$(VENV)/bin/atout serve
