@@ -6,10 +6,12 @@ import argparse
 import json
 import os
 import signal
+import socket
 import sys
 import tempfile
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 from service import logs
 from service.settings import get_settings
@@ -40,10 +42,48 @@ def _lock_owner(data_dir: Path) -> str:
         return "unknown"
 
 
+STREAMS_GRACE_SECONDS = 3.0
+"""Once ``atout serve`` is stopping, what its open streams (SSE, NDJSON, GraphQL subscriptions) have to
+send their goodbye (``server_closing`` and a reconnection delay) before uvicorn closes the connections."""
+
+
+async def _close_streams(app: object, grace: float) -> None:
+    """Tell every open stream of this process that the server is stopping (each ends with a
+    ``server_closing`` notice: reconnect with the last event id, to another replica), and wait, at
+    most ``grace`` seconds, for them to end. uvicorn's own shutdown would otherwise cut a GraphQL
+    subscription's WebSocket (close code 1012) before it could say so."""
+    import asyncio
+
+    from starlette.applications import Starlette
+
+    for _ in range(8):  # uvicorn's middlewares (proxy headers, message logger) wrap the app
+        if isinstance(app, Starlette):
+            break
+        app = getattr(app, "app", None)
+    else:
+        return
+    hub = getattr(app.state, "streams", None)
+    if hub is None:  # stopped before its lifespan started the hub
+        return
+    had_streams = hub.open_streams > 0
+    hub.server_closing()
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + grace
+    while hub.open_streams > 0 and loop.time() < deadline:
+        await asyncio.sleep(0.05)
+    if had_streams:
+        # a stream gives its place back before its last frames are written (a GraphQL subscription's
+        # error, then its "complete"): a moment for them to leave
+        await asyncio.sleep(0.1)
+
+
 def serve(args: argparse.Namespace) -> int:
     """Serve the API; with no REDIS_URL, first start an embedded redis-server and one worker per queue,
     supervised (restarted with backoff when they die) and stopped with the API. SIGTERM is handled
-    like Ctrl-C: the API drains, the workers finish their job, Redis shuts down cleanly."""
+    like Ctrl-C, exit code 0 for both: the API takes no new connection, tells its open streams to
+    reconnect (``server_closing``) and finishes its requests, the workers finish their job, Redis
+    shuts down cleanly last. The children run in sessions of their own: a signal to the whole group
+    (a terminal's Ctrl-C) reaches this process alone, which stops them in that order."""
     import uvicorn
 
     from service.embedded_redis import EmbeddedRedis
@@ -96,16 +136,30 @@ def serve(args: argparse.Namespace) -> int:
             supervisor = Supervisor(workers, last=[redis_child], max_backoff=settings.supervisor_max_backoff)
             supervisor.start()
             log.info("workers_started", pids=[w.pid for w in workers], redis_pid=embedded.pid)
-        uvicorn.run(
-            "service.app:create_app",
-            factory=True,
-            host=args.host or settings.host,
-            port=args.port or settings.port,
-            workers=args.workers,
-            log_level=settings.log_level.lower(),
-            access_log=False,  # the app logs each request itself, as structured JSON
-            timeout_graceful_shutdown=10,
-        )
+        options: dict[str, Any] = {
+            "factory": True,
+            "host": args.host or settings.host,
+            "port": args.port or settings.port,
+            "log_level": settings.log_level.lower(),
+            "access_log": False,  # the app logs each request itself, as structured JSON
+            "timeout_graceful_shutdown": 10,  # in-flight requests finish
+        }
+        if args.workers > 1:
+            # uvicorn's worker processes: sse-starlette ends their SSE streams with server_closing
+            uvicorn.run("service.app:create_app", workers=args.workers, **options)
+        else:
+
+            class Server(uvicorn.Server):
+                async def shutdown(self, sockets: list[socket.socket] | None = None) -> None:
+                    for listener in self.servers:
+                        listener.close()  # no new connection from here on; open ones stay
+                    await _close_streams(self.config.loaded_app, STREAMS_GRACE_SECONDS)
+                    await super().shutdown(sockets)  # in-flight requests finish, then the lifespan ends
+
+            server = Server(uvicorn.Config("service.app:create_app", **options))
+            server.run()
+            if not server.started:
+                return 3  # as uvicorn.run: the API could not start (its port taken, an app error)
     except KeyboardInterrupt:
         pass  # Ctrl-C or SIGTERM before the API was up: stop what was started
     finally:
@@ -115,8 +169,10 @@ def serve(args: argparse.Namespace) -> int:
             supervisor.stop()
         elif embedded is not None:
             embedded.stop()
-        if embedded is not None:
-            log.info("embedded_redis_stopped")
+        if embedded is not None and embedded.returncode is not None:
+            # 0: a clean SHUTDOWN (AOF fsynced); redis.url is removed either way
+            code = embedded.returncode
+            (log.info if code == 0 else log.warning)("embedded_redis_stopped", exit_code=code)
         if metrics_dir is not None:
             metrics_dir.cleanup()
         if lock_fd is not None:
@@ -137,8 +193,17 @@ def worker(args: argparse.Namespace) -> int:
     if not settings.redis_url:
         print("atout worker: set REDIS_URL to the Redis the API uses", file=sys.stderr)
         return 2
-    # RQ forks its scheduler (and, with --fork, a work horse per job): each dies with this worker.
-    os.register_at_fork(after_in_child=die_with_parent)
+
+    def forked() -> None:
+        """In a process just forked here (RQ's scheduler, a --fork work horse): it dies with this
+        worker; and until RQ installs its own handlers, a Ctrl-C to the whole group is left to this
+        worker (which stops its scheduler with SIGTERM) and a SIGTERM simply ends it, rather than
+        running this worker's handler (inherited with the fork) there and printing a traceback."""
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
+        signal.signal(signal.SIGTERM, signal.SIG_DFL)
+        die_with_parent()
+
+    os.register_at_fork(after_in_child=forked)
     log = logs.get_logger("atout.worker")
     metrics_port = settings.worker_metrics_port if args.metrics_port is None else args.metrics_port
     if metrics_port:
@@ -183,7 +248,9 @@ def worker(args: argparse.Namespace) -> int:
         maintenance_interval=max(1, min(30, settings.bot_turn_timeout // 2)),
         worker_ttl=settings.worker_ttl,
     )
+    # SIGTERM or SIGINT: RQ's warm shutdown, the current job finishes and the scheduler process stops
     rq_worker.work(burst=args.burst, with_scheduler=True, logging_level=settings.log_level.upper())
+    log.info("worker_stopped", pid=os.getpid(), queues=[q.name for q in rq_queues])
     return 0
 
 

@@ -19,25 +19,44 @@ import time
 from collections.abc import Collection
 from pathlib import Path
 from types import TracebackType
+from typing import Any
 
 import redis
 
 from service.redis_binary import find
 
+PR_SET_PDEATHSIG = 1
+
+
+def _find_prctl() -> Any:
+    """libc's ``prctl``, looked up once, in the parent: a child just forked (a ``preexec_fn``, RQ's
+    scheduler through ``os.register_at_fork``) then makes one C call, where ``find_library`` would run
+    ``ldconfig`` in a subprocess in every new child, a window in which a Ctrl-C printed a traceback."""
+    if not sys.platform.startswith("linux"):
+        return None
+    try:
+        return ctypes.CDLL(None, use_errno=True).prctl  # the libc this process already has loaded
+    except (OSError, AttributeError):
+        try:
+            return ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6", use_errno=True).prctl
+        except (OSError, AttributeError):
+            return None
+
+
+_PRCTL = _find_prctl()
+
 
 def die_with_parent() -> None:
     """In a child process: receive SIGTERM when the parent dies, even by SIGKILL (Linux), so an
     embedded redis-server or worker never outlives ``atout serve``. Elsewhere: nothing."""
-    if not sys.platform.startswith("linux"):
+    if _PRCTL is None:
         return
     try:
-        libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6", use_errno=True)
-        libc.prctl(PR_SET_PDEATHSIG, signal.SIGTERM)
-    except OSError:
-        pass
-
-
-PR_SET_PDEATHSIG = 1
+        _PRCTL(PR_SET_PDEATHSIG, signal.SIGTERM)
+    except KeyboardInterrupt:
+        # A Ctrl-C reached the group at the moment of the fork (an at-fork hook cannot raise: Python
+        # would print it as a traceback). The parent got it too and stops this child; make sure of it.
+        _PRCTL(PR_SET_PDEATHSIG, signal.SIGTERM)
 
 
 class EmbeddedRedisError(RuntimeError):
@@ -79,6 +98,7 @@ class EmbeddedRedis:
         self.maxmemory = maxmemory
         self.avoid_ports = tuple(avoid_ports)
         self.process: subprocess.Popen[bytes] | None = None
+        self.returncode: int | None = None  # how the last server process ended (0: a clean shutdown)
 
     @property
     def url(self) -> str:
@@ -127,11 +147,15 @@ class EmbeddedRedis:
                 "--hash-max-ziplist-value", "4096",
             ]  # fmt: skip
             # The password goes on stdin as a config file ("-"), never on the command line (ps shows it).
+            # A session of its own: a Ctrl-C in the terminal (SIGINT to the whole foreground process
+            # group) or a SIGTERM to atout serve's group reaches atout serve alone, which stops this
+            # server last, once the workers have finished their jobs (it dies with its parent anyway).
             self.process = subprocess.Popen(
                 [*args[:1], "-", *args[1:]],
                 stdin=subprocess.PIPE,
                 stdout=subprocess.DEVNULL,
                 preexec_fn=die_with_parent,
+                start_new_session=True,
             )
             assert self.process.stdin is not None
             self.process.stdin.write(f"requirepass {self.password}\n".encode())
@@ -189,23 +213,29 @@ class EmbeddedRedis:
         return " | ".join(log.read_text(errors="replace").strip().splitlines()[-3:])
 
     def _kill(self) -> None:
-        if self.process is not None and self.process.poll() is None:
-            self.process.kill()
-            self.process.wait()
+        if self.process is not None:
+            if self.process.poll() is None:
+                self.process.kill()
+            self.returncode = self.process.wait()
         self.process = None
 
-    def stop(self, timeout: float = 10.0) -> None:
-        """Shut down cleanly (the AOF is fsynced); kill only if it does not exit in time."""
+    def stop(self, timeout: float = 10.0) -> int | None:
+        """Shut down cleanly (SHUTDOWN: the AOF is fsynced, an RDB written when save points are set);
+        kill only if it does not exit in time. Returns the server's exit code (0: a clean shutdown;
+        None: it was not running)."""
         if self.process is None:
-            return
+            return None
         if self.process.poll() is None:
             self.process.terminate()  # redis-server handles SIGTERM as SHUTDOWN
             try:
-                self.process.wait(timeout)
+                self.returncode = self.process.wait(timeout)
             except subprocess.TimeoutExpired:
                 self._kill()
+        else:
+            self.returncode = self.process.returncode
         self.process = None
         self.url_file.unlink(missing_ok=True)
+        return self.returncode
 
     def __enter__(self) -> EmbeddedRedis:
         return self.start()

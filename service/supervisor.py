@@ -4,11 +4,16 @@ A laptop or a single-box deployment has no orchestrator to restart a process tha
 ``atout serve`` does it: a thread polls each child, logs a death, and starts it again after a
 backoff that doubles (0.5 s, 1 s, 2 s … up to a cap) while the child keeps dying young, and
 starts over at 0.5 s once it has stayed up for a while. Polling also reaps the dead child, so a
-killed redis-server never lingers as a zombie. ``stop()`` ends the thread first (no restart can
+killed redis-server never lingers as a zombie. ``stop()`` stops the watching first (no restart can
 race the shutdown), then stops the workers (they finish their current job) and Redis last.
 
-Children started by the supervisor thread get ``PR_SET_PDEATHSIG`` tied to that thread, which
-lives until ``stop()``: nothing outlives ``atout serve``, even when it is killed with SIGKILL.
+Children started by the supervisor thread get ``PR_SET_PDEATHSIG`` tied to that thread (Linux sends
+the signal when the *thread* that forked a child ends): the thread stops watching at ``stop()`` but
+lives on until every child has been stopped in order, so a restarted redis-server is not sent
+SIGTERM before the workers have finished their jobs. Nothing outlives ``atout serve``, even when it
+is killed with SIGKILL. Each child runs in a session of its own: a terminal's Ctrl-C (SIGINT to the
+foreground process group) or a SIGTERM to ``atout serve``'s group reaches ``atout serve`` alone,
+which then stops them in that order.
 """
 
 from __future__ import annotations
@@ -93,7 +98,10 @@ class WorkerChild:
         return self.process.pid if self.process is not None else None
 
     def start(self) -> None:
-        self.process = subprocess.Popen(self.argv, env=self.env, preexec_fn=die_with_parent)
+        # its own session: only the supervisor signals it (see the module's docstring)
+        self.process = subprocess.Popen(
+            self.argv, env=self.env, preexec_fn=die_with_parent, start_new_session=True
+        )
 
     def alive(self) -> bool:
         return self.process is not None and self.process.poll() is None
@@ -139,7 +147,7 @@ class RedisChild:
 
     def exit_code(self) -> int | None:
         process = self.server.process
-        return process.returncode if process is not None else None
+        return process.returncode if process is not None else self.server.returncode
 
     def terminate(self) -> None:
         pass  # stopped in wait(): EmbeddedRedis.stop() shuts down cleanly and removes redis.url
@@ -180,6 +188,8 @@ class Supervisor:
         self.stable_after = stable_after
         self.poll_interval = poll_interval
         self._stopping = threading.Event()
+        self._parked = threading.Event()  # the thread no longer checks (nor restarts) any child
+        self._released = threading.Event()  # every child is stopped: the thread may end
         self._thread: threading.Thread | None = None
 
     def start(self) -> None:
@@ -201,11 +211,17 @@ class Supervisor:
         return [d for w in self._watches if w.child.name == name for d in w.delays]
 
     def _run(self) -> None:
-        while not self._stopping.wait(self.poll_interval):
-            for watch in self._watches:
-                if self._stopping.is_set():
-                    return
-                self._check(watch)
+        try:
+            while not self._stopping.wait(self.poll_interval):
+                for watch in self._watches:
+                    if self._stopping.is_set():
+                        break
+                    self._check(watch)
+        finally:
+            self._parked.set()
+        # The children this thread restarted die when it ends (PR_SET_PDEATHSIG): it waits for stop()
+        # to have stopped them all, in order, first.
+        self._released.wait()
 
     def _check(self, watch: _Watch) -> None:
         child = watch.child
@@ -244,12 +260,25 @@ class Supervisor:
         log.warning("child_restarted", child=child.name, pid=child.pid, restarts=watch.restarts)
 
     def stop(self, timeout: float = 30.0) -> None:
-        """Stop watching, then stop the workers together and the store last."""
+        """Stop watching (no restart from now on), then stop the workers together (each finishes its
+        job) and the store last; each child stopped is logged (``child_stopped``, its exit code)."""
         self._stopping.set()
         if self._thread is not None:
-            self._thread.join(timeout)
-        for group in (self._first, self._last):
-            for child in group:
-                child.terminate()
-            for child in group:
-                child.wait(timeout)
+            self._parked.wait(timeout)
+        try:
+            for group in (self._first, self._last):
+                pids = {id(child): child.pid for child in group}
+                for child in group:
+                    child.terminate()
+                for child in group:
+                    child.wait(timeout)
+                    pid = pids[id(child)]
+                    if pid is not None:
+                        code = child.exit_code()
+                        (log.info if code == 0 else log.warning)(
+                            "child_stopped", child=child.name, pid=pid, exit_code=code
+                        )
+        finally:
+            self._released.set()
+            if self._thread is not None:
+                self._thread.join(timeout)
