@@ -40,7 +40,6 @@ from websockets.sync.client import connect as websocket_connect
 import engine
 from service import bots
 from service.embedded_redis import EmbeddedRedis, free_port
-from service.settings import get_settings
 from service.store import game_key
 from service.supervisor import cmdline, descendants
 
@@ -364,49 +363,6 @@ def test_sigterm_after_a_redis_restart_still_stops_the_workers_before_redis(tmp_
     assert stopped[-1] == "redis-server" and len(stopped) == 3, stopped
     assert all(e["exit_code"] == 0 for e in events if e["event"] == "child_stopped")
     assert not (served.data_dir / "redis.url").exists()
-
-
-def test_a_signal_while_the_embedded_redis_starts_stops_it_and_the_redis_port_avoids_the_api_port(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """`atout serve` starts its Redis before the API binds its port: it hands that port to the
-    embedded Redis to avoid (the port race: `[Errno 98] address already in use`). A Ctrl-C or
-    SIGTERM that comes meanwhile stops what was started, and the command exits 0."""
-    import service.embedded_redis as embedded_redis
-    from service import cli
-
-    class FakeRedis:
-        def __init__(self, data_dir: Path, **options: Any) -> None:
-            self.options = options
-            self.port = 0
-            self.pid = None
-            self.returncode: int | None = None
-            self.stopped = False
-            made.append(self)
-
-        def start(self) -> None:
-            raise KeyboardInterrupt  # what SIGTERM (or SIGINT) raises in atout serve at this moment
-
-        def stop(self, timeout: float = 10.0) -> int | None:
-            self.stopped = True
-            return None
-
-    made: list[FakeRedis] = []
-    monkeypatch.setattr(embedded_redis, "EmbeddedRedis", FakeRedis)
-    monkeypatch.delenv("REDIS_URL", raising=False)
-    monkeypatch.delenv("ATOUT_REDIS_URL", raising=False)
-    monkeypatch.setenv("ATOUT_DATA_DIR", str(tmp_path / "redis"))
-    monkeypatch.setenv("PROMETHEUS_MULTIPROC_DIR", str(tmp_path))  # atout serve sets it otherwise
-    get_settings.cache_clear()
-    handlers = {s: signal.getsignal(s) for s in (signal.SIGINT, signal.SIGTERM)}
-    try:
-        assert cli.main(["serve", "--port", "18123"]) == 0
-    finally:
-        for signum, handler in handlers.items():
-            signal.signal(signum, handler)
-        get_settings.cache_clear()
-    assert len(made) == 1 and made[0].stopped
-    assert list(made[0].options["avoid_ports"]) == [18123]
 
 
 # --- atout worker, alone -----------------------------------------------------------------------
