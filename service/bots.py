@@ -195,20 +195,33 @@ def requeue_stuck_turns(connection: redis.Redis, settings: Settings) -> int:
             status = job.get_status()
         except NoSuchJobError:
             job, status = None, None
-        if status in (JobStatus.QUEUED, JobStatus.SCHEDULED, JobStatus.DEFERRED):
+        if status in (JobStatus.SCHEDULED, JobStatus.DEFERRED):
+            continue
+        if status == JobStatus.QUEUED and _waiting_in_queue(connection, job):
             continue
         if status == JobStatus.STARTED and _started_within(job, settings.bot_turn_timeout, now):
             continue
         # Also a job "started" longer than a bot turn may take: its worker died with it (killed, or
         # Redis went down under it, so the job's end was never written). RQ would fail it only after
         # its timeout; the turn is due now. Should it still be running, the copy loses the race.
+        # Also a job "queued" but in no queue: a worker moved it to RQ's intermediate list and died
+        # (or lost Redis) before marking it started. RQ fails such a job only after a minute.
         if job is not None:
-            job.delete()  # finished or failed under the same id: the unique enqueue would refuse
+            # finished or failed under the same id: the unique enqueue would refuse; and RQ's own
+            # cleanup must not later fail the new job for the old one's place in the intermediate list
+            connection.lrem(Queue(job.origin, connection=connection).intermediate_queue_key, 0, job.id)
+            job.delete()
         enqueue(connection, settings.bot_queue, game_id, int(v), level)
         connection.zadd(DUE_KEY, {member: time.time()})  # its clock starts again
         log.warning("bot_turn_requeued", game=game_id, version=int(v), level=level, job_status=str(status))
         requeued += 1
     return requeued
+
+
+def _waiting_in_queue(connection: redis.Redis, job: Any) -> bool:
+    """Whether ``job`` is still in its queue's list (LPOS: no copy of the list), waiting for a worker."""
+    queue_key = Queue(job.origin, connection=connection).key
+    return connection.lpos(queue_key, job.id) is not None
 
 
 def _started_within(job: Any, seconds: float, now: float) -> bool:

@@ -323,3 +323,30 @@ def test_a_bot_turn_left_started_by_a_dead_worker_is_enqueued_again(
     assert bots.requeue_stuck_turns(worker_env, watchdog) == 1
     requeued = Job.fetch(bots.job_id(gid, version), connection=worker_env, serializer=JSONSerializer)
     assert requeued.get_status() == JobStatus.QUEUED
+
+
+def test_a_bot_turn_dequeued_by_a_worker_that_died_before_starting_it_is_enqueued_again(
+    client: TestClient, settings: Settings, worker_env: redis.Redis
+) -> None:
+    """RQ moves a job to an intermediate list when a worker takes it and marks it started a moment
+    later; a worker killed (or cut off by a Redis restart) in between leaves it "queued" in no queue.
+    The watchdog enqueues that turn again; a job still waiting in its queue is left alone."""
+    from rq.job import JobStatus
+
+    created = client.post("/v1/games", json={**BOTS_GAME, "seats": ["bot:random"] * 4})
+    assert created.status_code == 201, created.text
+    gid, version = created.json()["game"]["id"], created.json()["game"]["version"]
+    job = Job.fetch(bots.job_id(gid, version), connection=worker_env, serializer=JSONSerializer)
+    queue = Queue(job.origin, connection=worker_env, serializer=JSONSerializer)
+    watchdog = settings.model_copy(update={"bot_turn_timeout": 60})
+    worker_env.zadd(bots.DUE_KEY, {bots.due_member(gid, version): time.time() - 3600})
+
+    assert bots.requeue_stuck_turns(worker_env, watchdog) == 0  # queued behind others: only late
+    assert job.id in queue.get_job_ids()
+
+    worker_env.delete(bots.WATCHDOG_LOCK)
+    assert worker_env.lmove(queue.key, queue.intermediate_queue_key) == job.id.encode()  # a worker took it
+    assert job.get_status(refresh=True) == JobStatus.QUEUED  # ... and died before marking it started
+    assert bots.requeue_stuck_turns(worker_env, watchdog) == 1
+    assert queue.get_job_ids() == [job.id]
+    assert worker_env.lrange(queue.intermediate_queue_key, 0, -1) == []  # RQ will not fail the new one
