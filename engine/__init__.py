@@ -1,6 +1,9 @@
 """Atout's rules engine: Le 500, Le Rough and five-handed euchre (docs/rules.md).
 
-Pure Python, standard library only, no I/O::
+Standard library only, no I/O. Installed with a C compiler at hand, the modules are compiled by
+mypyc from this same source (setup.py); ``BUILD`` says whether the ``"compiled"`` or the
+``"pure"`` Python modules are running, and ``ATOUT_PURE_ENGINE=1`` in the environment loads the
+plain ones even where the compiled ones exist (to compare, or to debug with a Python debugger)::
 
     import engine
     m = engine.new_match("rough", seed=7)
@@ -11,7 +14,9 @@ Pure Python, standard library only, no I/O::
 
 from __future__ import annotations
 
-from . import euchre5, five_hundred, rough  # noqa: F401  (registers the games)
+# _build first: with ATOUT_PURE_ENGINE=1 it makes every later submodule load from source.
+from . import _build, euchre5, five_hundred, rough  # noqa: F401  (euchre5... register the games)
+from . import match as _match_module
 from .actions import Action, DiscardTemplate, Move, parse
 from .api import (
     FORMAT,
@@ -39,7 +44,11 @@ from .determinize import sample_match
 from .errors import IllegalAction
 from .match import Match
 
+BUILD = "pure" if str(_match_module.__file__).endswith(".py") else "compiled"
+"""``"compiled"`` (mypyc extensions) or ``"pure"`` (the plain modules): what this process runs."""
+
 __all__ = [
+    "BUILD",
     "FORMAT",
     "Action",
     "DiscardTemplate",

@@ -8,7 +8,7 @@ with ``IllegalAction(code="malformed_action")`` rather than a KeyError or TypeEr
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import Any
 
 from .cards import CARD_OF, CODES, SUITS, cards_of, mask_of
 from .errors import IllegalAction
@@ -20,8 +20,6 @@ DENOMINATIONS = ("S", "C", "D", "H", "NT")
 
 @dataclass(frozen=True, slots=True)
 class Pass:
-    type: ClassVar[str] = "pass"
-
     def to_json(self) -> JSON:
         return {"type": "pass"}
 
@@ -30,7 +28,6 @@ class Pass:
 class TrickBid:
     """Le 500: a number of tricks and a denomination (F5-8)."""
 
-    type: ClassVar[str] = "bid"
     tricks: int
     denomination: int  # index into DENOMINATIONS
 
@@ -47,7 +44,6 @@ class TrickBid:
 class PointBid:
     """Le Rough: a number of card points, 70..100 by fives (RG-6)."""
 
-    type: ClassVar[str] = "bid"
     points: int
 
     def to_json(self) -> JSON:
@@ -58,8 +54,6 @@ class PointBid:
 class Keep:
     """Le Rough: the dealer takes the highest bid over at the same value (RG-7)."""
 
-    type: ClassVar[str] = "keep"
-
     def to_json(self) -> JSON:
         return {"type": "keep"}
 
@@ -68,7 +62,6 @@ class Keep:
 class Discard:
     """The taker's discards, as a card mask (F5-10, RG-10)."""
 
-    type: ClassVar[str] = "discard"
     cards: int
 
     def to_json(self) -> JSON:
@@ -79,7 +72,6 @@ class Discard:
 class Play:
     """A card to the trick; ``no_trump`` only on the Rough taker's first lead (RG-11)."""
 
-    type: ClassVar[str] = "play"
     card: int
     no_trump: bool = False
 
@@ -94,8 +86,6 @@ class Play:
 class OrderUp:
     """Euchre round 1: accept the upcard's suit as trump (E5-5)."""
 
-    type: ClassVar[str] = "order_up"
-
     def to_json(self) -> JSON:
         return {"type": "order_up"}
 
@@ -104,7 +94,6 @@ class OrderUp:
 class Exchange:
     """Euchre: the dealer takes the upcard and discards ``card`` face down (E5-5)."""
 
-    type: ClassVar[str] = "exchange"
     card: int
 
     def to_json(self) -> JSON:
@@ -115,7 +104,6 @@ class Exchange:
 class NameTrump:
     """Euchre round 2: name a suit other than the turned-down one (E5-6)."""
 
-    type: ClassVar[str] = "name_trump"
     suit: int
 
     def to_json(self) -> JSON:
@@ -126,7 +114,6 @@ class NameTrump:
 class CallPartner:
     """Euchre: the maker names a card; its holder is his secret partner (E5-7)."""
 
-    type: ClassVar[str] = "call_partner"
     card: int
 
     def to_json(self) -> JSON:
@@ -135,8 +122,6 @@ class CallPartner:
 
 @dataclass(frozen=True, slots=True)
 class GoAlone:
-    type: ClassVar[str] = "go_alone"
-
     def to_json(self) -> JSON:
         return {"type": "go_alone"}
 
@@ -164,7 +149,6 @@ class DiscardTemplate:
     ``{"type": "discard", "count": n, "from": [...]}``; the answer is a ``Discard``.
     """
 
-    type: ClassVar[str] = "discard"
     count: int
     cards: int
 

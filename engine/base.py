@@ -315,7 +315,7 @@ class Game:
         m.log.append((BID, seat, action))
 
     def refuse(self, action: Action, phase_rule: str, expected: str) -> IllegalAction:
-        return IllegalAction(f"'{action.type}' is not possible now: {expected}", rule=phase_rule)
+        return IllegalAction(f"'{action.to_json()['type']}' is not possible now: {expected}", rule=phase_rule)
 
     # ----- trick play (ALL-4) --------------------------------------------------------
     def start_play(self, m: Match, leader: int) -> None:

@@ -183,9 +183,39 @@ class Match:
     """Set exactly while cards are being played with trump known; the fast paths test it."""
 
     def copy(self) -> Match:
+        """A copy that shares what a step replaces and copies the lists a step edits in place.
+        Field by field (no loop over ``__slots__``): compiled, each line is one native store.
+        tests/engine/test_properties.py checks every slot is copied."""
         other = Match.__new__(Match)
-        for name in Match.__slots__:
-            setattr(other, name, getattr(self, name))
+        other.alone = self.alone
+        other.called = self.called
+        other.client_seeds = self.client_seeds
+        other.dealer = self.dealer
+        other.discarder = self.discarder
+        other.discards = self.discards
+        other.game = self.game
+        other.hand_number = self.hand_number
+        other.high_bid = self.high_bid
+        other.high_bidder = self.high_bidder
+        other.key = self.key
+        other.kitty = self.kitty
+        other.kitty_dealt = self.kitty_dealt
+        other.leader = self.leader
+        other.level = self.level
+        other.no_trump = self.no_trump
+        other.options = self.options
+        other.partner = self.partner
+        other.phase = self.phase
+        other.played = self.played
+        other.players = self.players
+        other.prev = self.prev
+        other.revealed = self.revealed
+        other.seeded = self.seeded
+        other.table = self.table
+        other.taker = self.taker
+        other.to_act = self.to_act
+        other.trump = self.trump
+        other.turns = self.turns
         other.hands = self.hands[:]
         other.dealt = self.dealt[:]
         other.bids = self.bids[:]
@@ -194,8 +224,7 @@ class Match:
         other.tricks_won = self.tricks_won[:]
         other.scores = self.scores[:]
         other.log = []
-        if self.winners is not None:
-            other.winners = self.winners[:]
+        other.winners = self.winners[:] if self.winners is not None else None
         return other
 
     @property

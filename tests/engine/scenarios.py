@@ -11,7 +11,7 @@ import pytest
 
 import engine
 import engine.fair
-from engine.cards import mask_of
+from engine.cards import CODES, mask_of
 
 JSON = dict[str, Any]
 
@@ -160,11 +160,13 @@ def card_codes(obj: object) -> set[str]:
     return found
 
 
-def unshuffled(monkeypatch: pytest.MonkeyPatch, game: str, seed: int = 0) -> tuple[engine.Match, list[str]]:
-    """A seeded match whose shuffle leaves the deck in its listed order, and that order:
-    the deal is then the rule's packet pattern taken from the top of the deck."""
-    monkeypatch.setattr(engine.fair, "shuffle", lambda items, seed: list(items))
-    return engine.new_match(game, seed=seed), deck(game)
+def shuffled(game: str, seed: int = 0) -> tuple[engine.Match, list[str]]:
+    """A seeded match and the order its first hand's seed shuffles the deck into (docs/fairness.md,
+    re-derived here through the public ``engine.fair``): the deal must be the rule's packet pattern
+    taken from the top of that order."""
+    m = engine.new_match(game, seed=seed)
+    hand_seed = engine.fair.hand_seed_of(m.key, 1, m.client_seeds)
+    return m, [CODES[c] for c in engine.fair.shuffle(engine.game(game).deck, hand_seed)]
 
 
 def packets(order: list[str], dealer: int, players: int, pattern: list[tuple[str, int]]):

@@ -21,7 +21,7 @@ from scenarios import (
     play,
     play_cards,
     run,
-    unshuffled,
+    shuffled,
     with_scores,
 )
 
@@ -121,9 +121,9 @@ def test_e5_2_five_players_each_with_a_score() -> None:
 # ----- E5-3 the deal ---------------------------------------------------------------------
 
 
-def test_e5_3_deal_is_2_each_3_each_then_the_upcard(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_e5_3_deal_is_2_each_3_each_then_the_upcard() -> None:
     """E5-3: from the top, left of the dealer first; of the three left the top one is turned up."""
-    m, order = unshuffled(monkeypatch, GAME, seed=3)
+    m, order = shuffled(GAME, seed=3)
     hands, kitty = packets(order, m.dealer, 5, [("each", 2), ("each", 3), ("kitty", 3)])
     for seat in range(5):
         assert hand_of(m, seat) == set(hands[seat])

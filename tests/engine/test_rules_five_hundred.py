@@ -17,7 +17,7 @@ from scenarios import (
     play,
     play_cards,
     run,
-    unshuffled,
+    shuffled,
     with_scores,
 )
 
@@ -117,9 +117,9 @@ def test_f5_2_seats_1_and_3_score_together() -> None:
 # ----- F5-3 the deal --------------------------------------------------------------------
 
 
-def test_f5_3_deal_is_3_each_3_kitty_2_each_3_each_3_kitty_2_each(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_f5_3_deal_is_3_each_3_kitty_2_each_3_each_3_kitty_2_each() -> None:
     """F5-3: from the top of the deck, starting left of the dealer, in the rule's packets."""
-    m, order = unshuffled(monkeypatch, GAME, seed=5)
+    m, order = shuffled(GAME, seed=5)
     pattern = [("each", 3), ("kitty", 3), ("each", 2), ("each", 3), ("kitty", 3), ("each", 2)]
     hands, kitty = packets(order, m.dealer, 4, pattern)
     for seat in range(4):

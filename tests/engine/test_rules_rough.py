@@ -18,7 +18,7 @@ from scenarios import (
     play_cards,
     points,
     run,
-    unshuffled,
+    shuffled,
     with_scores,
 )
 
@@ -162,9 +162,9 @@ def test_rg4_there_are_100_card_points_in_every_hand(seed: int) -> None:
 # ----- RG-5 the deal -----------------------------------------------------------------------
 
 
-def test_rg5_deal_is_4_each_4_kitty_4_each(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_rg5_deal_is_4_each_4_kitty_4_each() -> None:
     """RG-5: from the top of the deck, starting left of the dealer."""
-    m, order = unshuffled(monkeypatch, GAME, seed=2)
+    m, order = shuffled(GAME, seed=2)
     hands, kitty = packets(order, m.dealer, 4, [("each", 4), ("kitty", 4), ("each", 4)])
     for seat in range(4):
         assert hand_of(m, seat) == set(hands[seat])

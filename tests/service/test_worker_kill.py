@@ -16,6 +16,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Callable, Iterator
+from pathlib import Path
 
 import pytest
 import redis
@@ -30,15 +31,16 @@ from service import bots
 from service.settings import Settings
 
 
-def start_worker(redis_url: str, budget: str) -> subprocess.Popen[bytes]:
-    env = {**os.environ, "REDIS_URL": redis_url, "ATOUT_BOT_BUDGET": budget, "ATOUT_LOG_LEVEL": "warning"}
-    return subprocess.Popen(
-        [sys.executable, "-m", "service.cli", "worker"],
-        env=env,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-        start_new_session=True,
-    )
+def start_worker(redis_url: str, budget: str, log: Path) -> subprocess.Popen[bytes]:
+    env = {**os.environ, "REDIS_URL": redis_url, "ATOUT_BOT_BUDGET": budget, "ATOUT_LOG_LEVEL": "info"}
+    with open(log, "wb") as out:
+        return subprocess.Popen(
+            [sys.executable, "-m", "service.cli", "worker"],
+            env=env,
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
 
 
 def wait_for(condition: Callable[[], bool], what: str, seconds: float = 60.0) -> None:
@@ -61,7 +63,7 @@ def processes() -> Iterator[list[subprocess.Popen[bytes]]]:
 
 
 def test_a_worker_killed_mid_turn_loses_no_move_and_doubles_none(
-    client: TestClient, settings: Settings, processes: list[subprocess.Popen[bytes]]
+    client: TestClient, settings: Settings, processes: list[subprocess.Popen[bytes]], tmp_path: Path
 ) -> None:
     assert settings.redis_url
     first = engine.new_match("rough", seed=17).to_act
@@ -80,7 +82,7 @@ def test_a_worker_killed_mid_turn_loses_no_move_and_doubles_none(
     registry = StartedJobRegistry(queue=queue)
 
     # 1. A real worker takes the expert's turn and thinks (up to 30 s)...
-    doomed = start_worker(settings.redis_url, budget="30")
+    doomed = start_worker(settings.redis_url, budget="30", log=tmp_path / "doomed.log")
     processes.append(doomed)
     wait_for(lambda: job_id in registry.get_job_ids(), "the worker to start the bot's turn")
     # 2. ... and dies in the middle of it.
@@ -93,8 +95,15 @@ def test_a_worker_killed_mid_turn_loses_no_move_and_doubles_none(
     connection.zadd(registry.key, {member: 1 for member in connection.zrange(registry.key, 0, -1)})
 
     # 4. Another real worker's maintenance retries the turn; the move lands exactly once.
-    processes.append(start_worker(settings.redis_url, budget="0.05"))
-    wait_for(lambda: client.get(f"/v1/games/{gid}").json()["version"] >= 1, "the retried turn", 90)
+    processes.append(start_worker(settings.redis_url, budget="0.05", log=tmp_path / "second.log"))
+    try:
+        wait_for(lambda: client.get(f"/v1/games/{gid}").json()["version"] >= 1, "the retried turn", 90)
+    except AssertionError:  # seen once under a full run's load: say what RQ believed
+        for name in ("doomed.log", "second.log"):
+            print(f"--- {name}\n" + (tmp_path / name).read_text()[-4000:])
+        print("keys:", sorted(k.decode() for k in connection.keys("rq:*")))
+        print("job:", connection.hgetall(f"rq:job:{job_id}"), "started:", registry.get_job_ids())
+        raise
     time.sleep(1.0)  # room for a wrongly doubled move to show
     game = client.get(f"/v1/games/{gid}").json()
     assert game["version"] == 1
