@@ -2,11 +2,17 @@
 
 For each game: complete hands per second and actions per second of uniformly random
 playouts on one core (deal, bidding, play to the end of the hand; the legal actions
-computed at every step) through ``engine.legal_moves`` / ``engine.push``, the in-place
-path the search bots use (tests/engine/test_push_agrees_with_apply.py ties it to
-``apply``). Then the JSON round trip of a mid-hand match, and the size of a mid-match
-state's JSON. In the same run, the same loop on OpenSpiel's four-player ``euchre`` driven
-from Python (``pip install '.[bench]'``), and our euchre5 hands/s as a ratio to it.
+computed at every step) through ``engine.random_move`` / ``engine.push``, the in-place
+path the search bots use (a property test ties ``push`` to ``apply``). Then the JSON round
+trip of a mid-hand match, and the size of a mid-match state's JSON.
+
+In the same run, interleaved in short slices so that the load of a shared machine falls on
+all alike: euchre5 on the compiled engine (mypyc), OpenSpiel's four-player ``euchre`` driven
+from Python (``pip install '.[bench]'``), and euchre5 through the *public* path a bot author
+or an RL loop calls: ``engine.legal_actions`` (JSON dicts) and ``engine.apply`` (a new match
+each step, the old one unchanged). Every loop picks its move the same way (one
+``rng.random()``), so the ratios compare engines, not pickers. The plain-Python figures of the
+same loops come from a child process with ``ATOUT_PURE_ENGINE=1``.
 
     python bench/engine.py [--quick]
 
@@ -16,8 +22,11 @@ The last line is ``bench engine: key=value ...`` with every figure.
 from __future__ import annotations
 
 import argparse
+import json
+import os
 import random
 import statistics
+import subprocess
 import sys
 import time
 from pathlib import Path
@@ -77,28 +86,79 @@ class OpenSpielPlayouts:
             state = game.new_initial_state()
             while not state.is_terminal():
                 if state.is_chance_node():
-                    state.apply_action(rng.choice(state.chance_outcomes())[0])
+                    outcomes = state.chance_outcomes()
+                    state.apply_action(outcomes[int(rng.random() * len(outcomes))][0])
                 else:
-                    state.apply_action(rng.choice(state.legal_actions()))
+                    legal = state.legal_actions()
+                    state.apply_action(legal[int(rng.random() * len(legal))])
             self.hands += 1
             if time.perf_counter() >= deadline:
                 break
         self.elapsed += time.perf_counter() - start
 
 
-def compare_with_openspiel(seconds: float) -> tuple[float, float] | None:
-    """Ours and OpenSpiel's hands/s, measured in alternating slices of the same run so that
-    the load of a shared machine falls on both alike."""
+class PublicPlayouts:
+    """Random euchre5 playouts through the public JSON path: ``legal_actions`` gives dicts, one is
+    picked (a discard template is answered with a random choice of its cards), ``apply`` returns
+    a new match."""
+
+    def __init__(self, game: str = "euchre5", seed: int = 1) -> None:
+        self.game, self.seed = game, seed
+        self.rng = random.Random(seed)
+        self.m = engine.new_match(game, seed=seed)
+        self.hands = self.actions = 0
+        self.elapsed = 0.0
+
+    def run(self, seconds: float) -> None:
+        apply, legal_actions, rng = engine.apply, engine.legal_actions, self.rng
+        m = self.m
+        start = time.perf_counter()
+        deadline = start + seconds
+        while True:
+            hand = m.hand_number
+            while m.hand_number == hand and m.to_act is not None:
+                seat = m.to_act
+                legal = legal_actions(m, seat)
+                action = legal[int(rng.random() * len(legal))]
+                if "count" in action:  # the discard template: choose that many of its cards
+                    action = {"type": "discard", "cards": rng.sample(action["from"], action["count"])}
+                m = apply(m, seat, action)
+                self.actions += 1
+            self.hands += 1
+            if m.to_act is None:
+                m = engine.new_match(self.game, seed=self.seed + self.hands)
+            if time.perf_counter() >= deadline:
+                break
+        self.m = m
+        self.elapsed += time.perf_counter() - start
+
+
+def compare_with_openspiel(seconds: float) -> dict[str, float] | None:
+    """Hands/s of euchre5 through ``push``, of euchre5 through the public ``apply`` path, and of
+    OpenSpiel's euchre, measured in alternating slices of the same run."""
     try:
         theirs = OpenSpielPlayouts()
     except ImportError:
         return None
-    ours = OurPlayouts("euchre5")
-    slices = max(4, int(seconds / 0.5))
+    ours, public = OurPlayouts("euchre5"), PublicPlayouts("euchre5")
+    slices = max(6, int(seconds / 0.5))
+    rounds: list[tuple[float, float]] = []
     for _ in range(slices):
-        ours.run(seconds / slices)
-        theirs.run(seconds / slices)
-    return ours.hands / ours.elapsed, theirs.hands / theirs.elapsed
+        before = (ours.hands, ours.elapsed, theirs.hands, theirs.elapsed)
+        ours.run(seconds / slices / 2)
+        public.run(seconds / slices / 4)
+        theirs.run(seconds / slices / 4)
+        mine = (ours.hands - before[0]) / (ours.elapsed - before[1])
+        other = (theirs.hands - before[2]) / (theirs.elapsed - before[3])
+        rounds.append((mine, other))
+    ratios = sorted(a / b for a, b in rounds)
+    return {
+        "push": ours.hands / ours.elapsed,
+        "public": public.hands / public.elapsed,
+        "openspiel": theirs.hands / theirs.elapsed,
+        "ratio_low": ratios[0],
+        "ratio_high": ratios[-1],
+    }
 
 
 def mid_hand(game: str, seed: int = 5) -> engine.Match:
@@ -121,41 +181,80 @@ def round_trip_us(m: engine.Match, repeat: int) -> float:
     return statistics.median(samples)
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--quick", action="store_true", help="short runs (under a minute)")
-    args = parser.parse_args()
-    seconds = 3.0 if args.quick else 15.0
+def measure(seconds: float, repeat: int) -> tuple[dict[str, str], list[str]]:
+    """Every figure of the engine this process runs (``engine.BUILD``), and the lines to print."""
+    build = engine.BUILD
     figures: dict[str, str] = {}
+    lines: list[str] = [f"engine build: {build}"]
+    prefix = "" if build == "compiled" else "pure_"
     for game in GAMES:
         run = OurPlayouts(game)
         run.run(seconds)
         hands, actions = run.hands / run.elapsed, run.actions / run.elapsed
         m = mid_hand(game)
         size = len(engine.to_json(m).encode())
-        rt = round_trip_us(m, 200 if args.quick else 2000)
-        print(
-            f"{game:13s} {hands:9.0f} hands/s {actions:10.0f} actions/s   "
+        rt = round_trip_us(m, repeat)
+        lines.append(
+            f"{build:8s} {game:13s} {hands:9.0f} hands/s {actions:10.0f} actions/s   "
             f"JSON round trip {rt:6.1f} us   mid-match state {size} bytes"
         )
-        figures[f"{game}_hands_per_s"] = f"{hands:.0f}"
-        figures[f"{game}_actions_per_s"] = f"{actions:.0f}"
-        figures[f"{game}_json_roundtrip_us"] = f"{rt:.1f}"
-        figures[f"{game}_state_bytes"] = str(size)
+        figures[f"{prefix}{game}_hands_per_s"] = f"{hands:.0f}"
+        figures[f"{prefix}{game}_actions_per_s"] = f"{actions:.0f}"
+        figures[f"{prefix}{game}_json_roundtrip_us"] = f"{rt:.1f}"
+        if not prefix:
+            figures[f"{game}_state_bytes"] = str(size)
     compared = compare_with_openspiel(2 * seconds)
     if compared is None:
-        print("OpenSpiel not installed (pip install '.[bench]'): no ratio")
-        figures["openspiel_euchre_hands_per_s"] = "na"
-        figures["ratio_euchre5_vs_openspiel"] = "na"
-    else:
-        ours, theirs = compared
-        print(
-            f"interleaved: euchre5 {ours:.0f} hands/s, OpenSpiel euchre {theirs:.0f} hands/s; "
-            f"ratio {ours / theirs:.2f} (target >= 0.5)"
+        lines.append("OpenSpiel not installed (pip install '.[bench]'): no ratio")
+        figures[f"{prefix}ratio_euchre5_vs_openspiel"] = "na"
+        figures[f"{prefix}ratio_public_apply_vs_openspiel"] = "na"
+        return figures, lines
+    push, public, theirs = compared["push"], compared["public"], compared["openspiel"]
+    lines.append(
+        f"{build:8s} interleaved: euchre5 {push:.0f} hands/s (push), {public:.0f} hands/s (public "
+        f"legal_actions + apply), OpenSpiel euchre {theirs:.0f} hands/s; ratios {push / theirs:.2f} "
+        f"(rounds {compared['ratio_low']:.2f}-{compared['ratio_high']:.2f}) and {public / theirs:.2f}"
+    )
+    figures[f"{prefix}euchre5_interleaved_hands_per_s"] = f"{push:.0f}"
+    figures[f"{prefix}euchre5_public_apply_hands_per_s"] = f"{public:.0f}"
+    figures[f"{prefix}openspiel_euchre_hands_per_s"] = f"{theirs:.0f}"
+    figures[f"{prefix}ratio_euchre5_vs_openspiel"] = f"{push / theirs:.2f}"
+    figures[f"{prefix}ratio_euchre5_vs_openspiel_low"] = f"{compared['ratio_low']:.2f}"
+    figures[f"{prefix}ratio_euchre5_vs_openspiel_high"] = f"{compared['ratio_high']:.2f}"
+    figures[f"{prefix}ratio_public_apply_vs_openspiel"] = f"{public / theirs:.2f}"
+    return figures, lines
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="short runs (under a minute)")
+    parser.add_argument("--json", action="store_true", help=argparse.SUPPRESS)  # the pure child's answer
+    args = parser.parse_args()
+    seconds = 2.0 if args.quick else 15.0
+    repeat = 200 if args.quick else 2000
+    if args.json:
+        print(json.dumps(measure(seconds, repeat)))
+        return
+    figures: dict[str, str] = {"engine_build": engine.BUILD}
+    if engine.BUILD == "compiled":  # the plain modules of the same source, in a child process
+        child = subprocess.run(
+            [sys.executable, __file__, "--json", *(["--quick"] if args.quick else [])],
+            env={**os.environ, "ATOUT_PURE_ENGINE": "1"},
+            capture_output=True,
+            text=True,
+            check=True,
         )
-        figures["euchre5_interleaved_hands_per_s"] = f"{ours:.0f}"
-        figures["openspiel_euchre_hands_per_s"] = f"{theirs:.0f}"
-        figures["ratio_euchre5_vs_openspiel"] = f"{ours / theirs:.2f}"
+        pure_figures, pure_lines = json.loads(child.stdout)
+        print("\n".join(pure_lines))
+        figures.update(pure_figures)
+    else:
+        print("the engine is not compiled here (no C compiler?): plain-Python figures only")
+    own, lines = measure(seconds, repeat)
+    print("\n".join(lines))
+    figures.update(own)
+    if "pure_euchre5_hands_per_s" in figures and "euchre5_hands_per_s" in figures:
+        speedup = int(figures["euchre5_hands_per_s"]) / int(figures["pure_euchre5_hands_per_s"])
+        figures["compiled_speedup_euchre5"] = f"{speedup:.2f}"
     print("bench engine: " + " ".join(f"{k}={v}" for k, v in figures.items()))
 
 

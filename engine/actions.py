@@ -8,13 +8,13 @@ with ``IllegalAction(code="malformed_action")`` rather than a KeyError or TypeEr
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Final
 
 from .cards import CARD_OF, CODES, SUITS, cards_of, mask_of
 from .errors import IllegalAction
 
 JSON = dict[str, Any]
-DENOMINATIONS = ("S", "C", "D", "H", "NT")
+DENOMINATIONS: Final = ("S", "C", "D", "H", "NT")
 """Le 500 bid denominations, low to high (F5-8)."""
 
 
@@ -163,19 +163,19 @@ class DiscardTemplate:
 Move = Action | DiscardTemplate
 """What ``legal_moves`` offers: a concrete action, or the discard template."""
 
-ACTION_TYPES = frozenset(
+ACTION_TYPES: Final = frozenset(
     {Pass, TrickBid, PointBid, Keep, Discard, Play, OrderUp, Exchange, NameTrump, CallPartner, GoAlone}
 )
 
-PASS = Pass()
-KEEP = Keep()
-ORDER_UP = OrderUp()
-GO_ALONE = GoAlone()
-PLAY: tuple[Play, ...] = tuple(Play(c) for c in range(len(CODES)))
-PLAY_NO_TRUMP: tuple[Play, ...] = tuple(Play(c, True) for c in range(len(CODES)))
-EXCHANGE: tuple[Exchange, ...] = tuple(Exchange(c) for c in range(len(CODES)))
-CALL: tuple[CallPartner, ...] = tuple(CallPartner(c) for c in range(len(CODES)))
-NAME: tuple[NameTrump, ...] = tuple(NameTrump(s) for s in range(4))
+PASS: Final = Pass()
+KEEP: Final = Keep()
+ORDER_UP: Final = OrderUp()
+GO_ALONE: Final = GoAlone()
+PLAY: Final[tuple[Play, ...]] = tuple(Play(c) for c in range(len(CODES)))
+PLAY_NO_TRUMP: Final[tuple[Play, ...]] = tuple(Play(c, True) for c in range(len(CODES)))
+EXCHANGE: Final[tuple[Exchange, ...]] = tuple(Exchange(c) for c in range(len(CODES)))
+CALL: Final[tuple[CallPartner, ...]] = tuple(CallPartner(c) for c in range(len(CODES)))
+NAME: Final[tuple[NameTrump, ...]] = tuple(NameTrump(s) for s in range(4))
 
 
 _PLAYS: dict[int, list[Move]] = {}

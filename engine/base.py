@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import cache
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Final
 
 from . import actions as act
 from . import fair
@@ -36,12 +36,16 @@ class Option:
         return {"default": self.default, "allowed": list(self.allowed), "rule": self.rule, "doc": self.doc}
 
 
+GAMES: Final[dict[str, Game]] = {}
+"""Every game by id, filled as the game modules are imported. A module constant (not only a class
+attribute): compiled, reading it costs no dictionary lookup, and every public call goes through it."""
+
 Deal = tuple[list[int], tuple[int, ...]]
 """Hands (masks, per seat) and kitty (cards in order) of one hand."""
 
 
 class Game:
-    """One game's rules. Subclasses register themselves by ``id``."""
+    """One game's rules. Subclasses register themselves by ``id`` (``GAMES``)."""
 
     id: ClassVar[str]
     name: ClassVar[str]
@@ -59,7 +63,8 @@ class Game:
     deal_rule: ClassVar[str]
     end_rule: ClassVar[str]
 
-    registry: ClassVar[dict[str, Game]] = {}
+    registry: ClassVar[dict[str, Game]] = GAMES
+    """Every game by id (the same dict as ``GAMES``)."""
 
     def __init_subclass__(cls) -> None:
         super().__init_subclass__()
@@ -67,7 +72,7 @@ class Game:
         # Phase dispatch tables (OpenSpiel's per-phase methods), resolved once.
         cls.pushers = {n[6:]: getattr(cls, n) for n in dir(cls) if n.startswith("_push_")}
         cls.legals = {n[7:]: getattr(cls, n) for n in dir(cls) if n.startswith("_legal_")}
-        Game.registry[cls.id] = cls()
+        GAMES[cls.id] = cls()
 
     deck_mask: ClassVar[int]
     pushers: ClassVar[dict[str, Callable[[Game, Match, int, Action], None]]]
@@ -183,7 +188,10 @@ class Game:
         packets of the game (ALL-3, F5-3, RG-5, E5-3)."""
         hands = [0] * self.players
         kitty: list[int] = []
-        for c, seat in zip(fair.shuffle(self.deck, seed), self.deal_targets(dealer), strict=True):
+        order = fair.shuffle(self.deck, seed)
+        targets = self.deal_targets(dealer)
+        for i in range(len(order)):  # indexed, not zip: a native loop when compiled
+            c, seat = order[i], targets[i]
             if seat < 0:
                 kitty.append(c)
             else:
@@ -357,10 +365,11 @@ class Game:
         m.log.append((PLAYED, seat, c))
         if c == m.called:
             self.called_card_played(m, seat, c)
-        if len(trick) < self.players:
-            m.to_act = (seat + 1) % self.players
+        players = m.players  # an instance field: a class attribute costs a lookup when compiled
+        if len(trick) < players:
+            m.to_act = (seat + 1) % players
             return
-        winner = (m.leader + trick_winner_index(trick, table)) % self.players
+        winner = (m.leader + trick_winner_index(trick, table)) % players
         done = (m.leader, tuple(trick), winner)
         m.tricks.append(done)
         m.tricks_won[winner] += 1

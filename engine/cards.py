@@ -8,21 +8,22 @@ the cards played) is a bitmask of those ints, so following suit is one ``&``.
 from __future__ import annotations
 
 from collections.abc import Iterable
+from typing import Final
 
-SUITS = "SCDH"
+SUITS: Final = "SCDH"
 """Suit letters in index order; S and C are black, D and H red (ALL-6)."""
-RANKS = "456789TJQKA"
+RANKS: Final = "456789TJQKA"
 """Rank letters low to high; the index is the rank's natural order."""
 
-BLACK_JOKER = 44
-RED_JOKER = 45
-JOKERS = (BLACK_JOKER, RED_JOKER)
-CARD_COUNT = 46
+BLACK_JOKER: Final = 44
+RED_JOKER: Final = 45
+JOKERS: Final = (BLACK_JOKER, RED_JOKER)
+CARD_COUNT: Final = 46
 
-CODES: tuple[str, ...] = (*tuple(r + s for s in SUITS for r in RANKS), "BJ", "RJ")
-CARD_OF: dict[str, int] = {code: i for i, code in enumerate(CODES)}
-BIT: tuple[int, ...] = tuple(1 << i for i in range(CARD_COUNT))
-CARD_OF_BIT: dict[int, int] = {1 << i: i for i in range(CARD_COUNT)}
+CODES: Final[tuple[str, ...]] = (*tuple(r + s for s in SUITS for r in RANKS), "BJ", "RJ")
+CARD_OF: Final[dict[str, int]] = {code: i for i, code in enumerate(CODES)}
+BIT: Final[tuple[int, ...]] = tuple(1 << i for i in range(CARD_COUNT))
+CARD_OF_BIT: Final[dict[int, int]] = {1 << i: i for i in range(CARD_COUNT)}
 
 
 def card(suit: int, rank: str) -> int:

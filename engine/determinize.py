@@ -23,7 +23,7 @@ legal to play on to the end. Sampling is not exactly uniform over consistent dea
 from __future__ import annotations
 
 import random
-from typing import Any
+from typing import Any, Final
 
 from .actions import Discard, Exchange, Play
 from .api import game, new_match, push
@@ -37,12 +37,12 @@ from .tricks import TrumpTable
 
 JSON = dict[str, Any]
 
-KITTY = -1
+KITTY: Final = -1
 """Place of the cards still in the kitty."""
-HIDDEN_DISCARDS = -2
+HIDDEN_DISCARDS: Final = -2
 """Place of another seat's face-down discards (F5-10, RG-10, E5-5)."""
 
-ATTEMPTS = 50
+ATTEMPTS: Final = 50
 
 
 def sample_match(view: JSON, rng: random.Random) -> Match:

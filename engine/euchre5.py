@@ -9,6 +9,7 @@ holder is his secret partner until it is played. Options: ``lone_march_points`` 
 
 from __future__ import annotations
 
+from functools import cache
 from typing import ClassVar
 
 from . import actions as act
@@ -233,6 +234,7 @@ class Euchre5(Game):
         }
 
 
+@cache  # a handful of tables per game: built once, then one lookup when play starts
 def euchre_table(trump: int) -> TrumpTable:
     """E5-4: right bower, left bower (the jick), then A K Q T 9 8 of trump."""
     order = (card(trump, "J"), card(same_colour_suit(trump), "J"), *(card(trump, r) for r in "AKQT98"))

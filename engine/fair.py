@@ -25,16 +25,18 @@ from __future__ import annotations
 import hashlib
 import hmac
 import json
+import struct
 from collections.abc import Iterator, Sequence
-from typing import TypeVar
+from functools import lru_cache
+from typing import Final, TypeVar
 
 T = TypeVar("T")
 
-HAND_LABEL = b"atout-hand/v1"
-DEAL_LABEL = b"atout-deal/v1"
-DRBG_LABEL = b"atout-drbg/v1"
-DEALER_LABEL = b"atout-dealer/v1"
-INT_SEED_PREFIX = b"atout-int-seed:"
+HAND_LABEL: Final = b"atout-hand/v1"
+DEAL_LABEL: Final = b"atout-deal/v1"
+DRBG_LABEL: Final = b"atout-drbg/v1"
+DEALER_LABEL: Final = b"atout-dealer/v1"
+INT_SEED_PREFIX: Final = b"atout-int-seed:"
 
 
 def key_of_int(seed: int) -> bytes:
@@ -56,6 +58,12 @@ def match_commitment(key: bytes) -> str:
 
 def canonical_client_seeds(client_seeds: Sequence[str]) -> bytes:
     """The seats' client seeds in seat order ("" for a seat without one) as compact UTF-8 JSON."""
+    return _canonical(tuple(client_seeds))
+
+
+@lru_cache(maxsize=1024)
+def _canonical(client_seeds: tuple[str, ...]) -> bytes:
+    # Memoised: a match's seeds never change, and the encoding was most of a hand seed's cost.
     return json.dumps(list(client_seeds), separators=(",", ":"), ensure_ascii=False).encode()
 
 
@@ -64,7 +72,14 @@ def server_part(key: bytes, hand: int) -> bytes:
     about the next hand's share without ``K``."""
     if not 1 <= hand < 2**32:
         raise ValueError(f"hand number must be 1..2**32-1, got {hand}")
-    return hmac.digest(key, HAND_LABEL + hand.to_bytes(4, "big"), "sha256")
+    return _keyed(key).digest(HAND_LABEL + hand.to_bytes(4, "big"))
+
+
+@lru_cache(maxsize=256)
+def _keyed(key: bytes) -> _HmacSha256:
+    # Two server parts a hand under the same match key: its padded states are kept (bounded; the
+    # key lives in the match anyway).
+    return _HmacSha256(key)
 
 
 def hand_seed(server: bytes, client_seeds: Sequence[str]) -> bytes:
@@ -124,13 +139,62 @@ class Drbg:
 
 def shuffle(items: Sequence[T], seed: bytes) -> list[T]:
     """Fisher-Yates from the end, driven by ``Drbg(seed)``: for i = len-1 down to 1, swap i with
-    j = randbelow(i + 1)."""
+    j = randbelow(i + 1).
+
+    The same draws as ``Drbg.randbelow``, word for word (tests/engine/test_fair.py checks it),
+    but the blocks a deck needs are computed up front and cut into words at once: the shuffle is
+    done once per hand, and was most of a hand's cost in a playout."""
     out = list(items)
-    drbg = Drbg(seed)
+    pads = _HmacSha256(seed)
+    words: list[int] = []
+    for block in range((len(out) + 6) // 8):  # one word per swap, 8 words a block
+        words.extend(_block_words(pads, block))
+    w = 0
     for i in range(len(out) - 1, 0, -1):
-        j = drbg.randbelow(i + 1)
+        k = i + 1
+        limit = 4294967296 - 4294967296 % k
+        while True:
+            if w == len(words):  # a rejected word (rare): the stream goes on
+                words.extend(_block_words(pads, len(words) // 8))
+            u = words[w]
+            w += 1
+            if u < limit:
+                break
+        j = u % k
         out[i], out[j] = out[j], out[i]
     return out
+
+
+def _block_words(pads: _HmacSha256, block: int) -> tuple[int, ...]:
+    """The eight 32-bit words of DRBG block ``block`` (big-endian, as ``Drbg.read`` cuts them)."""
+    return struct.unpack(">8I", pads.digest(DRBG_LABEL + block.to_bytes(8, "big")))
+
+
+class _HmacSha256:
+    """HMAC-SHA256 (RFC 2104) under one key for many messages: the padded key's two SHA-256 states
+    are computed once and copied per message, which costs a third of a one-shot ``hmac.digest``
+    (that one looks its digest up in OpenSSL at every call). tests/engine/test_fair.py checks it
+    against ``hmac.digest``."""
+
+    __slots__ = ("_inner", "_outer")
+
+    def __init__(self, key: bytes) -> None:
+        if len(key) > 64:
+            key = hashlib.sha256(key).digest()
+        key = key.ljust(64, b"\0")
+        self._inner = hashlib.sha256(key.translate(_IPAD))
+        self._outer = hashlib.sha256(key.translate(_OPAD))
+
+    def digest(self, message: bytes) -> bytes:
+        inner = self._inner.copy()
+        inner.update(message)
+        outer = self._outer.copy()
+        outer.update(inner.digest())
+        return outer.digest()
+
+
+_IPAD: Final = bytes(b ^ 0x36 for b in range(256))
+_OPAD: Final = bytes(b ^ 0x5C for b in range(256))
 
 
 def first_dealer(seed: bytes, players: int) -> int:

@@ -7,7 +7,8 @@ Options: ``min_bid_level`` (F5-8), ``slam_bonus`` (F5-13), ``target_score`` (F5-
 
 from __future__ import annotations
 
-from typing import ClassVar
+from functools import cache
+from typing import ClassVar, Final
 
 from . import actions as act
 from .actions import DENOMINATIONS, Action
@@ -17,7 +18,7 @@ from .errors import IllegalAction
 from .match import JSON, Match
 from .tricks import JOKER_SUIT, TrumpTable, trump_table
 
-NT = 4
+NT: Final = 4
 
 
 def bid_value(tricks: int, denomination: int) -> int:
@@ -145,6 +146,7 @@ class FiveHundred(Game):
         return {"taker": m.taker, "tricks": m.level, "suit": DENOMINATIONS[d], "value": bid_value(m.level, d)}
 
 
+@cache  # a handful of tables per game: built once, then one lookup when play starts
 def five_hundred_table(trump: int | None) -> TrumpTable:
     """F5-4..F5-6: the jokers, then the jack and its compere, then A..4 of trump; at NT
     the two jokers alone form the trump suit."""

@@ -7,8 +7,7 @@ only the few lists a step edits in place are copied.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, Final
 
 from .actions import Action
 from .cards import CARD_OF, CODES, codes_of, mask_of
@@ -16,26 +15,56 @@ from .tricks import TrumpTable
 
 JSON = dict[str, Any]
 
-PLAYED = 1
-TRICK = 2
-DEALT = 3
-HAND_SCORED = 4
-BID = 5
+PLAYED: Final = 1
+TRICK: Final = 2
+DEALT: Final = 3
+HAND_SCORED: Final = 4
+BID: Final = 5
 
 
-@dataclass(frozen=True, slots=True)
 class LastHand:
-    """A scored hand: its result and its deal record, which become public (ALL-7)."""
+    """A scored hand: its result and its deal record, which become public (ALL-7). Never changed
+    once made. A plain class, not a dataclass: compiled, a dataclass's generated ``__init__`` stays
+    interpreted, and one of these is made every hand."""
 
-    hand_number: int
-    result: JSON
-    dealer: int
-    dealt: tuple[int, ...]
-    kitty: tuple[int, ...]
-    discards: int
-    discarder: int | None
-    tricks: tuple[tuple[int, tuple[int, ...], int], ...]
-    scores: tuple[int, ...]
+    __slots__ = (
+        "dealer",
+        "dealt",
+        "discarder",
+        "discards",
+        "hand_number",
+        "kitty",
+        "result",
+        "scores",
+        "tricks",
+    )
+
+    def __init__(
+        self,
+        hand_number: int,
+        result: JSON,
+        dealer: int,
+        dealt: tuple[int, ...],
+        kitty: tuple[int, ...],
+        discards: int,
+        discarder: int | None,
+        tricks: tuple[tuple[int, tuple[int, ...], int], ...],
+        scores: tuple[int, ...],
+    ) -> None:
+        self.hand_number = hand_number
+        self.result = result
+        self.dealer = dealer
+        self.dealt = dealt
+        self.kitty = kitty
+        self.discards = discards
+        self.discarder = discarder
+        self.tricks = tricks
+        self.scores = scores
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, LastHand) and self.to_json() == other.to_json()
+
+    __hash__ = None  # type: ignore[assignment]
 
     def to_json(self) -> JSON:
         return {

@@ -10,7 +10,8 @@ Options: ``dealer_may_open`` (RG-7), ``target_score`` (RG-15), ``floor_loses`` (
 
 from __future__ import annotations
 
-from typing import ClassVar
+from functools import cache
+from typing import ClassVar, Final
 
 from . import actions as act
 from .actions import Action, Move
@@ -20,9 +21,9 @@ from .errors import IllegalAction
 from .match import JSON, Match
 from .tricks import TrumpTable, trump_table
 
-CARD_POINTS = {"A": 10, "T": 10, "5": 5}
+CARD_POINTS: Final = {"A": 10, "T": 10, "5": 5}
 """RG-4: each ace 10, each ten 10, each five 5."""
-GAME_BID = 100
+GAME_BID: Final = 100
 """RG-9: bidding 100 puts the whole match at stake."""
 
 
@@ -205,6 +206,7 @@ class Rough(Game):
         return {"trick_points": taken}
 
 
+@cache  # a handful of tables per game: built once, then one lookup when play starts
 def rough_table(trump: int | None) -> TrumpTable:
     """RG-3: the same rank in every suit, trump or not; no bowers."""
     if trump is None:

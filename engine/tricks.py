@@ -12,10 +12,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cache
+from typing import Final
 
 from .cards import BIT, CARD_COUNT, suit_of
 
-JOKER_SUIT = 4
+JOKER_SUIT: Final = 4
 """Effective suit of the jokers when they alone are trump (Le 500 at no trump, F5-6)."""
 
 

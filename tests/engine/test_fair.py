@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import copy
 import hashlib
+import hmac
 import json
 import random
 from collections import Counter
@@ -90,6 +91,31 @@ def test_randbelow_takes_four_bytes_and_rejects_the_top_sliver() -> None:
         assert drbg.randbelow(k) == u % k
     with pytest.raises(ValueError):
         drbg.randbelow(0)
+
+
+def test_shuffle_draws_exactly_what_the_drbg_gives_word_by_word() -> None:
+    """The shuffle cuts the DRBG's blocks into words up front (speed); it must be the plain
+    Fisher-Yates over ``Drbg.randbelow`` for every deck size, as docs/fairness.md specifies."""
+
+    def reference(items: list[int], seed: bytes) -> list[int]:
+        out, drbg = list(items), fair.Drbg(seed)
+        for i in range(len(out) - 1, 0, -1):
+            j = drbg.randbelow(i + 1)
+            out[i], out[j] = out[j], out[i]
+        return out
+
+    for n in range(0, 47):
+        for s in range(40):
+            seed = hashlib.sha256(f"{n}/{s}".encode()).digest()
+            assert fair.shuffle(list(range(n)), seed) == reference(list(range(n)), seed), (n, s)
+
+
+def test_the_shuffles_hmac_is_hmac_sha256_for_every_key_length() -> None:
+    """RFC 2104 with a key shorter than, equal to and longer than SHA-256's 64-byte block."""
+    for n in (0, 1, 16, 32, 63, 64, 65, 200):
+        key = bytes(range(256))[:n] if n <= 256 else b""
+        for message in (b"", b"atout-drbg/v1" + (7).to_bytes(8, "big"), b"x" * 300):
+            assert fair._HmacSha256(key).digest(message) == hmac.digest(key, message, "sha256"), n
 
 
 def test_shuffle_known_answer_fisher_yates_from_the_end() -> None:
