@@ -51,19 +51,21 @@ class OurPlayouts:
     def run(self, seconds: float) -> None:
         push, random_move, rng = engine.push, engine.random_move, self.rng
         m = self.m
+        actions = 0
         start = time.perf_counter()
         deadline = start + seconds
         while True:
             hand = m.hand_number
             while m.hand_number == hand and m.to_act is not None:
                 push(m, m.to_act, random_move(m, rng))  # random_move computes the legal moves
-                self.actions += 1
+                actions += 1
             self.hands += 1
             if m.to_act is None:
                 m = engine.new_match(self.game, seed=self.seed + self.hands)
             if time.perf_counter() >= deadline:
                 break
         self.m = m
+        self.actions += actions
         self.elapsed += time.perf_counter() - start
 
 
@@ -112,6 +114,7 @@ class PublicPlayouts:
     def run(self, seconds: float) -> None:
         apply, legal_actions, rng = engine.apply, engine.legal_actions, self.rng
         m = self.m
+        actions = 0
         start = time.perf_counter()
         deadline = start + seconds
         while True:
@@ -123,13 +126,14 @@ class PublicPlayouts:
                 if "count" in action:  # the discard template: choose that many of its cards
                     action = {"type": "discard", "cards": rng.sample(action["from"], action["count"])}
                 m = apply(m, seat, action)
-                self.actions += 1
+                actions += 1
             self.hands += 1
             if m.to_act is None:
                 m = engine.new_match(self.game, seed=self.seed + self.hands)
             if time.perf_counter() >= deadline:
                 break
         self.m = m
+        self.actions += actions
         self.elapsed += time.perf_counter() - start
 
 

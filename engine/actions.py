@@ -200,6 +200,10 @@ def _malformed(message: str) -> IllegalAction:
 
 def _card(obj: JSON, key: str) -> int:
     code = obj.get(key)
+    if isinstance(code, str):
+        c = CARD_OF.get(code)  # the usual, upper-case code: one lookup
+        if c is not None:
+            return c
     if not isinstance(code, str) or code.upper() not in CARD_OF:
         raise _malformed(
             f"'{key}' must be a card code like 'TS' or 'BJ' "
@@ -224,14 +228,25 @@ def _suit(obj: JSON, key: str, allowed: tuple[str, ...]) -> int:
 
 def parse(obj: object) -> Action:
     """The action record of a JSON action, or ``IllegalAction`` if it is malformed."""
+    if isinstance(obj, dict):  # the public path's usual case: first
+        return _from_json(obj)
     if isinstance(
         obj,
         (Pass, TrickBid, PointBid, Keep, Discard, Play, OrderUp, Exchange, NameTrump, CallPartner, GoAlone),
     ):
         return obj
-    if not isinstance(obj, dict):
-        raise _malformed(f"an action is a JSON object with a 'type', got {type(obj).__name__}")
+    raise _malformed(f"an action is a JSON object with a 'type', got {type(obj).__name__}")
+
+
+def _from_json(obj: JSON) -> Action:
     kind = obj.get("type")
+    if kind == "play":  # most actions of a game: first
+        no_trump = obj.get("no_trump", False)
+        if no_trump is False:
+            return PLAY[_card(obj, "card")]
+        if not isinstance(no_trump, bool):
+            raise _malformed(f"'no_trump' must be true or false, got {no_trump!r}")
+        return PLAY_NO_TRUMP[_card(obj, "card")]
     if kind == "pass":
         return PASS
     if kind == "bid":
@@ -250,12 +265,6 @@ def parse(obj: object) -> Action:
         if len(set(parsed)) != len(parsed):
             raise _malformed("'cards' names the same card twice")
         return Discard(mask_of(parsed))
-    if kind == "play":
-        no_trump = obj.get("no_trump", False)
-        if not isinstance(no_trump, bool):
-            raise _malformed(f"'no_trump' must be true or false, got {no_trump!r}")
-        c = _card(obj, "card")
-        return PLAY_NO_TRUMP[c] if no_trump else PLAY[c]
     if kind == "order_up":
         return ORDER_UP
     if kind == "exchange":
