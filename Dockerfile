@@ -29,12 +29,13 @@ RUN --mount=type=secret,id=host-ca,target=/run/host-ca.crt \
     /opt/build/bin/pip install -q --upgrade pip wheel -r /build-requirements.txt \
  && /opt/build/bin/pip wheel -q --wheel-dir /wheels -r /requirements.txt \
  && cp /requirements.txt /wheels/
-COPY README.md LICENSE ./
+COPY README.md LICENSE setup.py ./
 COPY engine engine
 COPY schema schema
 COPY service service
 COPY workers workers
-# Offline: the build requirements are in the venv already.
+# Offline: the build requirements are in the venv already. gcc compiles the engine with mypyc here
+# (setup.py); the final stage gets the compiled wheel and no compiler.
 RUN /opt/build/bin/pip wheel -q --no-deps --no-build-isolation --no-index --wheel-dir /dist .
 
 FROM ${BASE}

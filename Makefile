@@ -12,10 +12,10 @@ $(STAMP): pyproject.toml setup.py
 	$(PY) -m pip install -q -e '.[test]'
 	touch $(STAMP) $(ENGINE)
 
-# The engine compiled by mypyc (setup.py) beside its source; again after any edit to it (a stale
+# The engine and the bots compiled by mypyc (setup.py) beside their source; again after any edit (a stale
 # extension is never run: engine/_build.py then loads the plain modules and says so).
 ENGINE := $(VENV)/.engine-compiled
-$(ENGINE): $(STAMP) setup.py $(wildcard engine/*.py)
+$(ENGINE): $(STAMP) setup.py $(wildcard engine/*.py workers/bots/*.py workers/bots/heuristic/*.py)
 	$(PY) -m pip install -q --no-deps -e .
 	touch $(ENGINE)
 compile: $(ENGINE)

@@ -22,6 +22,11 @@ ENGINE_MODULES = sorted(
 )
 """``engine/__init__.py`` and ``engine/_build.py`` stay plain Python: they choose, at import,
 between the two builds."""
+BOT_MODULES = sorted(
+    str(p) for p in Path("workers/bots").rglob("*.py") if p.parent.name != "bots" or p.name != "__init__.py"
+)
+"""The bots' search and heuristics (their playouts are most of the expert's time), compiled
+the same way; ``workers/bots/__init__.py`` stays plain Python, it chooses the build."""
 
 
 def compiler_available() -> bool:
@@ -40,7 +45,7 @@ def engine_extensions() -> list[object]:
     from mypyc.build import mypycify
 
     # the [tool.mypy] overrides for the service's imports are unused when only the engine is compiled
-    return list(mypycify(["--no-warn-unused-configs", *ENGINE_MODULES], opt_level="3"))
+    return list(mypycify(["--no-warn-unused-configs", *ENGINE_MODULES, *BOT_MODULES], opt_level="3"))
 
 
 setup(ext_modules=engine_extensions())

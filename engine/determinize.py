@@ -26,10 +26,11 @@ import random
 from typing import Any, Final
 
 from .actions import Discard, Exchange, Play
-from .api import game, new_match, push
+from .api import game, push
 from .base import Game
 from .cards import BIT, CARD_OF, CODES, cards_of, mask_of, suit_of
 from .euchre5 import euchre_table
+from .fair import key_of_int
 from .five_hundred import five_hundred_table
 from .match import LastHand, Match
 from .rough import rough_table
@@ -346,12 +347,10 @@ class _Sampler:
         else:
             kitty = cards_of(kitty_now)
             self.rng.shuffle(kitty)
-        deal = {
-            "dealer": dealer,
-            "hands": [[CODES[c] for c in cards_of(h)] for h in held],
-            "kitty": [CODES[c] for c in kitty],
-        }
-        m = new_match(g.id, seed=self.rng.getrandbits(32), options=view["options"], deal=deal)
+        # The sampled deal is a partition of the deck by construction: dealt as masks, without the
+        # card codes and checks of a deal given from outside (``Game.parse_deal``, ALL-3).
+        m = g.new_match(key_of_int(self.rng.getrandbits(32)), view["options"], None, wait=True)
+        g.start_hand(m, dealer, (held, tuple(kitty)))
         m.scores = list(view["scores"])
         m.hand_number = view["hand_number"]
         m.prev = LastHand.from_json(view["last_hand"]) if view.get("last_hand") else None

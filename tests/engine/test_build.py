@@ -65,7 +65,7 @@ def test_an_extension_older_than_its_source_is_not_run(tmp_path: Path) -> None:
     after = _import_in_subprocess(tmp_path, {"ATOUT_PURE_ENGINE": ""})
     assert after.stdout.split()[0] == "pure"
     if _extensions(copy):
-        assert "tricks.py changed since the engine was compiled" in after.stderr
+        assert "tricks.py changed since it was compiled" in after.stderr
 
 
 def _match_fields() -> list[str]:

@@ -157,14 +157,16 @@ def play_a_match(base: str) -> dict[str, Any]:
     return result
 
 
-def test_the_image_has_no_compiler_and_none_of_the_hosts_certificates(image: str) -> None:
+def test_the_image_has_no_compiler_the_compiled_engine_and_none_of_the_hosts_certificates(image: str) -> None:
     checked = podman(
         "run", "--rm", "--network", "none", "--read-only", "--entrypoint", "sh", image, "-c",
-        "id -u; command -v gcc cc c++ make x86_64-linux-gnu-gcc-12 || true; ls /run/host-ca.crt 2>&1 || true",
+        "id -u; command -v gcc cc c++ make x86_64-linux-gnu-gcc-12 || true; "
+        "ls /run/host-ca.crt 2>&1 || true; python3 -c 'import engine; print(engine.BUILD)'",
     )  # fmt: skip
     lines = checked.stdout.splitlines()
     assert lines[0] == "10001", checked.stdout  # not root
-    assert len(lines) == 2 and "No such file" in lines[1], checked.stdout  # no compiler, no CA mount point
+    assert len(lines) == 3 and "No such file" in lines[1], checked.stdout  # no compiler, no CA mount point
+    assert lines[2] == "compiled", checked.stdout  # the engine was compiled in the build stage (mypyc)
 
     # The certificates the host trusts beyond Debian's own (what pip needed to reach the index through
     # this machine's proxy) are found nowhere in the image.

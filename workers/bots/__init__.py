@@ -9,9 +9,15 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
-from . import expert, heuristic, random_bot
+from engine import _build
+
+BUILD = _build.choose(__name__, Path(__file__).parent)
+"""``"compiled"`` (mypyc, like the engine: setup.py) or ``"pure"``: decided before the modules load."""
+
+from . import expert, heuristic, random_bot  # noqa: E402  (after the build is chosen)
 
 JSON = dict[str, Any]
 Strategy = Callable[[JSON, list[JSON], random.Random, float], JSON]

@@ -10,7 +10,6 @@ heuristics are written once and can never read a hidden card.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass, field
 from typing import Any
 
 import engine
@@ -29,40 +28,98 @@ ROUGH_POINTS: tuple[int, ...] = tuple(
 """RG-4 card points by card int (aces and tens 10, fives 5)."""
 
 
-@dataclass(slots=True)
 class Seen:
-    """One seat's knowledge of the current hand (ALL-7): its cards plus the public record."""
+    """One seat's knowledge of the current hand (ALL-7): its cards plus the public record.
 
-    game: str
-    seat: int
-    players: int
-    phase: str
-    dealer: int
-    hand: int
-    deck: int
-    bids: list[tuple[int, act.Action]]
-    """The auction so far as action records (F5-8, RG-6, E5-5..E5-7)."""
-    taker: int | None
-    level: int
-    trump: int | None
-    no_trump: bool
-    table: TrumpTable | None
-    leader: int
-    trick: list[int]
-    played: int
-    """Every card played this hand, in finished tricks and in the current one."""
-    tricks: list[tuple[int, tuple[int, ...], int]]
-    scores: list[int]
-    options: JSON
-    gone: int = 0
-    """Cards out of play that this seat knows of: its own discards, a turned-down upcard."""
-    upcard: int | None = None
-    called: int | None = None
-    partner: int | None = None
-    """Euchre: the maker's partner, when this seat knows it (E5-8)."""
-    alone: bool = False
-    voids: list[int] = field(default_factory=list)
-    """Per seat, a mask of the effective suits (bits 0..4) it has shown it lacks."""
+    ``bids``: the auction so far as action records (F5-8, RG-6, E5-5..E5-7); ``played``: every
+    card played this hand, in finished tricks and in the current one; ``gone``: cards out of
+    play that this seat knows of (its own discards, a turned-down upcard); ``partner``: euchre's
+    maker's partner, when this seat knows it (E5-8); ``voids``: per seat, a mask of the effective
+    suits (bits 0..4) it has shown it lacks. A plain class (not a dataclass): compiled, a
+    dataclass's generated ``__init__`` stays interpreted, and every playout step makes one."""
+
+    __slots__ = (
+        "alone",
+        "bids",
+        "called",
+        "dealer",
+        "deck",
+        "game",
+        "gone",
+        "hand",
+        "leader",
+        "level",
+        "no_trump",
+        "options",
+        "partner",
+        "phase",
+        "played",
+        "players",
+        "scores",
+        "seat",
+        "table",
+        "taker",
+        "trick",
+        "tricks",
+        "trump",
+        "upcard",
+        "voids",
+    )
+
+    def __init__(
+        self,
+        *,
+        game: str,
+        seat: int,
+        players: int,
+        phase: str,
+        dealer: int,
+        hand: int,
+        deck: int,
+        bids: list[tuple[int, act.Action]],
+        taker: int | None,
+        level: int,
+        trump: int | None,
+        no_trump: bool,
+        table: TrumpTable | None,
+        leader: int,
+        trick: list[int],
+        played: int,
+        tricks: list[tuple[int, tuple[int, ...], int]],
+        scores: list[int],
+        options: JSON,
+        gone: int = 0,
+        upcard: int | None = None,
+        called: int | None = None,
+        partner: int | None = None,
+        alone: bool = False,
+        voids: list[int] | None = None,
+    ) -> None:
+        self.game = game
+        self.seat = seat
+        self.players = players
+        self.phase = phase
+        self.dealer = dealer
+        self.hand = hand
+        self.deck = deck
+        self.bids = bids
+        self.taker = taker
+        self.level = level
+        self.trump = trump
+        self.no_trump = no_trump
+        self.table = table
+        self.leader = leader
+        self.trick = trick
+        self.played = played
+        self.tricks = tricks
+        self.scores = scores
+        self.options = options
+        self.gone = gone
+        self.upcard = upcard
+        self.called = called
+        self.partner = partner
+        self.alone = alone
+        self.voids: list[int] = voids if voids is not None else []
 
     def unseen(self) -> int:
         """Cards that may still be in other hands (or the kitty, or hidden discards)."""
