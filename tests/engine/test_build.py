@@ -33,6 +33,19 @@ def test_build_is_what_this_process_runs() -> None:
         assert engine.BUILD == "compiled", "the engine is compiled and up to date, yet not loaded"
 
 
+def test_the_bots_build_is_chosen_the_same_way() -> None:
+    """The bots are compiled with the engine (setup.py) and follow the same switch."""
+    import workers.bots
+    import workers.bots.expert
+
+    loaded_from_source = str(workers.bots.expert.__file__).endswith(".py")
+    assert ("pure" if loaded_from_source else "compiled") == workers.bots.BUILD
+    if os.environ.get("ATOUT_PURE_ENGINE") == "1":
+        assert workers.bots.BUILD == "pure"
+    elif engine.BUILD == "compiled":
+        assert workers.bots.BUILD == "compiled", "the engine is compiled and the bots are not"
+
+
 def _import_in_subprocess(path: Path, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
     code = "import engine, engine.base; print(engine.BUILD, engine.base.__file__)"
     return subprocess.run(
