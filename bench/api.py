@@ -6,8 +6,12 @@ Redis-backed HTTP service on this machine. Both servers run under uvicorn with 2
 processes on loopback against one real redis-server started here. The sides are measured in
 short alternating rounds (the order rotates each round), so a machine shared with other work
 slows every side alike; the figures are medians over rounds, with the spread of the ratio.
-``--ref REV`` adds a third side, the service as it was at git revision REV (a temporary
-worktree), for "not slower than before" measured in the same run: ``ratio_vs_ref``.
+A third side, an empty endpoint (no Redis), is the HTTP floor: with the number of requests our
+client sends per action it gives the highest ratio a server could reach whose requests did nothing
+else. The server CPU (every process of the server) per action and per request is printed too: it
+is steadier than throughput on a shared machine. ``--ref REV`` adds a further side, the service
+as it was at git revision REV (a temporary worktree), for "not slower than before" measured in
+the same run: ``ratio_vs_ref``.
 
 Each of our clients creates a game with every seat open, joins every seat, then plays it to
 the end: for the seat to act, ``GET /v1/games/{id}/actions`` then ``POST`` one of them (a
@@ -34,6 +38,7 @@ from pathlib import Path
 from typing import Any
 
 import aiohttp
+import psutil
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
@@ -60,7 +65,11 @@ async def touch(request):
     await pool.set("bench:baseline", body or b"x")
     return JSONResponse({"ok": True, "had": value is not None})
 
-app = Starlette(routes=[Route("/touch", touch, methods=["POST"])])
+async def empty(request):
+    await request.body()
+    return JSONResponse({"ok": True})
+
+app = Starlette(routes=[Route("/touch", touch, methods=["POST"]), Route("/empty", empty, methods=["POST"])])
 """
 
 
@@ -115,14 +124,16 @@ async def play_games(base: str, clients: int, seconds: float) -> tuple[int, int,
     return counts["actions"], counts["requests"], latencies, time.perf_counter() - started
 
 
-async def hammer_baseline(base: str, clients: int, seconds: float) -> tuple[int, list[float], float]:
+async def hammer_baseline(
+    base: str, clients: int, seconds: float, path: str
+) -> tuple[int, list[float], float]:
     latencies: list[float] = []
     deadline = time.perf_counter() + seconds
 
     async def client(http: aiohttp.ClientSession) -> None:
         while time.perf_counter() < deadline:
             start = time.perf_counter()
-            async with http.post(base + "/touch", data=b'{"action":{"type":"pass"}}') as r:
+            async with http.post(base + path, data=b'{"action":{"type":"pass"}}') as r:
                 await r.read()
                 r.raise_for_status()
             latencies.append(time.perf_counter() - start)
@@ -137,7 +148,8 @@ BARE_ARGS = ["-m", "uvicorn", "baseline_app:app", "--workers", "2", "--log-level
 
 
 class Side:
-    """One server measured in rounds: ours, the bare GET+SET floor, or ours at a git revision."""
+    """One server measured in rounds: ours, the bare GET+SET endpoint, the empty endpoint (the
+    HTTP floor), or ours at a git revision."""
 
     def __init__(self, name: str, args: list[str], env: dict[str, str], probe_path: str, method: str) -> None:
         self.name, self.args, self.env, self.probe_path, self.method = name, args, env, probe_path, method
@@ -147,6 +159,7 @@ class Side:
         self.requests_rates: list[float] = []
         self.latencies: list[float] = []
         self.client_cpu: list[float] = []
+        self.server_cpu_us: list[float] = []  # server CPU (every process of it) per action or request
         self.actions = 0
 
     @property
@@ -162,15 +175,30 @@ class Side:
             stop_server(self.proc)
             self.proc = None
 
+    def server_cpu(self) -> float:
+        """CPU seconds used so far by the server's processes (the parent and its workers)."""
+        assert self.proc is not None
+        root = psutil.Process(self.proc.pid)
+        total = 0.0
+        for proc in [root, *root.children(recursive=True)]:
+            try:
+                times = proc.cpu_times()
+                total += times.user + times.system
+            except psutil.NoSuchProcess:
+                pass
+        return total
+
     def round(self, clients: int, seconds: float) -> float:
+        server_cpu = self.server_cpu()
         cpu = time.process_time()
-        if self.name == "bare":
-            count, lat, elapsed = asyncio.run(hammer_baseline(self.base, clients, seconds))
+        if self.name in ("bare", "floor"):
+            count, lat, elapsed = asyncio.run(hammer_baseline(self.base, clients, seconds, self.probe_path))
             requests = count
         else:
             count, requests, lat, elapsed = asyncio.run(play_games(self.base, clients, seconds))
             self.actions += count
         self.client_cpu.append((time.process_time() - cpu) / elapsed)
+        self.server_cpu_us.append((self.server_cpu() - server_cpu) / count * 1e6)
         self.latencies.extend(lat)
         self.rates.append(count / elapsed)
         self.requests_rates.append(requests / elapsed)
@@ -220,6 +248,7 @@ def main() -> None:
         sides = [
             Side("bare", [sys.executable, *BARE_ARGS, "--app-dir", tmp], env, "/touch", "POST"),
             Side("ours", serve, env, "/healthz", "GET"),
+            Side("floor", [sys.executable, *BARE_ARGS, "--app-dir", tmp], env, "/empty", "POST"),
         ]
         worktree: Path | None = None
         if args.ref:
@@ -252,8 +281,13 @@ def main() -> None:
 
 def report(sides: list[Side], clients: int) -> None:
     by = {side.name: side for side in sides}
-    bare, ours, ref = by["bare"], by["ours"], by.get("ref")
+    bare, ours, floor, ref = by["bare"], by["ours"], by["floor"], by.get("ref")
     ratios = [o / b for o, b in zip(ours.rates, bare.rates, strict=True)]
+    # Requests our client sends per action (create, join and view included), and the ratio a server
+    # whose every request cost only the HTTP floor (an empty endpoint) would reach with that client.
+    per_action = sum(ours.requests_rates) / sum(ours.rates)
+    ceilings = [f / per_action / b for f, b in zip(floor.rates, bare.rates, strict=True)]
+    per_request = [o / b for o, b in zip(ours.requests_rates, bare.rates, strict=True)]
     ours_aps, base_rps = statistics.median(ours.rates), statistics.median(bare.rates)
     ours_rps = statistics.median(ours.requests_rates)
     p50, p99 = percentile(ours.latencies, 50) * 1e3, percentile(ours.latencies, 99) * 1e3
@@ -266,6 +300,13 @@ def report(sides: list[Side], clients: int) -> None:
           f"{statistics.median(bare.client_cpu):.0%} against the baseline")  # fmt: skip
     print(f"ratio actions/s : baseline requests/s = {statistics.median(ratios):.2f} "
           f"(rounds {min(ratios):.2f}-{max(ratios):.2f})")  # fmt: skip
+    print(f"floor (an empty endpoint, no Redis): {statistics.median(floor.rates):7.0f} requests/s; "
+          f"our client sends {per_action:.2f} requests per action, so a server doing nothing but "
+          f"answer HTTP would reach ratio {statistics.median(ceilings):.2f}")  # fmt: skip
+    print(f"ratio requests/s : baseline requests/s = {statistics.median(per_request):.2f}")
+    cpu_ours, cpu_bare, cpu_floor = (statistics.median(side.server_cpu_us) for side in (ours, bare, floor))
+    print(f"server CPU: {cpu_ours:.0f} us per action, {cpu_bare:.0f} us per baseline request, "
+          f"{cpu_floor:.0f} us per empty request (ratio by CPU {cpu_bare / cpu_ours:.2f})")  # fmt: skip
     figures = [
         f"clients={clients}",
         f"rounds={len(ratios)}",
@@ -280,6 +321,13 @@ def report(sides: list[Side], clients: int) -> None:
         f"ratio_min={min(ratios):.2f}",
         f"ratio_max={max(ratios):.2f}",
         f"actions={ours.actions}",
+        f"requests_per_action={per_action:.2f}",
+        f"floor_requests_per_s={statistics.median(floor.rates):.0f}",
+        f"ceiling_ratio={statistics.median(ceilings):.2f}",
+        f"request_ratio={statistics.median(per_request):.2f}",
+        f"server_cpu_us_per_action={cpu_ours:.0f}",
+        f"server_cpu_us_per_baseline_request={cpu_bare:.0f}",
+        f"server_cpu_us_per_empty_request={cpu_floor:.0f}",
         f"client_cpu_ours={statistics.median(ours.client_cpu):.2f}",
         f"client_cpu_baseline={statistics.median(bare.client_cpu):.2f}",
     ]
