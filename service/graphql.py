@@ -324,8 +324,22 @@ def lagged_error(lagged: StreamLagged) -> GraphQLError:
     )
 
 
+def admissible(info: Info, who: str | None) -> None:
+    """Refuse now, before the subscription starts, when the stream caps are already reached; the
+    stream takes its place for real when it starts (a race lost in between ends it with the same
+    error as a ``next``)."""
+    with stream_slot(info, who):
+        pass
+
+
 @strawberry.type
 class Subscription:
+    """Each subscription checks everything it can (rate limit, token, game, ``after``, stream caps)
+    before it starts: a refusal then follows graphql-transport-ws as an ``error`` message for the
+    operation (no ``next``, no ``complete``), which a graphql-ws client's ``error`` callback gets.
+    The resolvers are plain coroutines returning the event stream, because the body of an async
+    generator runs only at its first event, after the operation has started."""
+
     @strawberry.subscription(
         description="The game's events as the caller's seat may see them, after the event id `after`; "
         "ends after the match is over. Authenticate with connection_init {Authorization: 'Bearer …'}."
@@ -343,13 +357,18 @@ class Subscription:
         except ProblemError as error:
             raise problem_error(error) from None
         cursor = resume_from(after, "an event id")
+        admissible(info, token)
         block_ms = info.context["settings"].sse_block_ms
-        with stream_slot(info, token):
-            try:
-                async for seen in games.follow(gid, caller.seat, cursor, block_ms):
-                    yield t.GameEvent.of(seen)
-            except StreamLagged as lagged:
-                raise lagged_error(lagged) from None
+
+        async def events() -> AsyncGenerator[t.GameEvent, None]:
+            with stream_slot(info, token):
+                try:
+                    async for seen in games.follow(gid, caller.seat, cursor, block_ms):
+                        yield t.GameEvent.of(seen)
+                except StreamLagged as lagged:
+                    raise lagged_error(lagged) from None
+
+        return events()
 
     @strawberry.subscription(
         description="For a bot account (its API key in connection_init {Authorization: 'Bearer …'}): "
@@ -364,15 +383,20 @@ class Subscription:
         except ProblemError as error:
             raise problem_error(error) from None
         cursor = resume_from(after, "a notice id")
+        admissible(info, bid)
         block_ms = info.context["settings"].sse_block_ms
-        with stream_slot(info, bid):
-            try:
-                async for eid, notice in games.follow_notices(bid, cursor, block_ms):
-                    delivered = await games.bot_notice(notice)
-                    if delivered is not None:
-                        yield t.BotNotice.of({"id": eid, **delivered})
-            except StreamLagged as lagged:
-                raise lagged_error(lagged) from None
+
+        async def notices() -> AsyncGenerator[t.BotNotice, None]:
+            with stream_slot(info, bid):
+                try:
+                    async for eid, notice in games.follow_notices(bid, cursor, block_ms):
+                        delivered = await games.bot_notice(notice)
+                        if delivered is not None:
+                            yield t.BotNotice.of({"id": eid, **delivered})
+                except StreamLagged as lagged:
+                    raise lagged_error(lagged) from None
+
+        return notices()
 
 
 # Stands in for a refused document: Strawberry looks up the operation's type before it reads the

@@ -242,12 +242,50 @@ def test_subscription_resumes_after_a_disconnect_without_gap_or_duplicate(
     assert everything[0]["type"] == "game_created" and m.to_act is not None
 
 
-def test_subscription_to_a_missing_game_is_an_error(client: TestClient) -> None:
+@pytest.mark.parametrize(
+    ("game", "after", "token", "code"),
+    [
+        ("nope", None, None, "game_not_found"),
+        ("real", "not-an-id", None, "invalid_request"),
+        ("real", None, "not-a-seat-token", "invalid_token"),
+    ],
+)
+def test_a_refused_subscription_is_an_error_message_and_the_connection_lives_on(
+    client: TestClient, game: str, after: str | None, token: str | None, code: str
+) -> None:
+    """graphql-transport-ws: a subscription refused before it starts gets one ``error`` message
+    for its id (a graphql-ws client's ``error`` callback), not a ``next`` carrying errors and a
+    ``complete``; the connection stays open for the next subscription."""
+    gid, _ = seated_gql(client, "euchre5", seed="5", options=FAST_OPTIONS["euchre5"])
     with client.websocket_connect("/graphql", subprotocols=["graphql-transport-ws"]) as ws:
-        subscribe(ws, "nope")
+        subscribe(ws, gid if game == "real" else game, after=after, token=token)
         message = ws.receive_json()
-        assert message["type"] == "next"
-        assert message["payload"]["errors"][0]["extensions"]["code"] == "game_not_found"
+        assert message["type"] == "error" and message["id"] == "1", message
+        assert [e["extensions"]["code"] for e in message["payload"]] == [code]
+        if token is not None:
+            return  # the connection's token is the one refused: every subscription on it is
+        ws.send_json(
+            {
+                "id": "2",
+                "type": "subscribe",
+                "payload": {"query": "subscription($id: ID!) { gameEvents(gameId: $id) { type } }",
+                            "variables": {"id": gid}},
+            }
+        )  # fmt: skip
+        first = ws.receive_json()
+        assert first["type"] == "next" and first["id"] == "2"
+        assert first["payload"]["data"]["gameEvents"]["type"] == "game_created"
+
+
+def test_a_refused_bot_subscription_is_an_error_message(client: TestClient) -> None:
+    with client.websocket_connect("/graphql", subprotocols=["graphql-transport-ws"]) as ws:
+        ws.send_json({"type": "connection_init", "payload": {"Authorization": "Bearer atb_x_y"}})
+        assert ws.receive_json()["type"] == "connection_ack"
+        query = "subscription { myTurns { id } }"
+        ws.send_json({"id": "7", "type": "subscribe", "payload": {"query": query}})
+        message = ws.receive_json()
+        assert message["type"] == "error" and message["id"] == "7", message
+        assert message["payload"][0]["extensions"]["code"] == "invalid_token"
 
 
 def test_leave_and_rematch_mutations(client: TestClient, rng: random.Random) -> None:
@@ -298,14 +336,3 @@ def test_my_turns_subscription_for_a_bot_account(client: TestClient, rng: random
     assert notice["type"] == "your_turn" and notice["gameId"] == gid and notice["seat"] == 1
     assert notice["version"] == game["version"] and notice["view"]["seat"] == 1
     assert notice["legalActions"] == data(client, LEGAL, tokens[1], id=gid)["legalActions"]["actions"]
-
-
-def test_my_turns_needs_a_bot_key(client: TestClient) -> None:
-    with client.websocket_connect("/graphql", subprotocols=["graphql-transport-ws"]) as ws:
-        ws.send_json({"type": "connection_init", "payload": {"Authorization": "Bearer nope"}})
-        assert ws.receive_json()["type"] == "connection_ack"
-        ws.send_json(
-            {"id": "1", "type": "subscribe", "payload": {"query": "subscription { myTurns { id } }"}}
-        )
-        message = ws.receive_json()
-    assert message["payload"]["errors"][0]["extensions"]["code"] == "invalid_token"
