@@ -4,7 +4,7 @@ VENV   := .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 
-.PHONY: serve test lint typecheck unit redis tools image bench bench-quick openapi clean compile
+.PHONY: serve test lint typecheck unit redis tools browser vendor image bench bench-quick openapi clean compile
 
 $(STAMP): pyproject.toml setup.py
 	$(PYTHON) -m venv $(VENV)
@@ -35,6 +35,29 @@ tools:
 	   apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
 	     -o Dpkg::Options::=--force-confold redis-tools podman buildah runc debootstrap >/dev/null; \
 	 fi
+
+# Node and the npm packages pinned in package-lock.json: Debian's nodejs and npm when missing.
+NODE := node_modules/.installed
+$(NODE): package.json package-lock.json
+	@command -v npm >/dev/null || (apt-get update -qq && \
+	  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq nodejs npm >/dev/null)
+	npm ci --no-audit --no-fund --ignore-scripts --loglevel=error
+	touch $(NODE)
+
+# GraphiQL and React for the offline /graphql page, copied from those pinned packages with their
+# licences into service/static/vendor (committed: the service needs no Node at run time).
+VENDORED := graphiql/graphiql.min.js graphiql/graphiql.min.css react/umd/react.production.min.js \
+  react-dom/umd/react-dom.production.min.js
+vendor: $(NODE)
+	for f in $(VENDORED); do cp node_modules/$$f service/static/vendor/; done
+	for p in graphiql react react-dom; do \
+	  printf '%s %s\n\n' $$p $$(node -p "require('./node_modules/$$p/package.json').version"); \
+	  cat node_modules/$$p/LICENSE; echo; done > service/static/vendor/LICENSES.txt
+
+# Debian's chromium for the browser tests (Playwright drives it by its path; no browser download).
+browser:
+	@command -v chromium >/dev/null || (apt-get update -qq && \
+	  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null)
 
 # The container image, with no registry: the base is debootstrapped from the Debian mirror apt uses,
 # slimmed like debian:bookworm-slim (no apt cache or lists, no docs, man pages or locales) and imported
@@ -72,7 +95,7 @@ serve: $(ENGINE) redis
 lint: $(STAMP)
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check engine
-	$(VENV)/bin/ruff format --check service schema bench tests/service tests/cluster tests/image tests/conftest.py
+	$(VENV)/bin/ruff format --check service schema bench tests/service tests/browser tests/cluster tests/image tests/conftest.py
 
 typecheck: $(STAMP)
 	$(VENV)/bin/mypy engine
@@ -81,7 +104,7 @@ typecheck: $(STAMP)
 # Everything on the compiled engine, then the rules (golden hands, rule and property tests) again on
 # the plain modules: both builds of the engine are tested.
 PURE_ENGINE_TESTS := tests/engine tests/test_fairness_spec.py tests/test_standalone.py tests/workers
-unit: $(ENGINE) redis tools
+unit: $(ENGINE) redis tools $(NODE) browser
 	$(VENV)/bin/pytest -q
 	ATOUT_PURE_ENGINE=1 $(VENV)/bin/pytest -q -p no:cacheprovider $(PURE_ENGINE_TESTS)
 
@@ -118,5 +141,5 @@ openapi: $(STAMP)
 	$(PY) -m service.settings --readme README.md
 
 clean:
-	rm -rf $(VENV) var build .pytest_cache .mypy_cache .ruff_cache .hypothesis
+	rm -rf $(VENV) var build node_modules .pytest_cache .mypy_cache .ruff_cache .hypothesis
 	rm -f engine/*.so *__mypyc*.so

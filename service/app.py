@@ -17,7 +17,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import BaseRoute, Route, WebSocketRoute
 
-from service import bots, logs
+from service import bots, docs_pages, logs
 from service.edge import EdgeMiddleware
 from service.errors import ProblemError, handle_problem, problem_response, store_fault
 from service.fanout import Fanout
@@ -100,6 +100,7 @@ def routes(settings: Settings) -> list[BaseRoute]:
         Route("/healthz", healthz, include_in_schema=False),
         Route("/readyz", readyz, include_in_schema=False),
         *rest.routes(),
+        *docs_pages.routes(),
         Route("/graphql", gql, methods=["GET", "POST"]),
         WebSocketRoute("/graphql", gql),
     ]

@@ -23,6 +23,7 @@ from graphql import GraphQLError, parse
 from graphql.validation.validate import ValidationAbortedError
 from pydantic import TypeAdapter, ValidationError
 from starlette.requests import Request
+from starlette.responses import HTMLResponse, Response
 from starlette.types import Receive, Scope, Send
 from strawberry.asgi import GraphQL
 from strawberry.extensions import SchemaExtension
@@ -32,6 +33,7 @@ from strawberry.types import Info
 import engine
 from schema import graphql_types as t
 from schema.rest import CLIENT_SEED, Action, CreateGameRequest
+from service import docs_pages
 from service.errors import CODES, ProblemError, observe_graphql_errors, problem_response, store_fault
 from service.fanout import StreamClosing, StreamGap, StreamLagged, StreamSlot, client_key
 from service.games import Games
@@ -560,6 +562,10 @@ class AtoutGraphQL(GraphQL[dict[str, Any], None]):
         except ProblemError as error:
             response = problem_response(error, request.url.path)
         await response(scope, receive, send)
+
+    async def render_graphql_ide(self, request: Request) -> Response:
+        """GraphiQL from the assets this service serves (service/docs_pages.py), not from a CDN."""
+        return HTMLResponse(docs_pages.graphiql_html())
 
     def parse_json(self, data: str | bytes) -> Any:
         return parse_json(data, self.max_json_depth, self.max_int_digits)

@@ -15,7 +15,7 @@ from pydantic import BaseModel, ValidationError
 from pydantic.json_schema import models_json_schema
 from sse_starlette import EventSourceResponse, ServerSentEvent
 from starlette.requests import Request
-from starlette.responses import HTMLResponse, JSONResponse, Response, StreamingResponse
+from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.routing import BaseRoute, Route
 
 import engine
@@ -720,15 +720,6 @@ async def openapi_json(request: Request) -> Response:
     return JSONResponse(openapi_document())
 
 
-async def swagger_ui(request: Request) -> Response:
-    return HTMLResponse(
-        """<!doctype html><html><head><title>Atout API</title>
-<link rel="stylesheet" href="https://unpkg.com/swagger-ui-dist@5/swagger-ui.css"></head>
-<body><div id="ui"></div><script src="https://unpkg.com/swagger-ui-dist@5/swagger-ui-bundle.js"></script>
-<script>SwaggerUIBundle({url: "/openapi.json", dom_id: "#ui"});</script></body></html>"""
-    )
-
-
 HOT_PATHS = {"/v1/games/{game_id}/actions", "/v1/games/{game_id}/view"}
 
 
@@ -748,7 +739,6 @@ def routes() -> list[BaseRoute]:
     return [
         *(Route(path, _dispatch(by_method), methods=list(by_method)) for path, by_method in paths.items()),
         Route("/openapi.json", openapi_json, include_in_schema=False),
-        Route("/docs", swagger_ui, include_in_schema=False),
     ]
 
 
