@@ -6,16 +6,16 @@ from __future__ import annotations
 
 import shutil
 from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
-from playwright.sync_api import Browser, Page, Route, sync_playwright
+from browser_helpers import OfflinePage
+from playwright.sync_api import Browser, sync_playwright
 
-SCREENS = Path(__file__).resolve().parents[2] / "var" / "screens"
 
-
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def browser() -> Iterator[Browser]:
+    """One Chromium per test module: Playwright's sync API runs an event loop on this thread while
+    it is open, so it is closed before the other test folders (which call asyncio.run) start."""
     executable = shutil.which("chromium") or shutil.which("chromium-browser")
     assert executable, "Debian's chromium is missing: `make browser` installs it"
     with sync_playwright() as playwright:
@@ -23,28 +23,6 @@ def browser() -> Iterator[Browser]:
         launched = playwright.chromium.launch(executable_path=executable, args=["--no-sandbox"])
         yield launched
         launched.close()
-
-
-class OfflinePage:
-    """A page that may reach only ``base``: any other request is aborted and remembered."""
-
-    def __init__(self, page: Page, base: str) -> None:
-        self.page, self.base, self.outside = page, base, list[str]()
-        page.route("**/*", self._only_base)
-
-    def _only_base(self, route: Route) -> None:
-        url = route.request.url
-        if url.startswith(self.base) or url.startswith("data:"):
-            route.continue_()
-        else:
-            self.outside.append(url)
-            route.abort()
-
-    def screenshot(self, name: str) -> Path:
-        SCREENS.mkdir(parents=True, exist_ok=True)
-        path = SCREENS / f"{name}.png"
-        self.page.screenshot(path=str(path))
-        return path
 
 
 @pytest.fixture

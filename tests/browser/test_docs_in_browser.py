@@ -4,7 +4,7 @@ but the service: every asset is served by the service itself."""
 from __future__ import annotations
 
 import httpx
-from conftest import OfflinePage
+from browser_helpers import OfflinePage
 
 
 def test_swagger_ui_renders_the_api_offline(offline_page: OfflinePage, live_server: str) -> None:
