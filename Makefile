@@ -134,9 +134,11 @@ bench-quick: bench-deps
 	$(PY) bench/memory.py --quick
 	$(PY) bench/scale.py --quick
 
-# Regenerate the committed API contracts and the README's settings table (tests fail when they drift).
-openapi: $(STAMP)
+# Regenerate the committed API contracts, the example client's TypeScript types and the README's
+# settings table (tests fail when they drift).
+openapi: $(STAMP) $(NODE)
 	$(VENV)/bin/atout openapi -o openapi/openapi.json
+	npx --no-install openapi-typescript openapi/openapi.json -o examples/client/atout-api.d.ts
 	$(PY) -m service.graphql > schema/schema.graphql
 	$(PY) -m service.settings --readme README.md
 

@@ -5,12 +5,14 @@ from __future__ import annotations
 import unicodedata
 from typing import Annotated, Any, Literal
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, RootModel
 from pydantic_core import PydanticCustomError
+
+from schema.actions import Action, Model
+from schema.views import EventOfMove, LegalAction, StreamFrame, View
 
 SEAT_KIND = r"^(open|bot:(random|heuristic|expert))$"
 CLIENT_SEED = r"^[ -~]*$"  # printable ASCII: the same bytes in every language's JSON (docs/fairness.md)
-CARD = Annotated[str, Field(min_length=2, max_length=2, examples=["AS", "TH", "BJ"])]
 
 # Bidirectional embeddings, overrides and isolates: they reorder the text shown around a name.
 BIDI_CONTROLS = frozenset("\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
@@ -50,10 +52,6 @@ def _displayable(value: str) -> str:
 DisplayText = Annotated[str, AfterValidator(_displayable)]
 
 
-class Model(BaseModel):
-    model_config = ConfigDict(extra="forbid", strict=True)
-
-
 class ValidationIssue(BaseModel):
     loc: list[str | int]
     msg: str
@@ -83,75 +81,6 @@ class Problem(BaseModel):
     )
     token_seat: int | None = Field(default=None, description="With wrong_seat: the seat your token holds.")
     errors: list[ValidationIssue] | None = Field(default=None, description="With invalid_request.")
-
-
-# Actions: one JSON form each, exactly the engine's.
-
-
-class PassAction(Model):
-    type: Literal["pass"]
-
-
-class BidAction(Model):
-    """Le 500: ``tricks`` and ``suit``; Le Rough: ``points``."""
-
-    type: Literal["bid"]
-    tricks: int | None = Field(default=None, ge=0, le=10)
-    suit: Literal["S", "C", "D", "H", "NT"] | None = None
-    points: int | None = Field(default=None, ge=0, le=100)
-
-
-class KeepAction(Model):
-    type: Literal["keep"]
-
-
-class DiscardAction(Model):
-    type: Literal["discard"]
-    cards: list[CARD] = Field(max_length=10)
-
-
-class PlayAction(Model):
-    type: Literal["play"]
-    card: CARD
-    no_trump: bool | None = Field(default=None, description="Le Rough: the taker's first lead only.")
-
-
-class OrderUpAction(Model):
-    type: Literal["order_up"]
-
-
-class ExchangeAction(Model):
-    type: Literal["exchange"]
-    discard: CARD
-
-
-class NameTrumpAction(Model):
-    type: Literal["name_trump"]
-    suit: Literal["S", "C", "D", "H"]
-
-
-class CallPartnerAction(Model):
-    type: Literal["call_partner"]
-    card: CARD
-
-
-class GoAloneAction(Model):
-    type: Literal["go_alone"]
-
-
-Action = Annotated[
-    PassAction
-    | BidAction
-    | KeepAction
-    | DiscardAction
-    | PlayAction
-    | OrderUpAction
-    | ExchangeAction
-    | NameTrumpAction
-    | CallPartnerAction
-    | GoAloneAction,
-    Field(discriminator="type"),
-]
 
 
 class SeatInfo(BaseModel):
@@ -297,14 +226,18 @@ class BotStatus(BaseModel):
 
 
 class BotNotice(BaseModel):
-    """One notice of /v1/bots/me/stream: ``your_turn`` (with seat, version, view and legal_actions) or
-    ``game_over`` (with winners)."""
+    """One notice of /v1/bots/me/stream: ``your_turn`` (with the seat, its view and its legal actions:
+    answer with one POST …/actions) or ``game_over`` (with the winners)."""
 
-    model_config = ConfigDict(extra="allow")
+    model_config = ConfigDict(extra="forbid")
     id: str
     type: Literal["your_turn", "game_over"]
     game_id: str
     version: int
+    seat: int | None = Field(default=None, description="With your_turn: the bot's seat to act.")
+    view: View | None = Field(default=None, description="With your_turn: that seat's view.")
+    legal_actions: list[LegalAction] | None = Field(default=None, description="With your_turn.")
+    winners: list[int] | None = Field(default=None, description="With game_over.")
 
 
 class ViewResponse(BaseModel):
@@ -312,7 +245,7 @@ class ViewResponse(BaseModel):
     version: int
     seat: int | None
     status: str
-    view: dict[str, Any]
+    view: View
 
 
 class LegalActionsResponse(BaseModel):
@@ -320,7 +253,9 @@ class LegalActionsResponse(BaseModel):
     version: int
     seat: int
     to_act: int | None
-    actions: list[dict[str, Any]]
+    actions: list[LegalAction] = Field(
+        description="Empty unless the game is running; a discard comes as a template."
+    )
 
 
 class ActionRequest(Model):
@@ -335,8 +270,8 @@ class ActionResponse(BaseModel):
     game_id: str
     version: int
     seat: int
-    action: dict[str, Any]
-    events: list[dict[str, Any]] = Field(description="The events of this action, as this seat may see them.")
+    action: Action
+    events: list[EventOfMove] = Field(description="The events of this action, as this seat may see them.")
     to_act: int | None
     status: str
     winners: list[int] | None
@@ -345,7 +280,7 @@ class ActionResponse(BaseModel):
 class LogEntry(BaseModel):
     version: int
     seat: int
-    action: dict[str, Any]
+    action: Action
     by: str | None = Field(default=None, description="`timer`: played for the seat when its time ran out.")
 
 
@@ -383,10 +318,7 @@ class RulesResponse(BaseModel):
     games: dict[str, dict[str, Any]]
 
 
-class GameEvent(BaseModel):
-    """One Server-Sent Event's ``data``; the SSE ``id`` is the same ``id`` (send it back as Last-Event-ID)."""
-
-    model_config = ConfigDict(extra="allow")
-    id: str
-    version: int
-    type: str
+class GameEvent(RootModel[StreamFrame]):
+    """One Server-Sent Event's ``data``, typed by its ``type``; the SSE ``id`` is the event's ``id``
+    (send it back as Last-Event-ID) and the SSE ``event`` its ``type``; a stream that ends before the
+    match does ends with a ``StreamEnd`` frame."""

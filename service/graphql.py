@@ -32,7 +32,8 @@ from strawberry.types import Info
 
 import engine
 from schema import graphql_types as t
-from schema.rest import CLIENT_SEED, Action, CreateGameRequest
+from schema.actions import Action
+from schema.rest import CLIENT_SEED, CreateGameRequest
 from service import docs_pages
 from service.errors import CODES, ProblemError, observe_graphql_errors, problem_response, store_fault
 from service.fanout import StreamClosing, StreamGap, StreamLagged, StreamSlot, client_key

@@ -121,7 +121,12 @@ def int_query(request: Request, name: str, default: int | None, low: int, high: 
 def ok(model: BaseModel, status: int = 200, headers: dict[str, str] | None = None) -> Response:
     """The model as JSON, serialized by pydantic-core in one step (no intermediate dict)."""
     return Response(
-        model.model_dump_json(), status_code=status, headers=headers, media_type="application/json"
+        # warnings off: responses are built with model_construct from the engine's trusted dicts, which
+        # the typed fields (schema/views.py) describe but do not hold as model instances
+        model.model_dump_json(warnings=False),
+        status_code=status,
+        headers=headers,
+        media_type="application/json",
     )
 
 
@@ -742,6 +747,31 @@ def routes() -> list[BaseRoute]:
     ]
 
 
+def without_null_defaults(schema: Any) -> Any:
+    """``schema`` without its ``"default": null`` entries. A null default says nothing that the
+    field's being optional does not, and code generators (openapi-typescript) read a field with a
+    default as one the server always fills in, so a request type would require it."""
+    if isinstance(schema, dict):
+        return {k: without_null_defaults(v) for k, v in schema.items() if not (k == "default" and v is None)}
+    if isinstance(schema, list):
+        return [without_null_defaults(v) for v in schema]
+    return schema
+
+
+def defaults_in_words(schema: dict[str, Any]) -> dict[str, Any]:
+    """A request body's schema with each property's default said in its description instead: code
+    generators (openapi-typescript by default) make a property with a ``default`` required, as if
+    the server always sent it, and the client would have to send what the server fills in itself."""
+    properties = {}
+    for name, prop in schema.get("properties", {}).items():
+        if "default" in prop:
+            prop = {k: v for k, v in prop.items() if k != "default"}
+            said = f"Default: `{json.dumps(schema['properties'][name]['default'])}`."
+            prop["description"] = f"{prop['description']} {said}" if prop.get("description") else said
+        properties[name] = prop
+    return {**schema, "properties": properties} if properties else schema
+
+
 def openapi_document() -> dict[str, Any]:
     models: list[tuple[type[BaseModel], Any]] = [(Problem, "serialization")]
     for op in OPS:
@@ -751,6 +781,7 @@ def openapi_document() -> dict[str, Any]:
             models.append((op.response, "serialization"))
     refs, defs = models_json_schema(models, ref_template="#/components/schemas/{model}")
     problem_ref = refs[(Problem, "serialization")]
+    request_bodies = {refs[(op.request, "validation")]["$ref"].rpartition("/")[2] for op in OPS if op.request}
     paths: dict[str, dict[str, Any]] = {}
     for op in OPS:
         parameters: list[dict[str, Any]] = []
@@ -776,7 +807,14 @@ def openapi_document() -> dict[str, Any]:
         if op.response:
             media = "text/event-stream" if op.stream else "application/json"
             content_schema = (
-                {"type": "string", "description": "SSE frames whose data is a GameEvent"}
+                {
+                    "type": "string",
+                    "description": f"Server-Sent Events: each frame's `data` is one {op.response.__name__} "
+                    "as JSON (the `contentSchema`), its `id` the event's id (send it back as Last-Event-ID), "
+                    "its `event` the type.",
+                    "contentMediaType": "text/event-stream",
+                    "contentSchema": refs[(op.response, "serialization")],
+                }
                 if op.stream
                 else refs[(op.response, "serialization")]
             )
@@ -802,18 +840,26 @@ def openapi_document() -> dict[str, Any]:
             operation["security"] = [{"seatToken": []}]
         elif op.auth == "optional":
             operation["security"] = [{}, {"seatToken": []}]
+        else:
+            operation["security"] = []  # said outright: no credentials
         paths.setdefault(op.path, {})[op.method.lower()] = operation
     return {
         "openapi": "3.1.0",
         "info": {
             "title": "Atout",
             "version": API_VERSION,
+            "license": {"name": "MIT", "identifier": "MIT"},
             "description": "Le 500, Le Rough and five-handed euchre for app and bot developers. "
             "Errors are application/problem+json with a stable `code`.",
         },
+        # relative: the service that serves this document (GET /openapi.json) is the one it describes
+        "servers": [{"url": "/", "description": "This service (`make serve` runs it on localhost:8000)."}],
         "paths": paths,
         "components": {
-            "schemas": defs.get("$defs", {}),
+            "schemas": {
+                name: defaults_in_words(schema) if name in request_bodies else schema
+                for name, schema in without_null_defaults(defs.get("$defs", {})).items()
+            },
             "securitySchemes": {
                 "seatToken": {
                     "type": "http",

@@ -1,0 +1,84 @@
+"""The actions a seat sends, one JSON form each, exactly the engine's (docs/rules.md names the
+rules each enforces); shared by the requests (schema/rest.py) and what the server shows
+(schema/views.py: the bids in a view, the legal actions)."""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+CARD = Annotated[str, Field(min_length=2, max_length=2, examples=["AS", "TH", "BJ"])]
+
+
+class Model(BaseModel):
+    model_config = ConfigDict(extra="forbid", strict=True)
+
+
+# Actions: one JSON form each, exactly the engine's.
+
+
+class PassAction(Model):
+    type: Literal["pass"]
+
+
+class BidAction(Model):
+    """Le 500: ``tricks`` and ``suit``; Le Rough: ``points``."""
+
+    type: Literal["bid"]
+    tricks: int | None = Field(default=None, ge=0, le=10)
+    suit: Literal["S", "C", "D", "H", "NT"] | None = None
+    points: int | None = Field(default=None, ge=0, le=100)
+
+
+class KeepAction(Model):
+    type: Literal["keep"]
+
+
+class DiscardAction(Model):
+    type: Literal["discard"]
+    cards: list[CARD] = Field(max_length=10)
+
+
+class PlayAction(Model):
+    type: Literal["play"]
+    card: CARD
+    no_trump: bool | None = Field(default=None, description="Le Rough: the taker's first lead only.")
+
+
+class OrderUpAction(Model):
+    type: Literal["order_up"]
+
+
+class ExchangeAction(Model):
+    type: Literal["exchange"]
+    discard: CARD
+
+
+class NameTrumpAction(Model):
+    type: Literal["name_trump"]
+    suit: Literal["S", "C", "D", "H"]
+
+
+class CallPartnerAction(Model):
+    type: Literal["call_partner"]
+    card: CARD
+
+
+class GoAloneAction(Model):
+    type: Literal["go_alone"]
+
+
+Action = Annotated[
+    PassAction
+    | BidAction
+    | KeepAction
+    | DiscardAction
+    | PlayAction
+    | OrderUpAction
+    | ExchangeAction
+    | NameTrumpAction
+    | CallPartnerAction
+    | GoAloneAction,
+    Field(discriminator="type"),
+]

@@ -1,0 +1,149 @@
+"""The typed contracts (schema/views.py) say exactly what the server shows: every view (each seat
+and a spectator), every legal action and every event of many random matches of each game, with
+random rule options, validates against them with no field left undeclared. A field the engine adds
+without the contract knowing fails here, before an app developer's generated types are wrong.
+Hidden cards stay hidden (ALL-7): the contract of a view has no field for another seat's cards."""
+
+from __future__ import annotations
+
+import os
+import random
+from typing import Any
+
+import pytest
+from pydantic import TypeAdapter
+from starlette.testclient import TestClient
+from svc_helpers import auth, fill, seated
+
+import engine
+from schema.rest import ActionResponse, GameEvent, LegalActionsResponse, ViewResponse
+from schema.views import LegalAction, StreamEvent, View
+
+MATCHES = int(os.environ.get("ATOUT_CONTRACT_MATCHES", "12"))
+VIEW = TypeAdapter(View)
+LEGAL = TypeAdapter(LegalAction)
+EVENT = TypeAdapter(StreamEvent)
+
+
+def random_options(game: str, rng: random.Random) -> dict[str, Any]:
+    return {name: rng.choice(option["allowed"]) for name, option in engine.games()[game]["options"].items()}
+
+
+def check_state(m: engine.Match, version: int) -> None:
+    for seat in [None, *range(m.players)]:
+        VIEW.validate_python(engine.view(m, seat))
+    if m.to_act is not None:
+        for action in engine.legal_actions(m, m.to_act):
+            LEGAL.validate_python(action)
+
+
+def check_events(events: list[dict[str, Any]], version: int) -> set[str]:
+    for event in events:
+        EVENT.validate_python({"id": f"{version}-0", "version": version, **event})
+    return {e["type"] for e in events}
+
+
+@pytest.mark.parametrize("game", ["five_hundred", "rough", "euchre5"])
+def test_every_view_legal_action_and_event_matches_the_typed_contract(game: str) -> None:
+    rng = random.Random(f"contracts-{game}")
+    seen: set[str] = set()
+    for n in range(MATCHES):
+        options = random_options(game, rng) if n % 2 else {}
+        m = engine.new_match(game, seed=rng.randrange(1 << 40), options=options, wait=True)
+        check_state(m, 0)
+        m = engine.start(m, [f"seed{s}" for s in range(m.players)])
+        seen |= check_events(list(m.events), 0)
+        version = 0
+        while not m.over:
+            check_state(m, version)
+            action = rng.choice(engine.legal_actions(m, m.to_act))
+            if action["type"] == "discard":
+                action = {"type": "discard", "cards": rng.sample(action["from"], action["count"])}
+            m = engine.apply(m, m.to_act, action)
+            version += 1
+            seen |= check_events(list(m.events), version)
+        check_state(m, version)
+    # every kind of event of the game was met (the contract was exercised, not just parsed)
+    expected = {
+        "five_hundred": {"bid", "contract", "kitty_taken", "discard", "discarded", "play", "trick"},
+        "rough": {"bid", "contract", "kitty_taken", "discard", "discarded", "trump", "play", "trick"},
+        "euchre5": {"upcard", "order_up", "partner_called", "play", "trick", "you_are_partner"},
+    }[game] | {
+        "hand_started",
+        "hand_commitment",
+        "dealt",
+        "hand_scored",
+        "hand_seed",
+        "match_over",
+        "match_key",
+    }
+    assert expected <= seen, expected - seen
+
+
+def test_a_view_field_the_contract_does_not_declare_is_refused() -> None:
+    m = engine.new_match("rough", seed=3)
+    shown = engine.view(m, 0)
+    VIEW.validate_python(shown)
+    with pytest.raises(ValueError, match="extra"):
+        VIEW.validate_python({**shown, "hands": [[], [], [], []]})  # another seat's cards: never in a view
+
+
+@pytest.mark.parametrize("game", ["five_hundred", "rough", "euchre5"])
+def test_every_rest_answer_and_stream_event_of_a_match_matches_the_typed_contract(
+    client: TestClient, game: str
+) -> None:
+    """Through the service: the view, legal actions and move answers of every seat, and each seat's
+    whole event stream, parse as the OpenAPI document's typed models (the service's own events,
+    ``game_created``, ``game_started`` and ``turn``, included)."""
+    rng = random.Random(f"rest-{game}")
+    table = seated(
+        client,
+        game,
+        options={"target_score": min(engine.games()[game]["options"]["target_score"]["allowed"])},
+    )
+    while True:
+        views = [
+            ViewResponse.model_validate_json(
+                client.get(f"/v1/games/{table.game_id}/view", headers=auth(table.tokens[s])).content
+            )
+            for s in table.tokens
+        ]
+        to_act = views[0].view.to_act
+        if to_act is None:
+            break
+        offered = LegalActionsResponse.model_validate_json(
+            client.get(f"/v1/games/{table.game_id}/actions", headers=auth(table.tokens[to_act])).content
+        )
+        action = fill(rng.choice(offered.actions).model_dump(by_alias=True, exclude_none=True), rng)
+        moved = client.post(
+            f"/v1/games/{table.game_id}/actions", headers=auth(table.tokens[to_act]), json={"action": action}
+        )
+        assert moved.status_code == 200, moved.text
+        ActionResponse.model_validate_json(moved.content)
+    kinds: set[str] = set()
+    for seat in table.tokens:
+        stream = client.get(
+            f"/v1/games/{table.game_id}/events?follow=false", headers=auth(table.tokens[seat])
+        )
+        for line in stream.text.splitlines():
+            if line.startswith("data: "):
+                kinds.add(GameEvent.model_validate_json(line[6:]).root.type)
+    assert {"game_created", "game_started", "turn", "hand_scored", "match_over"} <= kinds
+
+
+def test_seat_events_match_the_typed_contract(client: TestClient) -> None:
+    created = client.post("/v1/games", json={"game": "rough", "seats": ["open"] * 4}).json()["game"]["id"]
+    first = client.post(f"/v1/games/{created}/join", json={"seat": 0, "name": "ann"}).json()["token"]
+    assert client.post(f"/v1/games/{created}/leave", headers=auth(first)).status_code == 200
+    tokens = [
+        client.post(f"/v1/games/{created}/join", json={"seat": s, "name": f"p{s}"}).json()["token"]
+        for s in range(4)
+    ]
+    assert client.post(f"/v1/games/{created}/leave", headers=auth(tokens[2])).status_code == 200
+    stream = client.get(f"/v1/games/{created}/events?follow=false", headers=auth(tokens[0]))
+    kinds = [
+        GameEvent.model_validate_json(line[6:]).root.type
+        for line in stream.text.splitlines()
+        if line.startswith("data: ")
+    ]
+    assert {"seat_joined", "seat_left", "seat_forfeited"} <= set(kinds), stream.text
