@@ -6,13 +6,30 @@ from __future__ import annotations
 
 from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 CARD = Annotated[str, Field(min_length=2, max_length=2, examples=["AS", "TH", "BJ"])]
 
 
+def _whole(value: object) -> object:
+    """JSON Schema's ``integer`` is any number with a zero fraction, ``1.0`` as well as ``1`` (some
+    JSON encoders write whole numbers so): take it as the int it is; strict mode refuses the rest."""
+    if isinstance(value, float) and value.is_integer() and abs(value) <= 2**53:
+        return int(value)
+    return value
+
+
 class Model(BaseModel):
+    """A request body: no unknown field, no type coercion, but a whole number may be written 1.0."""
+
     model_config = ConfigDict(extra="forbid", strict=True)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _whole_numbers(cls, data: object) -> object:
+        if isinstance(data, dict):
+            return {key: _whole(value) for key, value in data.items()}
+        return data
 
 
 # Actions: one JSON form each, exactly the engine's.

@@ -8,6 +8,7 @@ from typing import Annotated, Any, Literal
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, RootModel
 from pydantic_core import PydanticCustomError
 
+import engine
 from schema.actions import Action, Model
 from schema.views import EventOfMove, LegalAction, StreamFrame, View
 
@@ -48,8 +49,14 @@ def _displayable(value: str) -> str:
     return value
 
 
-# Every text shown to other people (player and bot names, contacts) is one of these.
-DisplayText = Annotated[str, AfterValidator(_displayable)]
+# Every text shown to other people (player and bot names, contacts) is one of these. The rule is
+# said in words: a JSON Schema pattern cannot name Unicode categories portably.
+DISPLAY_RULE = (
+    "Any text but control characters, bidirectional controls, invisible format characters (the "
+    "zero-width joiners excepted) and unassigned, surrogate or private-use code points (422 "
+    "invalid_request with type `unsafe_character`)."
+)
+DisplayText = Annotated[str, AfterValidator(_displayable), Field(description=DISPLAY_RULE)]
 
 
 class ValidationIssue(BaseModel):
@@ -113,9 +120,28 @@ class GameSummary(BaseModel):
     turn_seconds: int | None = Field(default=None, description="Per-turn time limit, if any.")
 
 
+def options_schema() -> dict[str, Any]:
+    """Every rule option of every game with its allowed values (engine.games()), as JSON Schema."""
+    allowed: dict[str, list[Any]] = {}
+    for rules in engine.games().values():
+        for name, option in rules["options"].items():
+            allowed.setdefault(name, [])
+            allowed[name] += [v for v in option["allowed"] if v not in allowed[name]]
+    return {
+        "type": "object",
+        "additionalProperties": False,
+        "properties": {name: {"enum": values} for name, values in sorted(allowed.items())},
+    }
+
+
 class CreateGameRequest(Model):
     game: Literal["five_hundred", "rough", "euchre5"]
-    options: dict[str, Any] = Field(default_factory=dict, description="Rule options, see /v1/rules.")
+    options: dict[str, Any] = Field(
+        default_factory=dict,
+        description="Rule options, see /v1/rules: each game's own names and allowed values (another "
+        "game's option, or a value that game does not allow, is 422 invalid_options).",
+        json_schema_extra=lambda schema: schema.update(options_schema()),
+    )
     seats: list[Annotated[str, Field(pattern=SEAT_KIND)]] | None = Field(
         default=None,
         max_length=5,
@@ -157,7 +183,9 @@ class GameList(BaseModel):
 
 
 class JoinRequest(Model):
-    seat: int | None = Field(default=None, ge=0, le=4, description="The first open seat if omitted.")
+    seat: int | None = Field(
+        default=None, ge=0, le=4, description="The first open seat if omitted; 0 to the game's players - 1."
+    )
     name: DisplayText = Field(default="", max_length=40)
     invite_code: str | None = Field(default=None, max_length=100)
     client_seed: str = Field(

@@ -78,9 +78,10 @@ def bearer(request: Request) -> str | None:
 async def parse_body(request: Request, model: type[M]) -> M:
     raw = await request.body()
     settings = request.app.state.settings
-    data = parse_json(raw or b"null", settings.max_json_depth, settings.max_int_digits)
-    if data is None:
-        data = {}
+    if not raw.strip():
+        data: Any = {}  # no body: every field at its default (a required one is then missing)
+    else:
+        data = parse_json(raw, settings.max_json_depth, settings.max_int_digits)
     try:
         return model.model_validate(data)
     except ValidationError as exc:
@@ -436,6 +437,10 @@ SEAT = ("missing_token", "invalid_token")
 STREAMS = ("too_many_streams", "server_full")  # the caps on open streams (service.fanout)
 CAPPED = ("too_many_games", "server_full")  # service.quotas: caps on unfinished games
 
+# A stream id (Redis's ``<ms>-<seq>``), as service.store.STREAM_ID_PATTERN accepts it.
+STREAM_ID_SCHEMA = {"type": "string", "pattern": STREAM_ID_PATTERN.pattern, "examples": ["1733140000000-0"]}
+
+
 OPS: tuple[Op, ...] = (
     Op("GET", "/v1/rules", rules, "getRules", "Rules and options of each game", "rules", RulesResponse),
     Op(
@@ -595,8 +600,8 @@ OPS: tuple[Op, ...] = (
         errors=(*GAME, "invalid_token", "invalid_request", LIMITED, *STREAMS),
         auth="optional",
         params=(
-            Param("Last-Event-ID", "header", {"type": "string"}, "Resume after this event id."),
-            Param("last_event_id", "query", {"type": "string"}, "Same as the Last-Event-ID header."),
+            Param("Last-Event-ID", "header", STREAM_ID_SCHEMA, "Resume after this event id."),
+            Param("last_event_id", "query", STREAM_ID_SCHEMA, "Same as the Last-Event-ID header."),
             Param("access_token", "query", {"type": "string"}, "Seat token, for EventSource clients."),
             Param("follow", "query", {"type": "boolean"}, "false: send the events so far, then end."),
         ),
@@ -643,8 +648,8 @@ OPS: tuple[Op, ...] = (
         errors=(*SEAT, "invalid_request", LIMITED, *STREAMS),
         auth="seat",
         params=(
-            Param("Last-Event-ID", "header", {"type": "string"}, "Resume after this notice id."),
-            Param("last_event_id", "query", {"type": "string"}, "Same as the Last-Event-ID header."),
+            Param("Last-Event-ID", "header", STREAM_ID_SCHEMA, "Resume after this notice id."),
+            Param("last_event_id", "query", STREAM_ID_SCHEMA, "Same as the Last-Event-ID header."),
             Param("access_token", "query", {"type": "string"}, "The API key, for EventSource clients."),
             Param("follow", "query", {"type": "boolean"}, "false: send the notices so far, then end."),
         ),
@@ -800,7 +805,8 @@ def openapi_document() -> dict[str, Any]:
             operation["description"] = op.description
         if op.request:
             operation["requestBody"] = {
-                "required": True,
+                # no body reads as {} (parse_body): a body is required only where a field is
+                "required": any(field.is_required() for field in op.request.model_fields.values()),
                 "content": {"application/json": {"schema": refs[(op.request, "validation")]}},
             }
         responses: dict[str, Any] = {}
@@ -808,12 +814,23 @@ def openapi_document() -> dict[str, Any]:
             media = "text/event-stream" if op.stream else "application/json"
             content_schema = (
                 {
-                    "type": "string",
-                    "description": f"Server-Sent Events: each frame's `data` is one {op.response.__name__} "
-                    "as JSON (the `contentSchema`), its `id` the event's id (send it back as Last-Event-ID), "
-                    "its `event` the type.",
-                    "contentMediaType": "text/event-stream",
-                    "contentSchema": refs[(op.response, "serialization")],
+                    # One frame of the stream, as OpenAPI 3.2's itemSchema would say it (and schemathesis
+                    # reads it): `data` is JSON text holding one event.
+                    "type": "object",
+                    "description": f"Server-Sent Events, one frame each: `data` is one {op.response.__name__}"
+                    " as JSON, `id` the event's id (send it back as Last-Event-ID), `event` its type; a "
+                    "frame that ends the stream early has no `id` and sets `retry` (ms).",
+                    "properties": {
+                        "data": {
+                            "type": "string",
+                            "contentMediaType": "application/json",
+                            "contentSchema": refs[(op.response, "serialization")],
+                        },
+                        "event": {"type": "string"},
+                        "id": {"type": "string"},
+                        "retry": {"type": "integer"},
+                    },
+                    "required": ["data"],
                 }
                 if op.stream
                 else refs[(op.response, "serialization")]

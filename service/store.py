@@ -47,7 +47,8 @@ OPEN_GAME_SHARDS = 16  # shards of the count of unfinished games (service/quotas
 BOT_NOTICES_MAXLEN = 10_000  # a bot's notice stream keeps about this many
 DEFAULT_BOT_IDLE_TTL = 90 * 24 * 3600  # for a bot account registered before accounts had a TTL
 GAME_ID = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
-STREAM_ID_PATTERN = re.compile(r"^\d{1,20}-\d{1,20}$")
+# A Redis stream id, ``<ms>-<seq>``; ``<ms>`` alone means ``<ms>-0`` (as XREAD reads it).
+STREAM_ID_PATTERN = re.compile(r"^\d{1,20}(-\d{1,20})?$")
 
 STATUS_WAITING = "waiting"
 STATUS_ACTIVE = "active"

@@ -575,10 +575,21 @@ export interface components {
             game: "five_hundred" | "rough" | "euchre5";
             /**
              * Options
-             * @description Rule options, see /v1/rules.
+             * @description Rule options, see /v1/rules: each game's own names and allowed values (another game's option, or a value that game does not allow, is 422 invalid_options).
              */
             options?: {
-                [key: string]: unknown;
+                /** @enum {unknown} */
+                dealer_may_open?: true | false;
+                /** @enum {unknown} */
+                floor_loses?: true | false;
+                /** @enum {unknown} */
+                lone_march_points?: 2 | 3 | 4 | 5;
+                /** @enum {unknown} */
+                min_bid_level?: 6 | 7 | 8;
+                /** @enum {unknown} */
+                slam_bonus?: false | true;
+                /** @enum {unknown} */
+                target_score?: 5 | 7 | 10 | 11 | 15 | 300 | 500 | 1000 | 1500 | 2000 | 200 | 250 | 350 | 400;
             };
             /**
              * Seats
@@ -1679,12 +1690,12 @@ export interface components {
         JoinRequest: {
             /**
              * Seat
-             * @description The first open seat if omitted.
+             * @description The first open seat if omitted; 0 to the game's players - 1.
              */
             seat?: number | null;
             /**
              * Name
-             * @description Default: `""`.
+             * @description Any text but control characters, bidirectional controls, invisible format characters (the zero-width joiners excepted) and unassigned, surrogate or private-use code points (422 invalid_request with type `unsafe_character`). Default: `""`.
              */
             name?: string;
             /** Invite Code */
@@ -2185,7 +2196,10 @@ export interface components {
         };
         /** RegisterBotRequest */
         RegisterBotRequest: {
-            /** Name */
+            /**
+             * Name
+             * @description Any text but control characters, bidirectional controls, invisible format characters (the zero-width joiners excepted) and unassigned, surrogate or private-use code points (422 invalid_request with type `unsafe_character`).
+             */
             name: string;
             /**
              * Contact
@@ -3328,7 +3342,7 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody: {
+        requestBody?: {
             content: {
                 "application/json": components["schemas"]["JoinRequest"];
             };
@@ -3520,7 +3534,7 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody: {
+        requestBody?: {
             content: {
                 "application/json": components["schemas"]["RematchRequest"];
             };
@@ -3883,7 +3897,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "text/event-stream": string;
+                    "text/event-stream": {
+                        data: string;
+                        event?: string;
+                        id?: string;
+                        retry?: number;
+                    };
                 };
             };
             /** @description Problem: `invalid_token` */
@@ -4074,7 +4093,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "text/event-stream": string;
+                    "text/event-stream": {
+                        data: string;
+                        event?: string;
+                        id?: string;
+                        retry?: number;
+                    };
                 };
             };
             /** @description Problem: `missing_token`, `invalid_token` */

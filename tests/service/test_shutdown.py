@@ -109,7 +109,7 @@ class Served:
 
 
 @contextmanager
-def serving(tmp_path: Path) -> Iterator[Served]:
+def serving(tmp_path: Path, **settings: str) -> Iterator[Served]:
     """A real `atout serve` without REDIS_URL (so with its embedded Redis and supervised workers), in
     a session of its own; killed, with every descendant recorded, if the test did not stop it."""
     port = free_port()
@@ -122,6 +122,7 @@ def serving(tmp_path: Path) -> Iterator[Served]:
         ATOUT_BOT_BUDGET=BUDGET,
         ATOUT_BOT_TURN_TIMEOUT="30",  # longer than an expert turn: none is enqueued twice
         ATOUT_ADMIN_TOKEN=ADMIN_TOKEN,
+        **settings,
     )
     with open(log_path, "wb") as log:
         proc = subprocess.Popen(

@@ -1,0 +1,44 @@
+"""Every operation the OpenAPI document marks as needing a credential refuses a request without one
+(401 missing_token) and one with a forged token (401 invalid_token, or 403 where only the
+administrator may act). This is the property schemathesis' ``ignored_auth`` check looks for; it is
+tested here for every such operation because in a schemathesis run the seat tokens come from links,
+which that check takes for generated credentials (schemathesis.toml)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from starlette.testclient import TestClient
+
+from service.rest import openapi_document
+
+DOCUMENT = openapi_document()
+GUARDED = sorted(
+    (method.upper(), path)
+    for path, operations in DOCUMENT["paths"].items()
+    for method, operation in operations.items()
+    if operation.get("security") and {} not in operation["security"]
+)
+BODIES: dict[str, Any] = {"/v1/games/{game_id}/actions": {"action": {"type": "pass"}}}
+
+
+def test_the_document_guards_the_seat_and_bot_operations() -> None:
+    assert ("POST", "/v1/games/{game_id}/actions") in GUARDED
+    assert ("GET", "/v1/games/{game_id}/actions") in GUARDED
+    assert ("GET", "/v1/bots/me") in GUARDED
+
+
+@pytest.mark.parametrize(("method", "path"), GUARDED)
+def test_a_guarded_operation_refuses_no_token_and_a_forged_one(
+    client: TestClient, method: str, path: str
+) -> None:
+    gid = client.post("/v1/games", json={"game": "rough", "seats": ["open"] * 4}).json()["game"]["id"]
+    client.post(f"/v1/games/{gid}/join", json={"seat": 0})
+    url = path.replace("{game_id}", gid).replace("{bot_id}", "somebot")
+    body = BODIES.get(path, {} if method == "POST" else None)
+    missing = client.request(method, url, json=body)
+    assert missing.status_code == 401 and missing.json()["code"] == "missing_token", missing.text
+    forged = client.request(method, url, json=body, headers={"Authorization": "Bearer forged-token-123"})
+    assert forged.status_code in (401, 403), forged.text
+    assert forged.json()["code"] in ("invalid_token", "admin_required"), forged.text
