@@ -11,7 +11,7 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 CARD = Annotated[str, Field(min_length=2, max_length=2, examples=["AS", "TH", "BJ"])]
 
 
-def _whole(value: object) -> object:
+def whole(value: object) -> object:
     """JSON Schema's ``integer`` is any number with a zero fraction, ``1.0`` as well as ``1`` (some
     JSON encoders write whole numbers so): take it as the int it is; strict mode refuses the rest."""
     if isinstance(value, float) and value.is_integer() and abs(value) <= 2**53:
@@ -28,7 +28,7 @@ class Model(BaseModel):
     @classmethod
     def _whole_numbers(cls, data: object) -> object:
         if isinstance(data, dict):
-            return {key: _whole(value) for key, value in data.items()}
+            return {key: whole(value) for key, value in data.items()}
         return data
 
 

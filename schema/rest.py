@@ -5,11 +5,11 @@ from __future__ import annotations
 import unicodedata
 from typing import Annotated, Any, Literal
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field, RootModel
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, RootModel, field_validator
 from pydantic_core import PydanticCustomError
 
 import engine
-from schema.actions import Action, Model
+from schema.actions import Action, Model, whole
 from schema.views import EventOfMove, LegalAction, StreamFrame, View
 
 SEAT_KIND = r"^(open|bot:(random|heuristic|expert))$"
@@ -142,6 +142,15 @@ class CreateGameRequest(Model):
         "game's option, or a value that game does not allow, is 422 invalid_options).",
         json_schema_extra=lambda schema: schema.update(options_schema()),
     )
+
+    @field_validator("options", mode="before")
+    @classmethod
+    def _whole_option_values(cls, options: object) -> object:
+        """An option's whole number may be written 1000.0, as any integer of a request."""
+        if isinstance(options, dict):
+            return {name: whole(value) for name, value in options.items()}
+        return options
+
     seats: list[Annotated[str, Field(pattern=SEAT_KIND)]] | None = Field(
         default=None,
         max_length=5,

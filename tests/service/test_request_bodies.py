@@ -42,3 +42,11 @@ def test_a_stream_cursor_may_be_a_bare_millisecond_id(client: TestClient) -> Non
         assert stream.status_code == 200 and "event: seat_joined" in stream.text, cursor
     bad = client.get(f"/v1/games/{gid}/events?follow=false", headers={**auth(token), "Last-Event-ID": "0-"})
     assert bad.status_code == 422 and bad.json()["code"] == "invalid_request"
+
+
+def test_an_option_written_with_a_fraction_is_that_whole_number(client: TestClient) -> None:
+    created = client.post("/v1/games", json={"game": "five_hundred", "options": {"target_score": 500.0}})
+    assert created.status_code == 201, created.text
+    assert created.json()["game"]["options"]["target_score"] == 500
+    refused = client.post("/v1/games", json={"game": "five_hundred", "options": {"target_score": 500.5}})
+    assert refused.status_code == 422 and refused.json()["code"] == "invalid_options"
