@@ -10,7 +10,7 @@ from pydantic_core import PydanticCustomError
 
 import engine
 from schema.actions import Action, Model, whole
-from schema.views import EventOfMove, LegalAction, StreamFrame, View
+from schema.views import EventOfMove, LegalAction, StreamEnd, StreamFrame, View
 
 SEAT_KIND = r"^(open|bot:(random|heuristic|expert))$"
 CLIENT_SEED = r"^[ -~]*$"  # printable ASCII: the same bytes in every language's JSON (docs/fairness.md)
@@ -126,7 +126,8 @@ def options_schema() -> dict[str, Any]:
     for rules in engine.games().values():
         for name, option in rules["options"].items():
             allowed.setdefault(name, [])
-            allowed[name] += [v for v in option["allowed"] if v not in allowed[name]]
+            seen = {(type(v), v) for v in allowed[name]}  # typed: True == 1, but not as an option value
+            allowed[name] += [v for v in option["allowed"] if (type(v), v) not in seen]
     return {
         "type": "object",
         "additionalProperties": False,
@@ -278,6 +279,7 @@ class BotNotice(BaseModel):
 
 
 class ViewResponse(BaseModel):
+    model_config = ConfigDict(extra="forbid")  # built with model_construct; checked in tests
     game_id: str
     version: int
     seat: int | None
@@ -286,6 +288,7 @@ class ViewResponse(BaseModel):
 
 
 class LegalActionsResponse(BaseModel):
+    model_config = ConfigDict(extra="forbid")  # built with model_construct; checked in tests
     game_id: str
     version: int
     seat: int
@@ -304,6 +307,7 @@ class ActionRequest(Model):
 
 
 class ActionResponse(BaseModel):
+    model_config = ConfigDict(extra="forbid")  # built with model_construct; checked in tests
     game_id: str
     version: int
     seat: int
@@ -353,6 +357,11 @@ class LogResponse(BaseModel):
 
 class RulesResponse(BaseModel):
     games: dict[str, dict[str, Any]]
+
+
+class BotStreamFrame(RootModel[Annotated[BotNotice | StreamEnd, Field(discriminator="type")]]):
+    """One frame of /v1/bots/me/stream (SSE ``data``, or one NDJSON line): a notice, or the
+    ``StreamEnd`` frame of a stream that ends early."""
 
 
 class GameEvent(RootModel[StreamFrame]):

@@ -283,7 +283,7 @@ def resume_from(after: str | None, what: str) -> str:
     """The stream id a subscription resumes after ("0-0": from the start); a malformed one is
     refused with the same ``invalid_request`` the REST streams give."""
     cursor = after or "0-0"
-    if not STREAM_ID_PATTERN.match(cursor):
+    if not STREAM_ID_PATTERN.fullmatch(cursor):
         raise problem_error(ProblemError("invalid_request", f"after must be {what} such as 1733140000000-0."))
     return cursor
 

@@ -22,10 +22,10 @@ import engine
 from schema.rest import (
     ActionRequest,
     ActionResponse,
-    BotNotice,
     BotRegistered,
     BotSeat,
     BotStatus,
+    BotStreamFrame,
     CreateGameRequest,
     CreateGameResponse,
     GameEvent,
@@ -78,7 +78,7 @@ def bearer(request: Request) -> str | None:
 async def parse_body(request: Request, model: type[M]) -> M:
     raw = await request.body()
     settings = request.app.state.settings
-    if not raw.strip():
+    if not raw:
         data: Any = {}  # no body: every field at its default (a required one is then missing)
     else:
         data = parse_json(raw, settings.max_json_depth, settings.max_int_digits)
@@ -329,7 +329,7 @@ async def bot_stream(request: Request) -> Response:
     await rate_limit(request, "open_stream", bearer(request) or request.query_params.get("access_token"))
     bid = await games.bot_of(bearer(request) or request.query_params.get("access_token"))
     after = request.headers.get("last-event-id") or request.query_params.get("last_event_id") or "0-0"
-    if not STREAM_ID_PATTERN.match(after):
+    if not STREAM_ID_PATTERN.fullmatch(after):
         raise ProblemError("invalid_request", "Last-Event-ID must be an event id such as 1733140000000-0.")
     settings = request.app.state.settings
     follow = request.query_params.get("follow", "true").lower() not in {"false", "0", "no"}
@@ -379,7 +379,7 @@ async def game_events(request: Request) -> Response:
     await rate_limit(request, "open_stream", token)
     caller = games.caller(record, token, required=False)
     after = request.headers.get("last-event-id") or request.query_params.get("last_event_id") or "0-0"
-    if not STREAM_ID_PATTERN.match(after):
+    if not STREAM_ID_PATTERN.fullmatch(after):
         raise ProblemError("invalid_request", "Last-Event-ID must be an event id such as 1733140000000-0.")
     settings = request.app.state.settings
     follow = request.query_params.get("follow", "true").lower() not in {"false", "0", "no"}
@@ -644,7 +644,7 @@ OPS: tuple[Op, ...] = (
         "streamBotTurns",
         "`your_turn` (with the view and legal actions) in any of the bot's games, and `game_over`",
         "bots",
-        BotNotice,
+        BotStreamFrame,
         errors=(*SEAT, "invalid_request", LIMITED, *STREAMS),
         auth="seat",
         params=(

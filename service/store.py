@@ -47,8 +47,10 @@ OPEN_GAME_SHARDS = 16  # shards of the count of unfinished games (service/quotas
 BOT_NOTICES_MAXLEN = 10_000  # a bot's notice stream keeps about this many
 DEFAULT_BOT_IDLE_TTL = 90 * 24 * 3600  # for a bot account registered before accounts had a TTL
 GAME_ID = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
-# A Redis stream id, ``<ms>-<seq>``; ``<ms>`` alone means ``<ms>-0`` (as XREAD reads it).
-STREAM_ID_PATTERN = re.compile(r"^\d{1,20}(-\d{1,20})?$")
+# A Redis stream id, ``<ms>-<seq>``; ``<ms>`` alone means ``<ms>-0`` (as XREAD reads it). At most 19
+# digits each, so both stay below 2**64 as Redis requires; match it with ``fullmatch`` (``$`` alone
+# would let a trailing newline through).
+STREAM_ID_PATTERN = re.compile(r"^\d{1,19}(-\d{1,19})?$")
 
 STATUS_WAITING = "waiting"
 STATUS_ACTIVE = "active"

@@ -388,10 +388,10 @@ export interface components {
             /** Id */
             id: string;
             /**
-             * Type
+             * @description discriminator enum property added by openapi-typescript
              * @enum {string}
              */
-            type: "your_turn" | "game_over";
+            type: "game_over" | "your_turn";
             /** Game Id */
             game_id: string;
             /** Version */
@@ -451,6 +451,12 @@ export interface components {
             /** Seats */
             seats: components["schemas"]["BotSeat"][];
         };
+        /**
+         * BotStreamFrame
+         * @description One frame of /v1/bots/me/stream (SSE ``data``, or one NDJSON line): a notice, or the
+         *     ``StreamEnd`` frame of a stream that ends early.
+         */
+        BotStreamFrame: components["schemas"]["BotNotice"] | components["schemas"]["StreamEnd"];
         /** CallPartnerAction */
         CallPartnerAction: {
             /**

@@ -7,6 +7,8 @@ from __future__ import annotations
 from starlette.testclient import TestClient
 from svc_helpers import auth
 
+from service.fanout import stream_id
+
 
 def new_game(client: TestClient) -> str:
     return str(client.post("/v1/games", json={"game": "rough", "seats": ["open"] * 4}).json()["game"]["id"])
@@ -32,16 +34,35 @@ def test_a_null_body_is_refused_and_no_body_takes_the_defaults(client: TestClien
     assert empty.status_code == 201 and empty.json()["seat"] == 0
 
 
+def event_ids(text: str) -> list[str]:
+    return [line[4:] for line in text.splitlines() if line.startswith("id: ")]
+
+
 def test_a_stream_cursor_may_be_a_bare_millisecond_id(client: TestClient) -> None:
+    """``<ms>`` alone reads as ``<ms>-0``, as Redis reads it: the events after it, exactly."""
     gid = new_game(client)
-    token = client.post(f"/v1/games/{gid}/join", json={}).json()["token"]
-    for cursor in ("0", "0-0"):
-        stream = client.get(
-            f"/v1/games/{gid}/events?follow=false", headers={**auth(token), "Last-Event-ID": cursor}
-        )
-        assert stream.status_code == 200 and "event: seat_joined" in stream.text, cursor
-    bad = client.get(f"/v1/games/{gid}/events?follow=false", headers={**auth(token), "Last-Event-ID": "0-"})
-    assert bad.status_code == 422 and bad.json()["code"] == "invalid_request"
+    tokens = [client.post(f"/v1/games/{gid}/join", json={}).json()["token"] for _ in range(4)]
+    url = f"/v1/games/{gid}/events?follow=false"
+    everything = event_ids(client.get(url, headers=auth(tokens[0])).text)
+    assert len(everything) > 5
+    for cursor in ("0", everything[2].partition("-")[0], everything[-2].partition("-")[0]):
+        after = event_ids(client.get(url, headers={**auth(tokens[0]), "Last-Event-ID": cursor}).text)
+        expected = [e for e in everything if stream_id(e) > stream_id(cursor)]
+        assert after == expected, cursor
+    for bad in ("0-", "1\n", "99999999999999999999", "1-99999999999999999999", "x"):
+        refused = client.get(url, params={"last_event_id": bad}, headers=auth(tokens[0]))
+        assert refused.status_code == 422 and refused.json()["code"] == "invalid_request", bad
+
+
+def test_a_graphql_subscription_may_start_after_0(client: TestClient) -> None:
+    gid = new_game(client)
+    query = 'subscription($id: ID!) { gameEvents(gameId: $id, after: "0") { id type } }'
+    with client.websocket_connect("/graphql", subprotocols=["graphql-transport-ws"]) as ws:
+        ws.send_json({"type": "connection_init", "payload": {}})
+        assert ws.receive_json()["type"] == "connection_ack"
+        ws.send_json({"id": "1", "type": "subscribe", "payload": {"query": query, "variables": {"id": gid}}})
+        first = ws.receive_json()
+        assert first["type"] == "next" and first["payload"]["data"]["gameEvents"]["type"] == "game_created"
 
 
 def test_an_option_written_with_a_fraction_is_that_whole_number(client: TestClient) -> None:

@@ -2,7 +2,8 @@
 and a spectator), every legal action and every event of many random matches of each game, with
 random rule options, validates against them with no field left undeclared. A field the engine adds
 without the contract knowing fails here, before an app developer's generated types are wrong.
-Hidden cards stay hidden (ALL-7): the contract of a view has no field for another seat's cards."""
+The contract of a view has no field for another seat's cards; whether each seat gets only what it
+may see (ALL-7) is tested per seat in tests/engine/test_properties.py and tests/service/test_leaks.py."""
 
 from __future__ import annotations
 
@@ -16,7 +17,14 @@ from starlette.testclient import TestClient
 from svc_helpers import auth, fill, seated
 
 import engine
-from schema.rest import ActionResponse, GameEvent, LegalActionsResponse, ViewResponse
+from schema.rest import (
+    ActionResponse,
+    BotStreamFrame,
+    GameEvent,
+    LegalActionsResponse,
+    LogResponse,
+    ViewResponse,
+)
 from schema.views import LegalAction, StreamEvent, View
 
 MATCHES = int(os.environ.get("ATOUT_CONTRACT_MATCHES", "12"))
@@ -129,6 +137,26 @@ def test_every_rest_answer_and_stream_event_of_a_match_matches_the_typed_contrac
             if line.startswith("data: "):
                 kinds.add(GameEvent.model_validate_json(line[6:]).root.type)
     assert {"game_created", "game_started", "turn", "hand_scored", "match_over"} <= kinds
+    log = client.get(f"/v1/games/{table.game_id}/log", headers=auth(table.tokens[0]))
+    LogResponse.model_validate_json(log.content)
+
+
+def test_a_bot_accounts_stream_frames_match_the_typed_contract(client: TestClient) -> None:
+    """A bot account holding every seat is to act at once: its stream has a ``your_turn`` notice
+    with the view and legal actions, typed as the document says."""
+    key = client.post("/v1/bots", json={"name": "typed"}).json()["api_key"]
+    gid = client.post("/v1/games", json={"game": "rough", "seats": ["open"] * 4}).json()["game"]["id"]
+    for seat in range(4):
+        joined = client.post(f"/v1/games/{gid}/join", json={"seat": seat}, headers=auth(key))
+        assert joined.status_code == 201, joined.text
+    text = client.get("/v1/bots/me/stream?follow=false", headers=auth(key)).text
+    frames = [
+        BotStreamFrame.model_validate_json(line[6:]).root
+        for line in text.splitlines()
+        if line.startswith("data: ")
+    ]
+    turns = [frame for frame in frames if frame.type == "your_turn"]
+    assert turns and turns[0].view is not None and turns[0].legal_actions, text
 
 
 def test_seat_events_match_the_typed_contract(client: TestClient) -> None:
