@@ -9,7 +9,7 @@ STAMP  := $(VENV)/.installed
 $(STAMP): pyproject.toml setup.py
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install -q --upgrade pip
-	$(PY) -m pip install -q -e '.[test]'
+	$(PY) -m pip install -q --no-cache-dir -e '.[test]'
 	touch $(STAMP) $(ENGINE)
 
 # The engine and the bots compiled by mypyc (setup.py) beside their source; again after any edit (a stale
@@ -24,7 +24,7 @@ compile: $(ENGINE)
 redis: $(STAMP)
 	@$(PY) -c "import service.redis_binary as r; r.find()" 2>/dev/null || \
 	  (command -v redis-server >/dev/null || \
-	   (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq redis-server >/dev/null))
+	   (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq redis-server >/dev/null && apt-get clean))
 
 # Debian tools the cluster and image tests need: redis-cli forms a Redis Cluster; podman, buildah,
 # runc and debootstrap build and run the container image without any registry.
@@ -33,14 +33,14 @@ tools:
 	@for t in $(TOOLS); do command -v $$t >/dev/null || missing=1; done; \
 	 if [ -n "$$missing" ] && command -v apt-get >/dev/null; then \
 	   apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
-	     -o Dpkg::Options::=--force-confold redis-tools podman buildah runc debootstrap >/dev/null; \
+	     -o Dpkg::Options::=--force-confold redis-tools podman buildah runc debootstrap >/dev/null && apt-get clean; \
 	 fi
 
 # Node and the npm packages pinned in package-lock.json: Debian's nodejs and npm when missing.
 NODE := node_modules/.installed
 $(NODE): package.json package-lock.json
 	@command -v npm >/dev/null || (apt-get update -qq && \
-	  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq nodejs npm >/dev/null)
+	  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq nodejs npm >/dev/null && apt-get clean)
 	npm ci --no-audit --no-fund --ignore-scripts --loglevel=error
 	touch $(NODE)
 
@@ -57,7 +57,7 @@ vendor: $(NODE)
 # Debian's chromium for the browser tests (Playwright drives it by its path; no browser download).
 browser:
 	@command -v chromium >/dev/null || (apt-get update -qq && \
-	  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null)
+	  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null && apt-get clean)
 
 # The container image, with no registry: the base is debootstrapped from the Debian mirror apt uses,
 # slimmed like debian:bookworm-slim (no apt cache or lists, no docs, man pages or locales) and imported
@@ -104,9 +104,12 @@ typecheck: $(STAMP)
 # Everything on the compiled engine, then the rules (golden hands, rule and property tests) again on
 # the plain modules: both builds of the engine are tested.
 PURE_ENGINE_TESTS := tests/engine tests/test_fairness_spec.py tests/test_standalone.py tests/workers
+# A run that goes wrong stops after a few failures (its tracebacks and the machine's state printed)
+# rather than waiting out every later test's timeout.
+PYTEST := $(VENV)/bin/pytest -q --maxfail=5
 unit: $(ENGINE) redis tools $(NODE) browser
-	$(VENV)/bin/pytest -q
-	ATOUT_PURE_ENGINE=1 $(VENV)/bin/pytest -q -p no:cacheprovider $(PURE_ENGINE_TESTS)
+	$(PYTEST)
+	ATOUT_PURE_ENGINE=1 $(PYTEST) -p no:cacheprovider $(PURE_ENGINE_TESTS)
 
 test: lint typecheck unit
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Iterator
+from contextlib import suppress
 from pathlib import Path
 
 import pytest
@@ -21,11 +22,14 @@ from service.app import create_app  # noqa: E402
 from service.embedded_redis import EmbeddedRedis  # noqa: E402
 from service.settings import Settings  # noqa: E402
 
+SESSION_REDIS: list[EmbeddedRedis] = []
+
 
 @pytest.fixture(scope="session")
 def redis_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[EmbeddedRedis]:
     server = EmbeddedRedis(tmp_path_factory.mktemp("redis"))
     server.start()
+    SESSION_REDIS.append(server)
     try:
         yield server
     finally:
@@ -143,3 +147,61 @@ def rq_worker(settings: Settings, tmp_path: Path) -> Iterator[str]:
             proc.kill()
             proc.wait()
         log.close()
+
+
+def machine_snapshot() -> list[str]:
+    """Disk, memory, load, processes and the session Redis: what explains a run that fails on
+    another machine (CI) but not here."""
+    import os
+    import shutil
+    import tempfile
+
+    lines = []
+    for folder in (os.getcwd(), tempfile.gettempdir()):
+        usage = shutil.disk_usage(folder)
+        lines.append(f"disk {folder}: {usage.free / 2**20:,.0f} MiB free of {usage.total / 2**20:,.0f}")
+    with suppress(OSError):
+        meminfo = dict(line.split(":", 1) for line in Path("/proc/meminfo").read_text().splitlines())
+        lines.append(f"memory available: {meminfo['MemAvailable'].strip()}")
+        lines.append(f"load average: {Path('/proc/loadavg').read_text().strip()}")
+        processes = [p for p in os.listdir("/proc") if p.isdigit()]
+        lines.append(f"processes: {len(processes)}, threads of pytest: {len(os.listdir('/proc/self/task'))}")
+        names: dict[str, int] = {}
+        for pid in processes:
+            with suppress(OSError):
+                name = Path(f"/proc/{pid}/comm").read_text().strip()
+                names[name] = names.get(name, 0) + 1
+        common = sorted(((n, c) for n, c in names.items() if c > 1), key=lambda item: -item[1])[:10]
+        lines.append("more than one by name: " + ", ".join(f"{name}: {count}" for name, count in common))
+    for server in SESSION_REDIS:
+        try:
+            client = redis.Redis.from_url(server.url, socket_timeout=2, decode_responses=True)
+            info = {**client.info("memory"), **client.info("persistence"), **client.info("clients")}
+            client.close()
+            keys = ("used_memory_human", "maxmemory_human", "aof_last_write_status", "connected_clients")
+            lines.append(
+                f"session redis (pid {server.pid}): " + ", ".join(f"{k}={info.get(k)}" for k in keys)
+            )
+        except redis.RedisError as error:
+            lines.append(f"session redis (pid {server.pid}): {error!r}")
+        with suppress(OSError):
+            tail = Path(server.data_dir, "redis.log").read_text().splitlines()[-4:]
+            lines.append("its log ends: " + " | ".join(tail))
+    return lines
+
+
+FIRST_FAILURE: list[str] = []
+
+
+def pytest_runtest_logreport(report: pytest.TestReport) -> None:
+    if report.failed and not FIRST_FAILURE:
+        FIRST_FAILURE.extend([f"at the first failure ({report.nodeid}, {report.when}):", *machine_snapshot()])
+
+
+def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter, exitstatus: int) -> None:
+    """After a failed run, what the machine looked like at its first failure and at its end."""
+    if exitstatus == 0 or not FIRST_FAILURE:
+        return
+    terminalreporter.section("the machine")
+    for line in [*FIRST_FAILURE, "at the end:", *machine_snapshot()]:
+        terminalreporter.write_line(line)
