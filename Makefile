@@ -137,12 +137,14 @@ bench-quick: bench-deps
 	$(PY) bench/memory.py --quick
 	$(PY) bench/scale.py --quick
 
-# Regenerate the committed API contracts, the example client's TypeScript types and the README's
+# Regenerate the committed API contracts, the example clients' TypeScript types (REST: openapi-typescript;
+# GraphQL: GraphQL Code Generator, codegen.yml) and the README's
 # settings table (tests fail when they drift).
 openapi: $(STAMP) $(NODE)
 	$(VENV)/bin/atout openapi -o openapi/openapi.json
 	npx --no-install openapi-typescript openapi/openapi.json -o examples/client/atout-api.d.ts
 	$(PY) -m service.graphql > schema/schema.graphql
+	npx --no-install graphql-codegen --config codegen.yml --silent
 	$(PY) -m service.settings --readme README.md
 
 clean:

@@ -45,7 +45,7 @@ REFUSED = {
     "bomb_40_fragments": doubling(40),
     "bomb_100_fragments": doubling(100),
     "tokens": "{ " + "rules " * (QueryLimits().max_tokens + 1) + "}",
-    "bytes": "{ rules }" + " " * 33_000,
+    "bytes": "{ rules { id } }" + " " * 33_000,
     "selections": "{ " + "__typename " * (QueryLimits().max_selections + 1) + "}",
     # the most repeated field the selection limit allows: graphql-core's validation budget stops it
     "repeated_fields": "{ " + "__typename " * QueryLimits().max_selections + "}",
@@ -56,8 +56,8 @@ REFUSED = {
     "cycle": "fragment A on Game { id ...B } fragment B on Game { ...A } { games { ...A } }",
 }
 ACCEPTED = {
-    "fragments": "fragment R on Query { rules } fragment T on Query { __typename ...R } "
-    "{ ...T ... on Query { rules } }",
+    "fragments": "fragment R on Query { rules { id } } fragment T on Query { __typename ...R } "
+    "{ ...T ... on Query { rules { id } } }",
     "introspection": get_introspection_query(
         descriptions=True, directive_is_repeatable=True, schema_description=True, input_value_deprecation=True
     ),

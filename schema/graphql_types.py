@@ -1,4 +1,4 @@
-# mypy: disable-error-code="untyped-decorator,arg-type,return-value,list-item"
+# mypy: disable-error-code="untyped-decorator,arg-type,return-value,list-item,valid-type,no-any-return"
 """Strawberry types of the GraphQL API: the same shapes as the REST models (``schema.rest``)."""
 
 from __future__ import annotations
@@ -6,9 +6,34 @@ from __future__ import annotations
 from typing import Any
 
 import strawberry
-from strawberry.scalars import JSON
 
-from schema import rest
+import engine
+from schema import rest, views
+from schema.actions import Action
+from schema.graphql_models import (
+    OPTIONS_OF_GAME,
+    ActionInput,
+    Card,
+    Event,
+    GameAction,
+    GameEvent,
+    GameOptions,
+    GameView,
+    LegalAction,
+    OptionsInput,
+    build,
+)
+
+__all__ = [
+    "ActionInput",
+    "Event",
+    "GameAction",
+    "GameEvent",
+    "GameOptions",
+    "GameView",
+    "LegalAction",
+    "OptionsInput",
+]
 
 
 @strawberry.type(description="A seat: `open`, `human` or `bot:<level>`.")
@@ -24,7 +49,7 @@ class Game:
     id: strawberry.ID
     game: str
     players: int
-    options: JSON
+    options: GameOptions
     status: str
     version: int
     to_act: int | None
@@ -48,7 +73,7 @@ class Game:
             id=strawberry.ID(s.id),
             game=s.game,
             players=s.players,
-            options=s.options,
+            options=build(OPTIONS_OF_GAME[s.game], s.options),
             status=s.status,
             version=s.version,
             to_act=s.to_act,
@@ -69,12 +94,16 @@ class View:
     version: int
     seat: int | None
     status: str
-    view: JSON
+    view: GameView
 
     @classmethod
     def of(cls, v: rest.ViewResponse) -> View:
         return cls(
-            game_id=strawberry.ID(v.game_id), version=v.version, seat=v.seat, status=v.status, view=v.view
+            game_id=strawberry.ID(v.game_id),
+            version=v.version,
+            seat=v.seat,
+            status=v.status,
+            view=build(views.View, v.view),
         )
 
 
@@ -84,7 +113,7 @@ class LegalActions:
     version: int
     seat: int
     to_act: int | None
-    actions: list[JSON]
+    actions: list[LegalAction]
 
     @classmethod
     def of(cls, la: rest.LegalActionsResponse) -> LegalActions:
@@ -93,7 +122,7 @@ class LegalActions:
             version=la.version,
             seat=la.seat,
             to_act=la.to_act,
-            actions=list(la.actions),
+            actions=build(list[views.LegalAction], la.actions),
         )
 
 
@@ -131,8 +160,8 @@ class ActionResult:
     game_id: strawberry.ID
     version: int
     seat: int
-    action: JSON
-    events: list[JSON]
+    action: GameAction
+    events: list[Event]
     to_act: int | None
     status: str
     winners: list[int] | None
@@ -144,8 +173,8 @@ class ActionResult:
             game_id=strawberry.ID(r.game_id),
             version=r.version,
             seat=r.seat,
-            action=r.action,
-            events=list(r.events),
+            action=build(Action, r.action),
+            events=build(list[views.EventOfMove], r.events),
             to_act=r.to_act,
             status=r.status,
             winners=r.winners,
@@ -153,29 +182,27 @@ class ActionResult:
         )
 
 
-@strawberry.type(description="One event of a game; `id` is its stream id, to resume with `after`.")
-class GameEvent:
-    id: str
-    version: int
-    type: str
-    data: JSON
+def game_event(delivered: dict[str, Any]) -> GameEvent:
+    """An event of a game's stream as its typed GraphQL object."""
+    return build(views.StreamEvent, delivered)
 
-    @classmethod
-    def of(cls, delivered: dict[str, Any]) -> GameEvent:
-        return cls(
-            id=delivered["id"], version=delivered["version"], type=str(delivered["type"]), data=delivered
-        )
+
+@strawberry.input(description="An explicit first deal (administrator only): each seat's cards, the kitty.")
+class DealInput:
+    hands: list[list[Card]]
+    kitty: list[Card] = strawberry.field(default_factory=list)
+    dealer: int | None = None
 
 
 @strawberry.input
 class CreateGameInput:
     game: str
-    options: JSON | None = None
+    options: OptionsInput | None = None
     seats: list[str] | None = None
     seed: str | None = strawberry.field(
         default=None, description="A decimal string; administrator only (403 admin_required otherwise)."
     )
-    deal: JSON | None = None
+    deal: DealInput | None = None
     listed: bool = True
     turn_seconds: int | None = strawberry.field(
         default=None, description="Per-turn time limit (5 to 86400 s); a bot plays when it runs out."
@@ -201,8 +228,8 @@ class BotNotice:
     game_id: strawberry.ID
     version: int
     seat: int | None
-    view: JSON | None
-    legal_actions: list[JSON] | None
+    view: GameView | None
+    legal_actions: list[LegalAction] | None
     winners: list[int] | None
 
     @classmethod
@@ -213,7 +240,65 @@ class BotNotice:
             game_id=strawberry.ID(n["game_id"]),
             version=n["version"],
             seat=n.get("seat"),
-            view=n.get("view"),
-            legal_actions=n.get("legal_actions"),
+            view=build(views.View, n.get("view")),
+            legal_actions=build(list[views.LegalAction], n.get("legal_actions")),
             winners=n.get("winners"),
         )
+
+
+@strawberry.interface(description="A rule option: its name in `options`, the rule it sets, what it does.")
+class RuleOption:
+    name: str
+    rule: str
+    doc: str
+
+
+@strawberry.type(description="An option whose value is a whole number.")
+class IntOption(RuleOption):
+    default_int: int
+    allowed_ints: list[int]
+
+
+@strawberry.type(description="An option that is on or off.")
+class BoolOption(RuleOption):
+    default_bool: bool
+    allowed_bools: list[bool]
+
+
+@strawberry.type(description="A game: its id, players, deck and rule options.")
+class GameRules:
+    id: str
+    name: str
+    players: int
+    teams: bool
+    deck: list[Card]
+    options: list[RuleOption]
+
+    @classmethod
+    def every(cls) -> list[GameRules]:
+        found = []
+        for rules in engine.games().values():
+            options: list[RuleOption] = []
+            for name, option in rules["options"].items():
+                said = {"name": name, "rule": option["rule"], "doc": option["doc"]}
+                if isinstance(option["default"], bool):
+                    options.append(
+                        BoolOption(
+                            **said, default_bool=option["default"], allowed_bools=list(option["allowed"])
+                        )
+                    )
+                else:
+                    options.append(
+                        IntOption(**said, default_int=option["default"], allowed_ints=list(option["allowed"]))
+                    )
+            found.append(
+                cls(
+                    id=rules["id"],
+                    name=rules["name"],
+                    players=rules["players"],
+                    teams=rules["teams"],
+                    deck=list(rules["deck"]),
+                    options=options,
+                )
+            )
+        return found

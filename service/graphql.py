@@ -27,12 +27,12 @@ from starlette.responses import HTMLResponse, Response
 from starlette.types import Receive, Scope, Send
 from strawberry.asgi import GraphQL
 from strawberry.extensions import SchemaExtension
-from strawberry.scalars import JSON
+from strawberry.schema.config import StrawberryConfig
 from strawberry.types import Info
 
-import engine
 from schema import graphql_types as t
 from schema.actions import Action
+from schema.graphql_models import SCALARS, action_of, every_type, given
 from schema.rest import CLIENT_SEED, CreateGameRequest
 from service import docs_pages
 from service.errors import CODES, ProblemError, observe_graphql_errors, problem_response, store_fault
@@ -146,8 +146,8 @@ class Query:
     @strawberry.field(
         description="Each game id with its players and rule options (defaults, allowed values)."
     )
-    def rules(self) -> JSON:
-        return engine.games()
+    def rules(self) -> list[t.GameRules]:
+        return t.GameRules.every()
 
     @strawberry.field(description="The caller's view: the seat of the bearer token, or a spectator's.")
     async def view(self, info: Info, game_id: strawberry.ID) -> t.View:
@@ -167,10 +167,10 @@ class Mutation:
         await rate_limit_graphql(info, "create_game")
         raw: dict[str, Any] = {
             "game": input.game,
-            "options": input.options or {},
+            "options": given(input.options) if input.options else {},
             "seats": input.seats,
             "seed": parse_seed(input.seed),
-            "deal": input.deal,
+            "deal": given(input.deal) if input.deal else None,
             "listed": input.listed,
             "turn_seconds": input.turn_seconds,
             "timeouts_to_bot": input.timeouts_to_bot,
@@ -247,7 +247,7 @@ class Mutation:
         self,
         info: Info,
         game_id: strawberry.ID,
-        action: JSON,
+        action: t.ActionInput,  # type: ignore[valid-type]  # made from the action models
         expected_version: int | None = None,
         idempotency_key: str | None = None,
     ) -> t.ActionResult:
@@ -259,9 +259,11 @@ class Mutation:
             record = await games.get(str(game_id))
             games.caller(record, token, required=True)
             try:
-                parsed = ACTION.validate_python(action)
+                parsed = ACTION.validate_python(action_of(action))
             except ValidationError as exc:
                 raise invalid_request(exc) from None
+            except ValueError as exc:
+                raise ProblemError("invalid_request", str(exc)) from None
             if expected_version is not None and expected_version < 0:
                 raise ProblemError("invalid_request", "expected_version must be 0 or more.")
             if idempotency_key is not None and not 1 <= len(idempotency_key) <= 200:
@@ -367,7 +369,7 @@ class Subscription:
             with stream_slot(info, token):
                 try:
                     async for seen in games.follow(gid, caller.seat, cursor, block_ms):
-                        yield t.GameEvent.of(seen)
+                        yield t.game_event(seen)
                 except StreamLagged as lagged:
                     raise lagged_error(lagged) from None
 
@@ -500,6 +502,8 @@ def build_schema(limits: QueryLimits | None = None) -> strawberry.Schema:
         query=Query,
         mutation=Mutation,
         subscription=Subscription,
+        types=[*every_type(), t.IntOption, t.BoolOption],  # reached only through their interfaces
+        config=StrawberryConfig(scalar_map=SCALARS),
         extensions=[lambda: DocumentLimits(limits=bounds)],  # one per operation: it holds its context
     )
 
@@ -521,7 +525,9 @@ def http_problem(error: HTTPException) -> ProblemError:
             "Send the GraphQL request as JSON with `Content-Type: application/json`.",
         )
     if reason == "Unable to parse request body as JSON":
-        return ProblemError("malformed_body", 'The body must be a JSON object: {"query": "{ rules }"}.')
+        return ProblemError(
+            "malformed_body", 'The body must be a JSON object: {"query": "{ rules { id } }"}.'
+        )
     if "not allowed when using GET" in reason:
         return ProblemError(
             "method_not_allowed",
@@ -578,7 +584,7 @@ class AtoutGraphQL(GraphQL[dict[str, Any], None]):
             return await super().parse_http_body(request)
         except AttributeError:
             raise ProblemError(
-                "invalid_query", 'The body must be a JSON object such as {"query": "{ rules }"}.'
+                "invalid_query", 'The body must be a JSON object such as {"query": "{ rules { id } }"}.'
             ) from None
 
     def decode_json(self, data: str | bytes) -> object:

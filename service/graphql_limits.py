@@ -121,12 +121,32 @@ def _where(error: GraphQLSyntaxError) -> str:
 class _Frame:
     """One selection set being summed: the walk's explicit stack entry."""
 
-    __slots__ = ("cost", "depth", "fragment", "index", "nested", "selections", "weight")
+    __slots__ = (
+        "alternatives",
+        "condition",
+        "cost",
+        "depth",
+        "fragment",
+        "index",
+        "nested",
+        "selections",
+        "weight",
+    )
 
     def __init__(
-        self, selections: tuple[SelectionNode, ...], weight: int, nested: bool, fragment: str | None
+        self,
+        selections: tuple[SelectionNode, ...],
+        weight: int,
+        nested: bool,
+        fragment: str | None,
+        condition: str | None = None,
     ) -> None:
         self.selections = selections
+        self.condition = condition  # an inline fragment's type: `... on EuchreView { … }`
+        # The inline fragments of this set by type: one object is of one type, so it costs the sum of
+        # its plain fields plus the dearest type's fragments (a view selects each game's fields, an
+        # event stream each event's, and pays for one).
+        self.alternatives: dict[str, int] = {}
         self.index = 0
         self.depth = 0
         self.cost = 0
@@ -204,6 +224,7 @@ class _Check:
         while True:
             frame = stack[-1]
             if frame.index == len(frame.selections):
+                frame.cost = min(COST_CAP, frame.cost + max(frame.alternatives.values(), default=0))
                 stack.pop()
                 if frame.fragment is not None:
                     self.done[frame.fragment] = (frame.depth, frame.cost)
@@ -212,7 +233,11 @@ class _Check:
                     return frame.depth, frame.cost
                 parent = stack[-1]
                 parent.depth = max(parent.depth, frame.depth + 1 if frame.nested else frame.depth)
-                parent.cost = min(COST_CAP, parent.cost + frame.weight * frame.cost)
+                if frame.condition is not None:
+                    summed = parent.alternatives.get(frame.condition, 0) + frame.cost
+                    parent.alternatives[frame.condition] = min(COST_CAP, summed)
+                else:
+                    parent.cost = min(COST_CAP, parent.cost + frame.weight * frame.cost)
                 continue
             node = frame.selections[frame.index]
             frame.index += 1
@@ -222,7 +247,8 @@ class _Check:
                 if node.selection_set is not None:
                     stack.append(_Frame(node.selection_set.selections, self._list_size(node), True, None))
             elif isinstance(node, InlineFragmentNode):
-                stack.append(_Frame(node.selection_set.selections, 1, False, None))
+                condition = node.type_condition.name.value if node.type_condition is not None else None
+                stack.append(_Frame(node.selection_set.selections, 1, False, None, condition))
             elif isinstance(node, FragmentSpreadNode):
                 name = node.name.value
                 if name in self.done:

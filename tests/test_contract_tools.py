@@ -1,7 +1,9 @@
 """The committed contracts pass third-party tools, as an app developer would run them: Redocly's
 linter finds no problem in openapi/openapi.json; openapi-typescript generates from it exactly the
-committed examples/client/atout-api.d.ts; and the example client type-checks against those types
-with ``tsc --strict`` (while a wrong request body does not). The tools are the npm packages pinned in
+committed examples/client/atout-api.d.ts, and GraphQL Code Generator from schema/schema.graphql and
+the GraphQL client's operations exactly examples/client/atout-graphql.ts; and both example clients
+type-check against those types with ``tsc --strict`` (while a wrong request body or action input
+does not). The tools are the npm packages pinned in
 package-lock.json, installed by ``make test`` (``npm ci``); nothing is downloaded here."""
 
 from __future__ import annotations
@@ -9,6 +11,8 @@ from __future__ import annotations
 import shutil
 import subprocess
 from pathlib import Path
+
+import yaml
 
 ROOT = Path(__file__).resolve().parent.parent
 CLIENT = ROOT / "examples" / "client"
@@ -36,6 +40,19 @@ def test_openapi_typescript_generates_the_committed_types(tmp_path: Path) -> Non
     )
 
 
+def test_graphql_codegen_generates_the_committed_types(tmp_path: Path) -> None:
+    config = yaml.safe_load((ROOT / "codegen.yml").read_text())
+    config["generates"] = {
+        str(tmp_path / "atout-graphql.ts"): config["generates"]["examples/client/atout-graphql.ts"]
+    }
+    (tmp_path / "codegen.yml").write_text(yaml.safe_dump(config))
+    made = npx("graphql-codegen", "--config", str(tmp_path / "codegen.yml"))
+    assert made.returncode == 0, made.stdout + made.stderr
+    assert (tmp_path / "atout-graphql.ts").read_text() == (CLIENT / "atout-graphql.ts").read_text(), (
+        "examples/client/atout-graphql.ts is stale: make openapi"
+    )
+
+
 def test_the_example_client_type_checks_against_the_generated_types() -> None:
     checked = npx("tsc", "-p", str(CLIENT))
     assert checked.returncode == 0, checked.stdout + checked.stderr
@@ -48,6 +65,24 @@ def test_a_wrong_request_body_does_not_type_check(tmp_path: Path) -> None:
         'import type { components } from "./atout-api";\n'
         'export const move: components["schemas"]["ActionRequest"] = '
         '{ action: { type: "bid", tricks: "seven" } };\n'
+    )
+    checked = npx("tsc", "-p", str(copy))
+    assert checked.returncode != 0 and "wrong.ts" in checked.stdout, checked.stdout
+
+
+def test_an_action_input_naming_two_actions_does_not_type_check(tmp_path: Path) -> None:
+    """ActionInput is @oneOf: the generated type admits exactly one action."""
+    copy = tmp_path / "client"
+    shutil.copytree(CLIENT, copy)
+    (copy / "right.ts").write_text(
+        'import type { ActionInput } from "./atout-graphql";\n'
+        "export const moves: ActionInput[] = "
+        '[{ pass: true }, { bid: { points: 80 } }, { play: { card: "AS" } }];\n'
+    )
+    assert npx("tsc", "-p", str(copy)).returncode == 0
+    (copy / "wrong.ts").write_text(
+        'import type { ActionInput } from "./atout-graphql";\n'
+        "export const move: ActionInput = { pass: true, bid: { points: 80 } };\n"
     )
     checked = npx("tsc", "-p", str(copy))
     assert checked.returncode != 0 and "wrong.ts" in checked.stdout, checked.stdout

@@ -22,7 +22,7 @@ const fetcher = GraphiQL.createFetcher({
 
 const EXAMPLE = `# Atout's GraphQL API. Ctrl-Enter runs the query; the Docs button lists every type.
 # Seat tokens go in the Headers tab: {"Authorization": "Bearer <token>"}
-# The rule options of each game: { rules }
+# The rule options of each game: { rules { id options { name doc } } }
 {
   games(limit: 5) { id game status players seats { seat kind filled } }
 }

@@ -8,6 +8,7 @@ from pathlib import Path
 
 from starlette.testclient import TestClient
 
+from schema.views import EVENT_BODIES
 from service.graphql import sdl
 from service.openapi import build
 from service.settings import END, START, Settings, environment_name, markdown_table, with_table
@@ -25,6 +26,23 @@ def test_graphql_sdl_is_committed_and_current() -> None:
     assert committed == sdl(), (
         "schema/schema.graphql drifted: run `python -m service.graphql > schema/schema.graphql`"
     )
+
+
+def test_the_graphql_schema_is_typed_throughout() -> None:
+    """No JSON scalar: a codegen user gets a type for the view, every action, event and option; the
+    action input is @oneOf; cards are the Card scalar."""
+    from graphql import GraphQLScalarType, build_schema
+
+    schema = build_schema(sdl())
+    scalars = {name for name, kind in schema.type_map.items() if isinstance(kind, GraphQLScalarType)}
+    assert scalars == {"Boolean", "Card", "Float", "ID", "Int", "String"}
+    assert "input ActionInput @oneOf" in sdl()
+    for interface, members in {
+        "GameView": {"FiveHundredView", "RoughView", "EuchreView"},
+        "GameEvent": {f"{body.__name__}Event" for body in EVENT_BODIES},
+        "Event": {body.__name__ for body in EVENT_BODIES},
+    }.items():
+        assert {kind.name for kind in schema.get_possible_types(schema.type_map[interface])} == members
 
 
 def test_the_readme_lists_every_setting_with_its_default() -> None:

@@ -146,7 +146,7 @@ def deep(depth: int, kind: str) -> bytes:
 
 
 GRAPHQL_QUERIES = [
-    'mutation($a: JSON!) { submitAction(gameId: "g", action: $a) { version } }',
+    'mutation($a: ActionInput!) { submitAction(gameId: "g", action: $a) { version } }',
     "mutation($g: String!, $s: [String!]) { createGame(input: {game: $g, seats: $s}) { game { id } } }",
     "query($id: ID!) { game(id: $id) { id seats { name } } }",
     "{ __typename }",

@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 import random
-from typing import Any
+from typing import Any, get_args
 
 import pytest
+from gql_select import as_action_input, as_input, as_json, select
 from starlette.testclient import TestClient
 from svc_helpers import FAST_OPTIONS, admin_headers, auth, fill
 
 import engine
+from schema.views import STREAM_EVENTS
 from service.app import create_app
 from service.settings import Settings
 
@@ -20,13 +22,29 @@ JOIN = """mutation($id: ID!, $seat: Int, $code: String) {
   joinSeat(gameId: $id, seat: $seat, inviteCode: $code) { gameId seat token started }
 }"""
 GAME = "query($id: ID!) { game(id: $id) { id status version toAct winners seed seats { kind } } }"
-VIEW = "query($id: ID!) { view(gameId: $id) { seat version status view } }"
-LEGAL = "query($id: ID!) { legalActions(gameId: $id) { seat version toAct actions } }"
-SUBMIT = """mutation($id: ID!, $action: JSON!, $v: Int, $key: String) {
-  submitAction(gameId: $id, action: $action, expectedVersion: $v, idempotencyKey: $key) {
-    version seat action events toAct status winners replayed
-  }
-}"""
+VIEW = f"query($id: ID!) {{ view(gameId: $id) {{ seat version status view {{ {select('GameView')} }} }} }}"
+LEGAL = f"""query($id: ID!) {{
+  legalActions(gameId: $id) {{ seat version toAct actions {{ {select("LegalAction")} }} }}
+}}"""
+SUBMIT = f"""mutation($id: ID!, $action: ActionInput!, $v: Int, $key: String) {{
+  submitAction(gameId: $id, action: $action, expectedVersion: $v, idempotencyKey: $key) {{
+    version seat toAct status winners replayed
+    action {{ {select("GameAction")} }} events {{ {select("Event")} }}
+  }}
+}}"""
+
+
+def legal_actions(client: TestClient, token: str, gid: str) -> list[dict[str, Any]]:
+    """The seat's legal actions in REST's JSON form, read through GraphQL."""
+    found: list[dict[str, Any]] = as_json(data(client, LEGAL, token, id=gid)["legalActions"]["actions"])
+    return found
+
+
+def submit(
+    client: TestClient, token: str, gid: str, action: dict[str, Any], **variables: Any
+) -> dict[str, Any]:
+    result: dict[str, Any] = data(client, SUBMIT, token, id=gid, action=as_action_input(action), **variables)
+    return result["submitAction"]
 
 
 def gql(client: TestClient, query: str, token: str | None = None, **variables: Any) -> dict[str, Any]:
@@ -56,6 +74,8 @@ def seated_gql(client: TestClient, game: str, **input: Any) -> tuple[str, dict[i
     """A started game, every seat joined; a chosen seed is chosen by the administrator (the only one
     who may, docs/fairness.md)."""
     admin = admin_headers(client)["Authorization"].split()[1] if "seed" in input else None
+    if "options" in input:
+        input["options"] = as_input(input["options"])
     created = data(client, CREATE, admin, input={"game": game, **input})["createGame"]
     gid = created["game"]["id"]
     tokens = {}
@@ -65,8 +85,29 @@ def seated_gql(client: TestClient, game: str, **input: Any) -> tuple[str, dict[i
     return gid, tokens
 
 
+RULES = """{ rules { id name players teams deck options {
+  __typename name rule doc
+  ... on IntOption { defaultInt allowedInts } ... on BoolOption { defaultBool allowedBools }
+} } }"""
+
+
 def test_rules_and_open_games(client: TestClient) -> None:
-    assert set(data(client, "{ rules }")["rules"]) == {"five_hundred", "rough", "euchre5"}
+    rules = data(client, RULES)["rules"]
+    assert {game["id"] for game in rules} == {"five_hundred", "rough", "euchre5"}
+    for game in rules:  # the same rules as GET /v1/rules and the engine, typed
+        known = engine.games()[game["id"]]
+        assert (game["players"], game["teams"], game["deck"]) == (
+            known["players"],
+            known["teams"],
+            known["deck"],
+        )
+        options = {}
+        for option in game["options"]:
+            kind = "Bool" if option.pop("__typename") == "BoolOption" else "Int"
+            default, allowed = option.pop(f"default{kind}"), option.pop(f"allowed{kind}s")
+            name = option.pop("name")
+            options[name] = {"default": default, "allowed": allowed, **option}
+        assert options == known["options"]
     gid = data(client, CREATE, input={"game": "rough"})["createGame"]["game"]["id"]
     assert [g["id"] for g in data(client, "{ games { id status } }")["games"]] == [gid]
 
@@ -80,9 +121,10 @@ def test_a_full_match_through_graphql(client: TestClient, rng: random.Random) ->
         seat = game["toAct"]
         legal = data(client, LEGAL, tokens[seat], id=gid)["legalActions"]
         assert legal["seat"] == seat and legal["version"] == game["version"]
-        action = fill(rng.choice(legal["actions"]), rng)
-        result = data(client, SUBMIT, tokens[seat], id=gid, action=action, v=game["version"])["submitAction"]
+        action = fill(rng.choice(as_json(legal["actions"])), rng)
+        result = submit(client, tokens[seat], gid, action, v=game["version"])
         assert result["version"] == game["version"] + 1 and result["replayed"] is False
+        assert as_json(result["action"]) == action and result["events"][-1]["type"] == "turn"
     assert game["status"] == "finished" and game["winners"] and game["seed"] == "12345678901234"
     view = data(client, VIEW, tokens[0], id=gid)["view"]
     assert view["seat"] == 0 and view["view"]["winners"] == game["winners"]
@@ -99,8 +141,8 @@ def test_a_seat_view_and_a_spectator_view(client: TestClient) -> None:
 def test_replayed_submission_returns_the_first_result(client: TestClient) -> None:
     gid, tokens = seated_gql(client, "rough", seed="8")
     seat = data(client, GAME, id=gid)["game"]["toAct"]
-    first = data(client, SUBMIT, tokens[seat], id=gid, action={"type": "pass"}, v=0, key="k1")["submitAction"]
-    again = data(client, SUBMIT, tokens[seat], id=gid, action={"type": "pass"}, v=0, key="k1")["submitAction"]
+    first = submit(client, tokens[seat], gid, {"type": "pass"}, v=0, key="k1")
+    again = submit(client, tokens[seat], gid, {"type": "pass"}, v=0, key="k1")
     assert again == {**first, "replayed": True}
 
 
@@ -113,6 +155,7 @@ def test_replayed_submission_returns_the_first_result(client: TestClient) -> Non
         ("stale", "version_conflict"),
         ("illegal", "illegal_action"),
         ("malformed", "invalid_request"),
+        ("false_pass", "invalid_request"),
         ("missing_game", "game_not_found"),
         ("key_reused", "idempotency_key_reused"),
     ],
@@ -122,7 +165,7 @@ def test_submit_action_errors_carry_the_rest_codes(client: TestClient, case: str
     seat = data(client, GAME, id=gid)["game"]["toAct"]
     hand = data(client, VIEW, tokens[seat], id=gid)["view"]["view"]["hand"]
     token: str | None = tokens[seat]
-    variables: dict[str, Any] = {"id": gid, "action": {"type": "pass"}}
+    variables: dict[str, Any] = {"id": gid, "action": as_action_input({"type": "pass"})}
     if case == "no_token":
         token = None
     elif case == "forged_token":
@@ -132,14 +175,16 @@ def test_submit_action_errors_carry_the_rest_codes(client: TestClient, case: str
     elif case == "stale":
         variables["v"] = 7
     elif case == "illegal":
-        variables["action"] = {"type": "play", "card": hand[0]}
+        variables["action"] = as_action_input({"type": "play", "card": hand[0]})
     elif case == "malformed":
-        variables["action"] = {"type": "fly"}
+        variables["action"] = as_action_input({"type": "bid", "points": 1000})
+    elif case == "false_pass":
+        variables["action"] = {"pass": False}
     elif case == "missing_game":
         variables["id"] = "nope"
     elif case == "key_reused":
-        data(client, SUBMIT, token, id=gid, action={"type": "pass"}, key="same")
-        variables.update(action={"type": "bid", "points": 100}, key="same")
+        data(client, SUBMIT, token, id=gid, action=as_action_input({"type": "pass"}), key="same")
+        variables.update(action=as_action_input({"type": "bid", "points": 100}), key="same")
     body = gql(client, SUBMIT, token, **variables)
     assert body["errors"][0]["extensions"]["code"] == code, body
     if code == "version_conflict":
@@ -153,7 +198,7 @@ def test_create_and_join_errors_carry_the_rest_codes(client: TestClient) -> None
     assert error_code(client, CREATE, input={"game": "rough", "seats": ["open"]}) == "invalid_seats"
     assert error_code(client, CREATE, input={"game": "rough", "seed": "x"}) == "invalid_request"
     assert (
-        error_code(client, CREATE, input={"game": "rough", "options": {"target_score": 1}})
+        error_code(client, CREATE, input={"game": "rough", "options": {"targetScore": 1}})
         == "invalid_options"
     )
     deal = {"dealer": 0, "hands": [], "kitty": []}
@@ -191,7 +236,7 @@ def subscribe(ws: Any, gid: str, after: str | None = None, token: str | None = N
     assert ws.receive_json()["type"] == "connection_ack"
     query = (
         "subscription($id: ID!, $after: String) "
-        "{ gameEvents(gameId: $id, after: $after) { id version type data } }"
+        f"{{ gameEvents(gameId: $id, after: $after) {{ {select('GameEvent')} }} }}"
     )
     ws.send_json(
         {
@@ -223,8 +268,8 @@ def test_subscription_resumes_after_a_disconnect_without_gap_or_duplicate(
         if game["status"] == "finished":
             break
         seat = game["toAct"]
-        action = fill(rng.choice(data(client, LEGAL, tokens[seat], id=gid)["legalActions"]["actions"]), rng)
-        data(client, SUBMIT, tokens[seat], id=gid, action=action)
+        action = fill(rng.choice(legal_actions(client, tokens[seat], gid)), rng)
+        submit(client, tokens[seat], gid, action)
     with client.websocket_connect("/graphql", subprotocols=["graphql-transport-ws"]) as ws:
         subscribe(ws, gid, token=tokens[1])
         everything = collect(ws)
@@ -236,8 +281,10 @@ def test_subscription_resumes_after_a_disconnect_without_gap_or_duplicate(
         tail = collect(ws)
     assert [e["id"] for e in head + tail] == [e["id"] for e in everything]
     dealt = [e for e in everything if e["type"] == "dealt"]
-    assert dealt and {e["data"]["seat"] for e in dealt} == {1}
-    assert everything[-1]["data"]["status"] == "finished"
+    assert dealt and {e["seat"] for e in dealt} == {1}
+    assert everything[-1]["type"] == "turn" and everything[-1]["status"] == "finished"
+    typename = {get_args(m.model_fields["type"].annotation)[0]: m.__name__ for m in STREAM_EVENTS}
+    assert [e["__typename"] for e in everything] == [typename[e["type"]] for e in everything]
     m = engine.new_match("euchre5", seed=99, options=FAST_OPTIONS["euchre5"])
     assert everything[0]["type"] == "game_created" and m.to_act is not None
 
@@ -302,8 +349,8 @@ def test_leave_and_rematch_mutations(client: TestClient, rng: random.Random) -> 
         if game["status"] == "finished":
             break
         seat = game["toAct"]
-        action = fill(rng.choice(data(client, LEGAL, tokens[seat], id=gid)["legalActions"]["actions"]), rng)
-        data(client, SUBMIT, tokens[seat], id=gid, action=action)
+        action = fill(rng.choice(legal_actions(client, tokens[seat], gid)), rng)
+        submit(client, tokens[seat], gid, action)
     offered = data(client, rematch, tokens[3], id=gid)["rematch"]
     assert offered["seat"] == 3 and offered["started"] is False and offered["token"]
     assert data(client, GAME, id=gid)["game"]["id"] == gid
@@ -324,9 +371,12 @@ def test_my_turns_subscription_for_a_bot_account(client: TestClient, rng: random
         ]
     while (game := data(client, GAME, id=gid)["game"])["toAct"] != 1:
         seat = game["toAct"]
-        action = fill(rng.choice(data(client, LEGAL, tokens[seat], id=gid)["legalActions"]["actions"]), rng)
-        data(client, SUBMIT, tokens[seat], id=gid, action=action)
-    query = "subscription { myTurns { id type gameId version seat view legalActions } }"
+        action = fill(rng.choice(legal_actions(client, tokens[seat], gid)), rng)
+        submit(client, tokens[seat], gid, action)
+    query = (
+        "subscription { myTurns { id type gameId version seat "
+        f"view {{ {select('GameView')} }} legalActions {{ {select('LegalAction')} }} }} }}"
+    )
     with client.websocket_connect("/graphql", subprotocols=["graphql-transport-ws"]) as ws:
         ws.send_json({"type": "connection_init", "payload": {"Authorization": f"Bearer {key}"}})
         assert ws.receive_json()["type"] == "connection_ack"
@@ -336,3 +386,4 @@ def test_my_turns_subscription_for_a_bot_account(client: TestClient, rng: random
     assert notice["type"] == "your_turn" and notice["gameId"] == gid and notice["seat"] == 1
     assert notice["version"] == game["version"] and notice["view"]["seat"] == 1
     assert notice["legalActions"] == data(client, LEGAL, tokens[1], id=gid)["legalActions"]["actions"]
+    assert notice["view"] == data(client, VIEW, tokens[1], id=gid)["view"]["view"]

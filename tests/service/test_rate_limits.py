@@ -162,7 +162,7 @@ def test_graphql_submit_action_and_join_seat_are_limited(app_with: Any) -> None:
     token = token["data"]["joinSeat"]["token"]
     again = client.post("/graphql", json={"query": join, "variables": {"id": gid}}).json()
     assert again["errors"][0]["extensions"]["code"] == "rate_limited"
-    submit = 'mutation($id: ID!) { submitAction(gameId: $id, action: {type: "pass"}) { version } }'
+    submit = "mutation($id: ID!) { submitAction(gameId: $id, action: {pass: true}) { version } }"
     request = {"query": submit, "variables": {"id": gid}}
     for expected in ("game_not_started", "rate_limited"):
         body = client.post("/graphql", json=request, headers=bearer(token)).json()

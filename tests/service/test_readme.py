@@ -14,13 +14,17 @@ from typing import Any
 README = Path(__file__).resolve().parents[2] / "README.md"
 
 
-def walkthrough() -> str:
-    """The ``sh`` block after "A game of Le Rough against three bots"."""
+def sh_block_after(heading: str) -> str:
+    """The first ``sh`` block after ``heading`` in the README."""
     text = README.read_text()
-    start = text.index("A game of Le Rough against three bots")
+    start = text.index(heading)
     block = re.search(r"```sh\n(.*?)```", text[start:], re.S)
-    assert block is not None, "the README lost its walkthrough"
+    assert block is not None, f"the README lost its block after {heading!r}"
     return block.group(1)
+
+
+def walkthrough() -> str:
+    return sh_block_after("A game of Le Rough against three bots")
 
 
 def answers(output: str, count: int) -> list[dict[str, Any]]:
@@ -57,3 +61,24 @@ def test_the_readme_walkthrough_moves_even_when_a_bot_moves_first(live_server: s
         if mine["version"] > 0:
             return  # the bots had moved before the walkthrough's move
     raise AssertionError("in 8 games the human seat always opened: the first dealer is not drawn")
+
+
+def test_the_readme_graphql_calls_answer_typed_data(live_server: str, rq_worker: str) -> None:
+    """The GraphQL block runs as written after the walkthrough's game (its stream line left out): the
+    typed view and legal actions come back; the pass is applied, or refused with a problem code when
+    the game has moved on (the block names no version)."""
+    script = walkthrough().replace("B=http://localhost:8000\n", f"B={live_server}\n")
+    script = "\n".join(line for line in script.splitlines() if not line.startswith("curl -N "))
+    script += "\n" + sh_block_after("The same through GraphQL")
+    run = subprocess.run(["bash", "-c", script], capture_output=True, text=True, timeout=120)
+    assert run.returncode == 0, run.stderr
+    _, _, moved, typed, submitted = answers(run.stdout, 5)
+    assert "errors" not in typed, typed
+    view = typed["data"]["view"]["view"]
+    assert view["phase"] in ("bidding", "discard", "play") and view["toAct"] in range(4)
+    assert view["hand"] and all(len(card) == 2 for card in view["hand"])
+    assert all("type" in action for action in typed["data"]["legalActions"]["actions"])
+    if "errors" in submitted:  # not our turn yet, or a pass no longer fits: refused with REST's codes
+        assert submitted["errors"][0]["extensions"]["code"] in ("not_your_turn", "illegal_action"), submitted
+    else:
+        assert submitted["data"]["submitAction"]["version"] > moved["version"]

@@ -1,0 +1,178 @@
+// A small Atout client over GraphQL, typed by the committed schema: its operations (the /* GraphQL */
+// strings below) and schema/schema.graphql are what GraphQL Code Generator turns into
+// atout-graphql.ts (`make openapi`, codegen.yml); `make test` checks this file with `tsc --noEmit`
+// (tests/test_contract_tools.py).
+import type {
+  ActMutationVariables,
+  ActionInput,
+  ActMutation,
+  EventsSubscription,
+  SeatQuery,
+  SeatQueryVariables,
+} from "./atout-graphql";
+
+export const SEAT = /* GraphQL */ `
+  query Seat($gameId: ID!) {
+    view(gameId: $gameId) {
+      version
+      seat
+      view {
+        __typename
+        phase
+        toAct
+        hand
+        scores
+        trump
+        currentTrick { seat card }
+        bids { __typename type seat ... on SeatedBid { tricks suit points } }
+        ... on FiveHundredView { contract { taker tricks suit value } kittyTaken }
+        ... on RoughView { contract { taker points } trickPoints }
+        ... on EuchreView { upcard contract { maker calledCard alone partner } }
+      }
+    }
+    legalActions(gameId: $gameId) {
+      version
+      actions {
+        __typename
+        type
+        ... on BidAction { tricks suit points }
+        ... on PlayAction { card noTrump }
+        ... on DiscardTemplate { count from }
+        ... on ExchangeAction { discard }
+        ... on NameTrumpAction { suit }
+        ... on CallPartnerAction { card }
+      }
+    }
+  }
+`;
+
+export const ACT = /* GraphQL */ `
+  mutation Act($gameId: ID!, $action: ActionInput!, $expectedVersion: Int) {
+    submitAction(gameId: $gameId, action: $action, expectedVersion: $expectedVersion) {
+      version
+      toAct
+      status
+      events { __typename type ... on CardPlayed { seat card } ... on TrickTaken { winner } }
+    }
+  }
+`;
+
+export const EVENTS = /* GraphQL */ `
+  subscription Events($gameId: ID!, $after: String) {
+    gameEvents(gameId: $gameId, after: $after) {
+      __typename
+      id
+      version
+      type
+      ... on CardPlayedEvent { seat card }
+      ... on DealtEvent { cards }
+      ... on TurnEvent { toAct status }
+      ... on HandScoredEvent { scores points }
+    }
+  }
+`;
+
+export type View = SeatQuery["view"]["view"];
+export type LegalAction = SeatQuery["legalActions"]["actions"][number];
+export type StreamEvent = EventsSubscription["gameEvents"];
+
+interface GraphQLAnswer<T> {
+  data?: T | null;
+  errors?: { message: string; extensions?: { code?: string } }[];
+}
+
+export class AtoutGraphQLError extends Error {
+  constructor(readonly code: string, message: string) {
+    super(`${code}: ${message}`);
+  }
+}
+
+export async function request<T, V>(base: string, token: string | null, query: string, variables: V): Promise<T> {
+  const headers: Record<string, string> = { "content-type": "application/json" };
+  if (token) headers.authorization = `Bearer ${token}`;
+  const response = await fetch(`${base}/graphql`, {
+    method: "POST",
+    headers,
+    body: JSON.stringify({ query, variables }),
+  });
+  const answer = (await response.json()) as GraphQLAnswer<T>;
+  const error = answer.errors?.[0];
+  if (error || !answer.data) throw new AtoutGraphQLError(error?.extensions?.code ?? "unknown", error?.message ?? "");
+  return answer.data;
+}
+
+export function seat(base: string, token: string, gameId: string): Promise<SeatQuery> {
+  return request<SeatQuery, SeatQueryVariables>(base, token, SEAT, { gameId });
+}
+
+export function act(base: string, token: string, variables: ActMutationVariables): Promise<ActMutation> {
+  return request<ActMutation, ActMutationVariables>(base, token, ACT, variables);
+}
+
+/** A legal action as the @oneOf ActionInput that plays it (a discard takes the first `count` cards). */
+export function chosen(action: LegalAction): ActionInput {
+  switch (action.__typename) {
+    case "PassAction":
+      return { pass: true };
+    case "BidAction":
+      return { bid: { tricks: action.tricks, suit: action.suit, points: action.points } };
+    case "KeepAction":
+      return { keep: true };
+    case "DiscardTemplate":
+      return { discard: { cards: action.from.slice(0, action.count) } };
+    case "PlayAction":
+      return { play: { card: action.card } };
+    case "OrderUpAction":
+      return { orderUp: true };
+    case "ExchangeAction":
+      return { exchange: { discard: action.discard } };
+    case "NameTrumpAction":
+      return { nameTrump: { suit: action.suit ?? "S" } };
+    case "CallPartnerAction":
+      return { callPartner: { card: action.card } };
+    case "GoAloneAction":
+      return { goAlone: true };
+    default: {
+      const never: never = action;
+      return never;
+    }
+  }
+}
+
+/** The view narrows by its game: each game's own fields are typed. */
+export function describe(view: View): string {
+  const hand = view.hand.join(" ");
+  switch (view.__typename) {
+    case "FiveHundredView":
+      return `Le 500, ${view.phase}: ${hand}; contract ${view.contract ? view.contract.tricks + (view.contract.suit ?? "") : "none"}`;
+    case "RoughView":
+      return `Le Rough, ${view.phase}: ${hand}; card points ${view.trickPoints?.join("-") ?? "0-0"}`;
+    case "EuchreView":
+      return `Euchre, ${view.phase}: ${hand}; upcard ${view.upcard ?? "none"}, partner ${view.contract?.partner ?? "unknown"}`;
+  }
+}
+
+/** One seat playing to the end: its first legal action each time it is to act. */
+export async function playOut(base: string, token: string, gameId: string): Promise<void> {
+  for (;;) {
+    const { view, legalActions } = await seat(base, token, gameId);
+    if (view.view.toAct === null) return;
+    const first = legalActions.actions[0];
+    if (view.view.toAct !== view.seat || first === undefined) {
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      continue;
+    }
+    await act(base, token, { gameId, action: chosen(first), expectedVersion: legalActions.version });
+  }
+}
+
+export function onEvent(event: StreamEvent): string {
+  switch (event.__typename) {
+    case "CardPlayedEvent":
+      return `seat ${event.seat} plays ${event.card}`;
+    case "TurnEvent":
+      return event.toAct === null ? "the match is over" : `seat ${event.toAct} to act`;
+    default:
+      return event.type;
+  }
+}
