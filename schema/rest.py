@@ -9,7 +9,7 @@ from pydantic import AfterValidator, BaseModel, ConfigDict, Field, RootModel, fi
 from pydantic_core import PydanticCustomError
 
 import engine
-from schema.actions import Action, Model, whole
+from schema.actions import CARD, Action, Model, whole
 from schema.views import EventOfMove, LegalAction, StreamEnd, StreamFrame, View
 
 SEAT_KIND = r"^(open|bot:(random|heuristic|expert))$"
@@ -355,8 +355,26 @@ class LogResponse(BaseModel):
     )
 
 
+class RuleOption(BaseModel):
+    """One rule option: ``default`` and every ``allowed`` value (whole numbers, or true/false)."""
+
+    default: int | bool
+    allowed: list[int | bool]
+    rule: str = Field(description="The docs/rules.md id of the rule it sets.")
+    doc: str
+
+
+class GameRules(BaseModel):
+    id: Literal["five_hundred", "rough", "euchre5"]
+    name: str
+    players: int
+    teams: bool = Field(description="Two teams of two (Le 500, Le Rough); euchre's partnership is called.")
+    deck: list[CARD] = Field(description="The deck in its canonical order (docs/fairness.md).")
+    options: dict[str, RuleOption]
+
+
 class RulesResponse(BaseModel):
-    games: dict[str, dict[str, Any]]
+    games: dict[str, GameRules]
 
 
 class BotStreamFrame(RootModel[Annotated[BotNotice | StreamEnd, Field(discriminator="type")]]):

@@ -9,7 +9,8 @@ Where the assets come from, each pinned:
   browser builds from the npm packages pinned in ``package-lock.json`` into
   ``service/static/vendor`` (committed, with their licences; tests/service/test_docs_pages.py
   checks they are byte for byte those packages' files).
-- Our own small pages and scripts: ``service/static``.
+- Our own small pages and scripts: ``service/static``; the reference web table at ``/play``
+  (``service/static/play``: plain ES modules over the public API, no build step).
 """
 
 from __future__ import annotations
@@ -44,6 +45,11 @@ async def swagger_ui(request: object) -> Response:
     return HTMLResponse(page("docs.html"))
 
 
+async def play(request: object) -> Response:
+    """The reference web table: one page; the game to sit at is in its query (``?game=…``)."""
+    return HTMLResponse(page("play/index.html"))
+
+
 def graphiql_html() -> str:
     return page("graphiql.html")
 
@@ -51,6 +57,7 @@ def graphiql_html() -> str:
 def routes() -> list[BaseRoute]:
     return [
         Route("/docs", swagger_ui, include_in_schema=False),
+        Route("/play", play, include_in_schema=False),
         Mount("/static/swagger", StaticFiles(directory=swagger_ui_assets()), name="swagger-assets"),
         Mount("/static", StaticFiles(directory=STATIC), name="static"),
     ]

@@ -58,6 +58,12 @@ def test_the_example_client_type_checks_against_the_generated_types() -> None:
     assert checked.returncode == 0, checked.stdout + checked.stderr
 
 
+def test_the_web_table_type_checks_against_the_generated_types() -> None:
+    """/play is plain JavaScript with JSDoc types: ``tsc --checkJs`` holds it to the OpenAPI types."""
+    checked = npx("tsc", "-p", str(ROOT / "service" / "static" / "play"))
+    assert checked.returncode == 0, checked.stdout + checked.stderr
+
+
 def test_a_wrong_request_body_does_not_type_check(tmp_path: Path) -> None:
     copy = tmp_path / "client"
     shutil.copytree(CLIENT, copy)

@@ -1296,6 +1296,32 @@ export interface components {
             /** Games */
             games: components["schemas"]["GameSummary"][];
         };
+        /** GameRules */
+        GameRules: {
+            /**
+             * Id
+             * @enum {string}
+             */
+            id: "five_hundred" | "rough" | "euchre5";
+            /** Name */
+            name: string;
+            /** Players */
+            players: number;
+            /**
+             * Teams
+             * @description Two teams of two (Le 500, Le Rough); euchre's partnership is called.
+             */
+            teams: boolean;
+            /**
+             * Deck
+             * @description The deck in its canonical order (docs/fairness.md).
+             */
+            deck: string[];
+            /** Options */
+            options: {
+                [key: string]: components["schemas"]["RuleOption"];
+            };
+        };
         /** GameStarted */
         GameStarted: {
             /**
@@ -2368,13 +2394,28 @@ export interface components {
              */
             trick_points?: number[] | null;
         };
+        /**
+         * RuleOption
+         * @description One rule option: ``default`` and every ``allowed`` value (whole numbers, or true/false).
+         */
+        RuleOption: {
+            /** Default */
+            default: number | boolean;
+            /** Allowed */
+            allowed: (number | boolean)[];
+            /**
+             * Rule
+             * @description The docs/rules.md id of the rule it sets.
+             */
+            rule: string;
+            /** Doc */
+            doc: string;
+        };
         /** RulesResponse */
         RulesResponse: {
             /** Games */
             games: {
-                [key: string]: {
-                    [key: string]: unknown;
-                };
+                [key: string]: components["schemas"]["GameRules"];
             };
         };
         /**

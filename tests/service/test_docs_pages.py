@@ -13,7 +13,7 @@ from starlette.testclient import TestClient
 
 ROOT = Path(__file__).resolve().parents[2]
 VENDOR = ROOT / "service" / "static" / "vendor"
-ASSET = re.compile(r"""(?:src|href)=["']([^"']+)["']""")
+ASSET = re.compile(r"""<(?:script|link)\b[^>]*\s(?:src|href)=["']([^"']+)["']""")
 TYPES = {".js": "javascript", ".css": "text/css"}
 
 
@@ -21,7 +21,9 @@ def assets_of(html: str) -> list[str]:
     return ASSET.findall(html)
 
 
-@pytest.mark.parametrize(("path", "headers"), [("/docs", {}), ("/graphql", {"Accept": "text/html"})])
+@pytest.mark.parametrize(
+    ("path", "headers"), [("/docs", {}), ("/graphql", {"Accept": "text/html"}), ("/play", {})]
+)
 def test_a_docs_page_loads_only_our_own_assets(
     client: TestClient, path: str, headers: dict[str, str]
 ) -> None:
@@ -80,3 +82,18 @@ def test_the_vendored_graphiql_assets_are_the_pinned_npm_files(name: str) -> Non
     assert f"{package} {pinned['version']}\n" in (VENDOR / "LICENSES.txt").read_text()
     source = modules / package / path
     assert (VENDOR / name).read_bytes() == source.read_bytes(), f"{name} differs from {source}: make vendor"
+
+
+def test_the_play_page_modules_import_only_each_other(client: TestClient) -> None:
+    """The web table is plain ES modules served from /static/play: every import is one of them (no
+    CDN, no bundler), and every one answers as JavaScript."""
+    folder = ROOT / "service" / "static" / "play"
+    for module in folder.glob("*.js"):
+        for imported in re.findall(r'^import .* from "([^"]+)";', module.read_text(), re.M):
+            assert imported.startswith("./") and (folder / imported).exists(), (
+                f"{module.name} imports {imported}"
+            )
+            served = client.get(f"/static/play/{imported[2:]}")
+            assert served.status_code == 200 and "javascript" in served.headers["content-type"]
+        assert "http://" not in module.read_text() or module.name == "cards.js"  # the SVG namespace only
+        assert "https://" not in module.read_text()

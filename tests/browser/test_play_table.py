@@ -1,0 +1,270 @@
+"""The reference web table at /play, played in Chromium the way a person would: with the mouse on the
+highlighted cards and buttons, against bots played by a real worker, through the public API only.
+Screenshots of each phase go to ``var/screens/``."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from typing import Any
+from urllib.parse import parse_qs, urlparse
+
+import httpx
+import pytest
+from browser_helpers import OfflinePage
+from playwright.sync_api import Browser, Page
+
+import engine
+
+TURN = ".turn"
+OVER = ".over"
+NODE_AXE = "node_modules/axe-core/axe.min.js"
+
+
+def lowest(game: str, option: str) -> str:
+    return str(min(engine.games()[game]["options"][option]["allowed"]))
+
+
+def create(page: Page, base: str, game: str, *, friends: bool = False, name: str = "ann") -> str:
+    """Create a table from the lobby (the shortest match the rules allow) and return its id."""
+    page.goto(f"{base}/play")
+    page.select_option("#game", game)
+    page.select_option("#option-target_score", lowest(game, "target_score"))
+    page.check("#mode-friends" if friends else "#mode-bots")
+    page.fill("#name", name)
+    page.click("#create")
+    page.wait_for_selector(".table-head")
+    return page.evaluate("new URLSearchParams(location.search).get('game')")
+
+
+def wait_for_turn(page: Page, timeout_ms: int = 60_000) -> str:
+    """Wait until the seat is to act or the match is over: "turn" or "over"."""
+    page.wait_for_selector(f"{TURN}, {OVER}", timeout=timeout_ms)
+    return "over" if page.locator(OVER).count() else "turn"
+
+
+def play_one(page: Page, prefer: str = "") -> str:
+    """Take one legal action as a person would: the discard (the first cards offered), a called
+    card, a highlighted card, or the first action button (``prefer`` chooses one by its action
+    type). Returns what was done. The table may be drawn again meanwhile (an event arrived): look
+    again, a bounded number of times."""
+    for _ in range(50):
+        done = try_one(page, prefer)
+        if done:
+            return done
+        page.wait_for_timeout(100)
+    from browser_helpers import SCREENS
+
+    SCREENS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(SCREENS / "play-no-control.png"))
+    raise AssertionError(
+        "the seat is to act but the page offers no control: " + page.locator("body").inner_text()
+    )
+
+
+def try_one(page: Page, prefer: str) -> str | None:
+    if page.locator("#discard-confirm").count():
+        count = page.locator("#discard-confirm").inner_text()
+        wanted = int("".join(ch for ch in count if ch.isdigit()))
+        for button in page.locator(".discard button.card").all()[:wanted]:
+            button.click()
+        page.click("#discard-confirm")
+        return "discard"
+    if page.locator(".calls button.card").count():
+        page.locator(".calls button.card").first.click()
+        return "call_partner"
+    buttons = page.locator(".actions button.action")
+    if prefer:
+        for button in buttons.all():
+            if json.loads(button.get_attribute("data-action") or "{}").get("type") == prefer:
+                button.click()
+                return prefer
+    playable = page.locator(".hand button.card.playable")
+    if playable.count():
+        playable.first.click()
+        return "card"
+    if buttons.count():
+        action = json.loads(buttons.first.get_attribute("data-action") or "{}")
+        buttons.first.click()
+        return str(action.get("type"))
+    return None
+
+
+def settle(page: Page, before: str) -> None:
+    """Wait until the page has moved on from the state whose version text was ``before``."""
+    page.wait_for_function(
+        "(before) => !document.querySelector('.turn') || document.body.innerText !== before",
+        arg=before,
+        timeout=30_000,
+    )
+
+
+@pytest.fixture
+def table(browser: Browser, live_server: str, rq_worker: str) -> Iterator[OfflinePage]:
+    context = browser.new_context(viewport={"width": 1280, "height": 1000})
+    page = context.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda error: errors.append(str(error)))
+    yield OfflinePage(page, live_server)
+    context.close()
+    assert not errors, f"script errors in the page: {errors}"
+
+
+def test_a_whole_le_rough_match_against_three_bots_to_its_end(table: OfflinePage) -> None:
+    page, base = table.page, table.base
+    create(page, base, "rough")
+    table.screenshot("play-rough-start")
+    shots: set[str] = set()
+    for _ in range(400):  # bounded: a short match is well under a hundred of our moves
+        if wait_for_turn(page) == "over":
+            break
+        phase = page.locator(".table-head h1").inner_text()
+        if phase not in shots:
+            shots.add(phase)
+            table.screenshot(f"play-rough-{len(shots)}")
+        before = page.locator("body").inner_text()
+        play_one(page)
+        settle(page, before)
+    else:
+        raise AssertionError("the match did not end within 400 of our moves")
+    assert "Winners" in page.locator(OVER).inner_text()
+    # The page checked every hand's deal against its committed seed (docs/fairness.md), and each
+    # hand's server part against the match key revealed at the end: in the browser, with WebCrypto.
+    page.wait_for_selector('[data-key-fair="true"]', timeout=10_000)
+    assert page.locator('[data-fair="true"]').count() == 1 and not page.locator('[data-fair="false"]').count()
+    table.screenshot("play-rough-over")
+    assert not table.outside
+
+
+def test_le_500_hand_with_the_discard_from_the_kitty(table: OfflinePage) -> None:
+    page, base = table.page, table.base
+    create(page, base, "five_hundred")
+    for _ in range(200):
+        assert wait_for_turn(page) == "turn"
+        if page.locator("#discard-confirm").count():
+            table.screenshot("play-500-discard")
+            assert page.locator(".discard button.card").count() == 16  # 10 cards and the kitty's 6 (F5-9)
+            assert page.locator("#discard-confirm").is_disabled()
+            play_one(page)
+            page.wait_for_function(
+                "document.querySelectorAll('.hand button.card').length === 10", timeout=30_000
+            )
+            table.screenshot("play-500-after-discard")
+            return
+        before = page.locator("body").inner_text()
+        if page.locator(".actions button.action[data-action*='\"bid\"']").count():
+            # by keyboard: Tab reaches the buttons, Enter presses the lowest bid (we then take the kitty)
+            page.locator(".actions button.action[data-action*='\"bid\"']").first.focus()
+            page.keyboard.press("Enter")
+        else:
+            play_one(page)
+        settle(page, before)
+    raise AssertionError("no discard reached in 200 moves")
+
+
+def test_euchre_with_a_called_partner(table: OfflinePage) -> None:
+    page, base = table.page, table.base
+    create(page, base, "euchre5")
+    for _ in range(300):
+        if wait_for_turn(page) == "over":
+            break
+        if page.locator(".calls button.card").count():
+            table.screenshot("play-euchre-call")
+            hand = set(page.locator(".hand [data-card]").evaluate_all("els => els.map(e => e.dataset.card)"))
+            offered = page.locator(".calls button.card").evaluate_all("els => els.map(e => e.dataset.card)")
+            assert offered and not hand & set(offered)  # one calls a card one does not hold (E5-8)
+            called = page.locator(".calls button.card").first
+            name = called.locator("svg").get_attribute("aria-label") or ""
+            card = called.get_attribute("data-card")
+            called.click()
+            page.wait_for_selector(".calls", state="detached", timeout=30_000)
+            spoken = name.removeprefix("Call ")
+            page.wait_for_function(
+                "(s) => document.querySelector('.table-head').innerText.includes(s)", arg=spoken
+            )
+            assert card and spoken in page.locator(".table-head").inner_text()  # the contract names it
+            table.screenshot("play-euchre-called")
+            return
+        before = page.locator("body").inner_text()
+        play_one(page, prefer="order_up")
+        settle(page, before)
+    raise AssertionError("we never called a partner")
+
+
+def test_a_reload_mid_hand_keeps_the_seat_and_resumes(table: OfflinePage) -> None:
+    page, base = table.page, table.base
+    gid = create(page, base, "rough")
+    wait_for_turn(page)
+    hand = sorted(page.locator(".hand [data-card]").evaluate_all("els => els.map(e => e.dataset.card)"))
+    page.reload()
+    page.wait_for_selector(".table-head")
+    assert page.evaluate("new URLSearchParams(location.search).get('game')") == gid
+    again = sorted(page.locator(".hand [data-card]").evaluate_all("els => els.map(e => e.dataset.card)"))
+    assert again == hand and len(hand) == 8
+    assert wait_for_turn(page) == "turn"
+    before = page.locator("body").inner_text()
+    play_one(page)
+    settle(page, before)
+    table.screenshot("play-rough-after-reload")
+
+
+def test_two_players_at_one_table_each_see_only_their_own_cards(
+    browser: Browser, live_server: str, rq_worker: str
+) -> None:
+    contexts = [browser.new_context(viewport={"width": 1100, "height": 900}) for _ in range(2)]
+    try:
+        first, second = (context.new_page() for context in contexts)
+        gid = create(first, live_server, "rough", friends=True)
+        link = first.input_value("#invite-link")
+        second.goto(link)
+        second.fill("#name", "bob")
+        second.click("#join-button")
+        second.wait_for_selector(".table-head")
+        # two humans, two open seats: fill them through the API so the game starts
+        invite = parse_qs(urlparse(link).query)["invite"][0]
+        for seat in (2, 3):
+            joined = httpx.post(
+                f"{live_server}/v1/games/{gid}/join", json={"seat": seat, "invite_code": invite}, timeout=10
+            )
+            assert joined.status_code == 201, joined.text
+        for page in (first, second):
+            page.wait_for_selector(".hand [data-card]", timeout=30_000)
+        hands = [
+            set(page.locator(".hand [data-card]").evaluate_all("els => els.map(e => e.dataset.card)"))
+            for page in (first, second)
+        ]
+        assert len(hands[0]) == len(hands[1]) == 8 and not hands[0] & hands[1]
+        for page, mine, theirs in ((first, hands[0], hands[1]), (second, hands[1], hands[0])):
+            shown = set(page.locator("[data-card]").evaluate_all("els => els.map(e => e.dataset.card)"))
+            assert mine <= shown and not shown & theirs, "a page shows another seat's card"
+        OfflinePage(first, live_server).screenshot("play-two-players")
+    finally:
+        for context in contexts:
+            context.close()
+
+
+def axe_violations(page: Page) -> list[dict[str, Any]]:
+    from pathlib import Path
+
+    axe = Path(__file__).resolve().parents[2] / NODE_AXE
+    page.add_script_tag(content=axe.read_text())
+    found: list[dict[str, Any]] = page.evaluate(
+        "async () => (await axe.run(document, { resultTypes: ['violations'] })).violations"
+    )
+    serious = [v for v in found if v.get("impact") in ("serious", "critical")]
+    return [{"id": v["id"], "nodes": [n["html"][:200] for n in v["nodes"]][:3]} for v in serious]
+
+
+def test_the_lobby_and_the_table_have_no_serious_accessibility_violation(table: OfflinePage) -> None:
+    page, base = table.page, table.base
+    page.goto(f"{base}/play")
+    page.wait_for_selector("#create")
+    assert axe_violations(page) == []
+    create(page, base, "rough")
+    wait_for_turn(page)
+    assert axe_violations(page) == []
+    page.click("#lang")
+    page.wait_for_function("document.documentElement.lang === 'fr'")
+    assert "Votre jeu" in page.locator("body").inner_text()
+    assert axe_violations(page) == []
+    table.screenshot("play-rough-french")
