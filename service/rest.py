@@ -135,7 +135,7 @@ def ok(model: BaseModel, status: int = 200, headers: dict[str, str] | None = Non
 
 
 async def rules(request: Request) -> Response:
-    return ok(RulesResponse(games=engine.games()))
+    return ok(RulesResponse.model_validate({"games": engine.games()}))
 
 
 async def create_game(request: Request) -> Response:
