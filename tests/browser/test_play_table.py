@@ -133,6 +133,12 @@ def test_a_whole_le_rough_match_against_three_bots_to_its_end(table: OfflinePage
     page.wait_for_selector('[data-key-fair="true"]', timeout=10_000)
     assert page.locator('[data-fair="true"]').count() == 1 and not page.locator('[data-fair="false"]').count()
     table.screenshot("play-rough-over")
+    # A rematch: the same seats (the bots accept at once), a new game with a new seat token.
+    first = page.evaluate("new URLSearchParams(location.search).get('game')")
+    page.click("#rematch")
+    page.wait_for_function("(g) => new URLSearchParams(location.search).get('game') !== g", arg=first)
+    page.wait_for_function("document.querySelector('.table-head')?.innerText.includes('Hand 1')")
+    assert not page.locator(OVER).count()
     assert not table.outside
 
 
