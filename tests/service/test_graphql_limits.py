@@ -332,3 +332,27 @@ def test_a_problem_raised_as_is_keeps_its_code() -> None:
     error = coded(GraphQLError("x", path=["game"], original_error=problem))
     assert error.extensions is not None and error.extensions["code"] == "game_not_found"
     assert error.message == "No game x."
+
+
+def test_fragments_on_different_types_cost_the_dearest_and_one_type_twice_costs_both() -> None:
+    """An object is of one type: `... on RoughView { a b c }` and `... on EuchreView { d e }` at one
+    place cost 3 (the dearest), not 5 — a client selects every game's fields and one applies. The
+    same type twice still adds up, and so does a fragment with no type condition."""
+    alternatives = parse(
+        "query($id: ID!) { view(gameId: $id) { view { phase"
+        " ... on RoughView { trump hand scores } ... on EuchreView { upcard hand } } } }"
+    )
+    check_document(alternatives, QueryLimits(max_cost=6))  # view, view, phase + 3
+    with pytest.raises(ProblemError, match="costs 6"):
+        check_document(alternatives, QueryLimits(max_cost=5))
+    twice = parse(
+        "query($id: ID!) { view(gameId: $id) { view { phase"
+        " ... on RoughView { trump hand scores } ... on RoughView { upcard hand } } } }"
+    )
+    with pytest.raises(ProblemError, match="costs 8"):
+        check_document(twice, QueryLimits(max_cost=7))
+    untyped = parse(
+        "query($id: ID!) { view(gameId: $id) { view { phase ... { trump hand } ... { hand } } } }"
+    )
+    with pytest.raises(ProblemError, match="costs 6"):
+        check_document(untyped, QueryLimits(max_cost=5))
