@@ -63,6 +63,12 @@ def play_one(page: Page, prefer: str = "") -> str:
 
 
 def try_one(page: Page, prefer: str) -> str | None:
+    buttons = page.locator(".actions button.action")
+    if prefer:
+        for button in buttons.all():
+            if json.loads(button.get_attribute("data-action") or "{}").get("type") == prefer:
+                button.click()
+                return prefer
     if page.locator("#discard-confirm").count():
         count = page.locator("#discard-confirm").inner_text()
         wanted = int("".join(ch for ch in count if ch.isdigit()))
@@ -73,12 +79,6 @@ def try_one(page: Page, prefer: str) -> str | None:
     if page.locator(".calls button.card").count():
         page.locator(".calls button.card").first.click()
         return "call_partner"
-    buttons = page.locator(".actions button.action")
-    if prefer:
-        for button in buttons.all():
-            if json.loads(button.get_attribute("data-action") or "{}").get("type") == prefer:
-                button.click()
-                return prefer
     playable = page.locator(".hand button.card.playable")
     if playable.count():
         playable.first.click()
@@ -178,7 +178,7 @@ def test_euchre_with_a_called_partner(table: OfflinePage) -> None:
             table.screenshot("play-euchre-call")
             hand = set(page.locator(".hand [data-card]").evaluate_all("els => els.map(e => e.dataset.card)"))
             offered = page.locator(".calls button.card").evaluate_all("els => els.map(e => e.dataset.card)")
-            assert offered and not hand & set(offered)  # one calls a card one does not hold (E5-8)
+            assert offered and not hand & set(offered)  # E5-7: one calls a card one does not hold
             called = page.locator(".calls button.card").first
             name = called.locator("svg").get_attribute("aria-label") or ""
             card = called.get_attribute("data-card")
@@ -274,3 +274,23 @@ def test_the_lobby_and_the_table_have_no_serious_accessibility_violation(table: 
     assert "Votre jeu" in page.locator("body").inner_text()
     assert axe_violations(page) == []
     table.screenshot("play-rough-french")
+
+
+def test_euchre_going_alone_instead_of_calling_a_partner(table: OfflinePage) -> None:
+    page, base = table.page, table.base
+    create(page, base, "euchre5")
+    for _ in range(300):
+        if wait_for_turn(page) == "over":
+            break
+        if page.locator(".calls button.card").count():
+            assert (
+                play_one(page, prefer="go_alone") == "go_alone"
+            )  # E5-7: the maker may announce he plays alone
+            page.wait_for_selector(".calls", state="detached", timeout=30_000)
+            page.wait_for_function("document.querySelector('.table-head').innerText.includes('Go alone')")
+            table.screenshot("play-euchre-alone")
+            return
+        before = page.locator("body").inner_text()
+        play_one(page, prefer="order_up")
+        settle(page, before)
+    raise AssertionError("we never made trump in 300 moves")
