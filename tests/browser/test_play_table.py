@@ -294,3 +294,31 @@ def test_euchre_going_alone_instead_of_calling_a_partner(table: OfflinePage) -> 
         play_one(page, prefer="order_up")
         settle(page, before)
     raise AssertionError("we never made trump in 300 moves")
+
+
+def test_le_rough_taker_leads_at_no_trump(table: OfflinePage) -> None:
+    """RG-11: the taker's first lead may announce no trump. We bid as high as we may (or keep, as
+    dealer) until we take a contract, discard, then lead with the no-trump box checked."""
+    page, base = table.page, table.base
+    create(page, base, "rough")
+    for _ in range(600):
+        if wait_for_turn(page) == "over":
+            page.click("#rematch")
+            page.wait_for_selector(".table-head")
+            continue
+        if page.locator("#no-trump").count():
+            page.check("#no-trump")
+            table.screenshot("play-rough-no-trump-lead")
+            assert play_one(page) == "card"
+            page.wait_for_function(
+                "document.querySelector('.table-head').innerText.includes('Trump: no trump')", timeout=30_000
+            )
+            return
+        before = page.locator("body").inner_text()
+        bids = page.locator(".actions button.action[data-action*='\"bid\"']")
+        if bids.count():
+            bids.last.click()
+        elif not play_one(page, prefer="keep"):
+            raise AssertionError("no control")
+        settle(page, before)
+    raise AssertionError("we never led as taker in 600 moves")
