@@ -84,7 +84,14 @@ def test_a_worker_killed_mid_turn_loses_no_move_and_doubles_none(
     # 1. A real worker takes the expert's turn and thinks (up to 30 s)...
     doomed = start_worker(settings.redis_url, budget="30", log=tmp_path / "doomed.log")
     processes.append(doomed)
-    wait_for(lambda: job_id in registry.get_job_ids(), "the worker to start the bot's turn")
+    # Started for RQ: in its registry *and* marked started (a job killed between the two is not
+    # RQ's to retry; the turn watchdog enqueues it again, tested in test_supervision.py).
+    wait_for(
+        lambda: (
+            job_id in registry.get_job_ids() and connection.hget(f"rq:job:{job_id}", "status") == b"started"
+        ),
+        "the worker to start the bot's turn",
+    )
     # 2. ... and dies in the middle of it.
     os.killpg(doomed.pid, signal.SIGKILL)
     doomed.wait()
