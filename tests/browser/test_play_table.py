@@ -52,6 +52,8 @@ def play_one(page: Page, prefer: str = "") -> str:
         done = try_one(page, prefer)
         if done:
             return done
+        if page.locator(OVER).count():
+            return "over"  # the match ended meanwhile: nothing left to play
         page.wait_for_timeout(100)
     from browser_helpers import SCREENS
 
@@ -272,6 +274,7 @@ def test_the_lobby_and_the_table_have_no_serious_accessibility_violation(table: 
     page.click("#lang")
     page.wait_for_function("document.documentElement.lang === 'fr'")
     assert "Votre jeu" in page.locator("body").inner_text()
+    assert "ann (vous) prend place." in page.locator(".log").inner_text()  # the events told again in French
     assert axe_violations(page) == []
     table.screenshot("play-rough-french")
 

@@ -42,7 +42,7 @@ const state = {
   /** @type {Set<string>} */
   selected: new Set(),
   noTrump: false,
-  /** @type {string[]} */
+  /** the events told in "What happened", in words of the language shown @type {GameEvent[]} */
   log: [],
   /** @type {string | null} */
   error: null,
@@ -307,8 +307,7 @@ function onEvent(event) {
   if (!seated) return;
   sessionStorage.setItem(`atout:last:${seated.gameId}`, event.id);
   collectProof(event);
-  const line = eventLine(event);
-  if (line) state.log = [...state.log.slice(-11), line];
+  if (eventLine(event)) state.log = [...state.log.slice(-11), event];
   if (event.type === "turn" || event.type === "seat_joined" || event.type === "game_started") void refresh().catch(showError);
   if (event.type === "turn" && event.status === "finished") state.source?.close();
 }
@@ -565,7 +564,7 @@ function renderTable() {
   const opponents = h("div", { class: "opponents" }, ...view.hand_sizes.map((size, seat) => seat === seated.seat ? null :
     h("div", { class: "backs", "aria-hidden": "true" }, ...Array.from({ length: Math.min(size, 3) }, () => back()))));
   const log = h("section", { class: "log", "aria-label": w.events }, h("h2", {}, w.events),
-    h("ol", { "aria-live": "polite" }, ...state.log.map((line) => h("li", {}, line))));
+    h("ol", { "aria-live": "polite" }, ...state.log.map((event) => h("li", {}, eventLine(event) ?? ""))));
   root.replaceChildren(header, errorLine(), invite ?? "", seatList(), opponents, scoreLine(view), trick,
     waitingFor ?? "", controls?.panel ?? "", hand, over ?? "", lastHand(view) ?? "", log);
   if (focused) {
