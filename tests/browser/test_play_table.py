@@ -325,3 +325,130 @@ def test_le_rough_taker_leads_at_no_trump(table: OfflinePage) -> None:
             raise AssertionError("no control")
         settle(page, before)
     raise AssertionError("we never led as taker in 600 moves")
+
+
+def dealt(game: str, dealer: int) -> dict[str, Any]:
+    """An explicit first deal (ALL-2: the administrator may choose one): the deck in its order,
+    a hand per seat, the rest to the kitty."""
+    from engine.cards import CODES
+    from engine.euchre5 import Euchre5
+    from engine.rough import Rough
+
+    rules = {"euchre5": Euchre5, "rough": Rough}[game]
+    codes = [CODES[c] for c in rules.deck]
+    n = rules.hand_size
+    hands = [codes[seat * n : (seat + 1) * n] for seat in range(rules.players)]
+    return {"dealer": dealer, "hands": hands, "kitty": codes[rules.players * n :]}
+
+
+class FriendsAtTable:
+    """A private table where the page sits at seat 0, the dealer of an explicit first deal, and the
+    test plays every other seat through REST: so a phase that only the dealer sees is reached every
+    time, not when the bots happen to choose it."""
+
+    def __init__(self, page: Page, base: str, admin_token: str, game: str) -> None:
+        self.base = base
+        created = httpx.post(
+            f"{base}/v1/games",
+            json={
+                "game": game,
+                "listed": False,
+                "deal": dealt(game, dealer=0),
+                "options": {"target_score": int(lowest(game, "target_score"))},
+            },
+            headers={"Authorization": f"Bearer {admin_token}"},
+            timeout=10,
+        )
+        assert created.status_code == 201, created.text
+        self.game_id, invite = created.json()["game"]["id"], created.json()["invite_code"]
+        page.goto(f"{base}/play?game={self.game_id}&invite={invite}")
+        page.fill("#name", "ann")
+        page.click("#join-button")
+        page.wait_for_selector(".table-head")
+        self.tokens: dict[int, str] = {}
+        for seat in range(1, created.json()["game"]["players"]):
+            joined = httpx.post(
+                f"{base}/v1/games/{self.game_id}/join",
+                json={"seat": seat, "name": f"friend{seat}", "invite_code": invite},
+                timeout=10,
+            )
+            assert joined.status_code == 201, joined.text
+            self.tokens[seat] = joined.json()["token"]
+
+    def act(self, seat: int, action: dict[str, Any]) -> None:
+        game = httpx.get(f"{self.base}/v1/games/{self.game_id}", timeout=10).json()
+        assert game["to_act"] == seat, game
+        done = httpx.post(
+            f"{self.base}/v1/games/{self.game_id}/actions",
+            json={"action": action, "expected_version": game["version"]},
+            headers={"Authorization": f"Bearer {self.tokens[seat]}"},
+            timeout=10,
+        )
+        assert done.status_code == 200, done.text
+
+    def legal(self, seat: int) -> list[dict[str, Any]]:
+        listed = httpx.get(
+            f"{self.base}/v1/games/{self.game_id}/actions",
+            headers={"Authorization": f"Bearer {self.tokens[seat]}"},
+            timeout=10,
+        )
+        assert listed.status_code == 200, listed.text
+        actions: list[dict[str, Any]] = listed.json()["actions"]
+        return actions
+
+
+def offered(page: Page) -> list[str]:
+    """The action types of the page's buttons and playable cards."""
+    buttons = page.locator(".actions button.action").evaluate_all("els => els.map(e => e.dataset.action)")
+    return sorted({json.loads(b)["type"] for b in buttons})
+
+
+def hand_of(page: Page) -> set[str]:
+    return set(page.locator(".hand [data-card]").evaluate_all("els => els.map(e => e.dataset.card)"))
+
+
+def test_euchre_dealer_exchanges_a_card_for_the_upcard(table: OfflinePage, admin_token: str) -> None:
+    """E5-5: when the upcard's suit is ordered up, the dealer may take the upcard in exchange for a
+    card of his hand. We deal; the player on our left orders up; the page offers each of our cards."""
+    page = table.page
+    friends = FriendsAtTable(page, table.base, admin_token, "euchre5")
+    upcard = dealt("euchre5", 0)["kitty"][0]
+    friends.act(1, {"type": "order_up"})
+    assert wait_for_turn(page) == "turn"
+    page.wait_for_function(
+        "document.querySelector('.table-head h1').innerText.includes(\"dealer's exchange\")"
+    )
+    mine = hand_of(page)
+    playable = page.locator(".hand button.card.playable")
+    assert playable.count() == 5 and upcard not in mine  # any of our five cards may go
+    assert offered(page) == ["pass"]  # or leave the upcard where it is
+    table.screenshot("play-euchre-exchange")
+    discarded = playable.first.get_attribute("data-card")
+    playable.first.click()
+    page.wait_for_function(
+        "(card) => [...document.querySelectorAll('.hand [data-card]')].some(e => e.dataset.card === card)",
+        arg=upcard,
+        timeout=30_000,
+    )
+    assert hand_of(page) == (mine - {discarded}) | {upcard}
+    # the maker calls a partner next (E5-7): the exchange is over for us
+    assert any(a["type"] == "call_partner" for a in friends.legal(1))
+
+
+def test_le_rough_dealer_keeps_the_bid(table: OfflinePage, admin_token: str) -> None:
+    """RG-7: once someone has bid, the dealer may only pass or keep (take the highest bid at its
+    value). We deal; the player on our left bids, the others pass; we keep, and take the kitty."""
+    page = table.page
+    friends = FriendsAtTable(page, table.base, admin_token, "rough")
+    lowest_bid = min((a for a in friends.legal(1) if a["type"] == "bid"), key=lambda a: a["points"])
+    friends.act(1, lowest_bid)
+    friends.act(2, {"type": "pass"})
+    friends.act(3, {"type": "pass"})
+    assert wait_for_turn(page) == "turn"
+    page.wait_for_function("document.querySelectorAll('.actions button.action').length === 2")
+    assert offered(page) == ["keep", "pass"]  # no raising: the dealer keeps or passes
+    table.screenshot("play-rough-keep")
+    assert play_one(page, prefer="keep") == "keep"
+    page.wait_for_selector("#discard-confirm", timeout=30_000)  # RG-10: the taker's kitty is ours
+    assert page.locator(".discard button.card").count() == 12
+    assert f"ann (you) — {lowest_bid['points']}" in page.locator(".table-head").inner_text()
