@@ -5,11 +5,22 @@ service under test, and each test writes screenshots under ``var/screens/``."""
 from __future__ import annotations
 
 import shutil
-from collections.abc import Iterator
+from collections.abc import Generator, Iterator
 
 import pytest
-from browser_helpers import OfflinePage
+from browser_helpers import FAILED, OfflinePage, show_failure
 from playwright.sync_api import Browser, sync_playwright
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(
+    item: pytest.Item, call: pytest.CallInfo[None]
+) -> Generator[None, pytest.TestReport, pytest.TestReport]:
+    """Remember on the test item whether its body failed, for the page fixtures' teardown."""
+    report = yield
+    if report.when == "call" and report.failed:
+        item.stash[FAILED] = True
+    return report
 
 
 @pytest.fixture(scope="module")
@@ -26,12 +37,13 @@ def browser() -> Iterator[Browser]:
 
 
 @pytest.fixture
-def offline_page(browser: Browser, live_server: str) -> Iterator[OfflinePage]:
+def offline_page(request: pytest.FixtureRequest, browser: Browser, live_server: str) -> Iterator[OfflinePage]:
     context = browser.new_context(viewport={"width": 1280, "height": 900})
     page = context.new_page()
     errors: list[str] = []
     page.on("pageerror", lambda error: errors.append(str(error)))
     offline = OfflinePage(page, live_server)
     yield offline
+    show_failure(request, page)
     context.close()
     assert not errors, f"script errors in the page: {errors}"

@@ -11,7 +11,7 @@ from urllib.parse import parse_qs, urlparse
 
 import httpx
 import pytest
-from browser_helpers import OfflinePage
+from browser_helpers import OfflinePage, show_failure
 from playwright.sync_api import Browser, Page
 
 import engine
@@ -101,13 +101,27 @@ def settle(page: Page, before: str) -> None:
     )
 
 
+def rematch(page: Page) -> None:
+    """Take the rematch offered at the match end and wait for the new game's first hand: until then
+    the page still shows the old game, its end and its rematch button."""
+    first = page.evaluate("new URLSearchParams(location.search).get('game')")
+    page.click("#rematch")
+    page.wait_for_function("(g) => new URLSearchParams(location.search).get('game') !== g", arg=first)
+    new_game = "!document.querySelector('.over') && document.querySelector('.table-head')?.innerText"
+    new_game += ".includes('Hand 1')"
+    page.wait_for_function(new_game)
+
+
 @pytest.fixture
-def table(browser: Browser, live_server: str, rq_worker: str) -> Iterator[OfflinePage]:
+def table(
+    request: pytest.FixtureRequest, browser: Browser, live_server: str, rq_worker: str
+) -> Iterator[OfflinePage]:
     context = browser.new_context(viewport={"width": 1280, "height": 1000})
     page = context.new_page()
     errors: list[str] = []
     page.on("pageerror", lambda error: errors.append(str(error)))
     yield OfflinePage(page, live_server)
+    show_failure(request, page)
     context.close()
     assert not errors, f"script errors in the page: {errors}"
 
@@ -136,11 +150,7 @@ def test_a_whole_le_rough_match_against_three_bots_to_its_end(table: OfflinePage
     assert page.locator('[data-fair="true"]').count() == 1 and not page.locator('[data-fair="false"]').count()
     table.screenshot("play-rough-over")
     # A rematch: the same seats (the bots accept at once), a new game with a new seat token.
-    first = page.evaluate("new URLSearchParams(location.search).get('game')")
-    page.click("#rematch")
-    page.wait_for_function("(g) => new URLSearchParams(location.search).get('game') !== g", arg=first)
-    page.wait_for_function("document.querySelector('.table-head')?.innerText.includes('Hand 1')")
-    assert not page.locator(OVER).count()
+    rematch(page)
     assert not table.outside
 
 
@@ -306,8 +316,7 @@ def test_le_rough_taker_leads_at_no_trump(table: OfflinePage) -> None:
     create(page, base, "rough")
     for _ in range(600):
         if wait_for_turn(page) == "over":
-            page.click("#rematch")
-            page.wait_for_selector(".table-head")
+            rematch(page)
             continue
         if page.locator("#no-trump").count():
             page.check("#no-trump")
