@@ -49,6 +49,8 @@ const state = {
   /** @type {EventSource | null} */
   source: null,
   busy: false,
+  /** moves this page has sent: a read begun before the last one is stale, never drawn */
+  sent: 0,
   /** what the stream revealed for the deal checks */
   proofs: {
     /** @type {string[] | null} */
@@ -287,12 +289,16 @@ async function refresh() {
   refreshing = (async () => {
     do {
       again = false;
+      const sent = state.sent;
       const seated = /** @type {Seated} */ (state.seated);
       const [view, summary] = await Promise.all([api.view(seated.gameId, seated.token), api.summary(seated.gameId)]);
       state.view = view;
       state.summary = summary;
       state.legal = view.view.to_act === seated.seat ? await api.legalActions(seated.gameId, seated.token) : null;
       if (state.legal && state.legal.version !== view.version) again = true;
+      // our move was answered while we read: what we read may be from before it (its buttons
+      // would be offered again for a moment), so read again
+      if (state.sent !== sent) again = true;
     } while (again);
     renderTable();
   })().finally(() => {
@@ -482,7 +488,9 @@ function actionControls(actions) {
     } else if (action.type === "discard") {
       panel.append(discardPicker(action));
     } else {
-      buttons.append(h("button", { type: "button", class: "action", "data-action": JSON.stringify(action), onclick: () => void send(action) }, describe(action)));
+      // E5-5: the dealer's pass at the exchange leaves the upcard where it is; say so
+      const label = action.type === "pass" && state.view?.view.phase === "exchange" ? w.leaveUpcard : describe(action);
+      buttons.append(h("button", { type: "button", class: "action", "data-action": JSON.stringify(action), onclick: () => void send(action) }, label));
     }
   }
   if (calls.childElementCount) panel.append(h("h3", {}, w.callTitle), calls);
@@ -515,6 +523,7 @@ async function send(action) {
   state.busy = true;
   try {
     await api.act(seated.gameId, seated.token, action, legal.version);
+    state.sent += 1;
     state.selected.clear();
     state.noTrump = false;
     state.legal = null;
