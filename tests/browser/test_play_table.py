@@ -56,10 +56,6 @@ def play_one(page: Page, prefer: str = "") -> str:
         if page.locator(OVER).count():
             return "over"  # the match ended meanwhile: nothing left to play
         page.wait_for_timeout(100)
-    from browser_helpers import SCREENS
-
-    SCREENS.mkdir(parents=True, exist_ok=True)
-    page.screenshot(path=str(SCREENS / "play-no-control.png"))
     raise AssertionError(
         "the seat is to act but the page offers no control: " + page.locator("body").inner_text()
     )
@@ -191,34 +187,38 @@ def test_le_500_hand_with_the_discard_from_the_kitty(table: OfflinePage) -> None
     raise AssertionError("no discard reached in 200 moves")
 
 
-def test_euchre_with_a_called_partner(table: OfflinePage) -> None:
-    page, base = table.page, table.base
-    create(page, base, "euchre5")
+def make_trump_until_calling(page: Page) -> None:
+    """Play euchre, ordering up or naming trump whenever we may, until we are the maker choosing a
+    partner (E5-7); when the others made trump every hand until the match ended, take the rematch."""
     for _ in range(300):
-        if wait_for_turn(page) == "over":  # the others made trump every hand until the match ended
+        if wait_for_turn(page) == "over":
             rematch(page)
             continue
         if page.locator(".calls button.card").count():
-            table.screenshot("play-euchre-call")
-            hand = set(page.locator(".hand [data-card]").evaluate_all("els => els.map(e => e.dataset.card)"))
-            offered = page.locator(".calls button.card").evaluate_all("els => els.map(e => e.dataset.card)")
-            assert offered and not hand & set(offered)  # E5-7: one calls a card one does not hold
-            called = page.locator(".calls button.card").first
-            name = called.locator("svg").get_attribute("aria-label") or ""
-            card = called.get_attribute("data-card")
-            called.click()
-            page.wait_for_selector(".calls", state="detached", timeout=30_000)
-            spoken = name.removeprefix("Call ")
-            page.wait_for_function(
-                "(s) => document.querySelector('.table-head').innerText.includes(s)", arg=spoken
-            )
-            assert card and spoken in page.locator(".table-head").inner_text()  # the contract names it
-            table.screenshot("play-euchre-called")
             return
         before = page.locator("body").inner_text()
         play_one(page, prefer="order_up")
         settle(page, before)
-    raise AssertionError("we never called a partner")
+    raise AssertionError("we never made trump in 300 moves")
+
+
+def test_euchre_with_a_called_partner(table: OfflinePage) -> None:
+    page, base = table.page, table.base
+    create(page, base, "euchre5")
+    make_trump_until_calling(page)
+    table.screenshot("play-euchre-call")
+    hand = set(page.locator(".hand [data-card]").evaluate_all("els => els.map(e => e.dataset.card)"))
+    offered = page.locator(".calls button.card").evaluate_all("els => els.map(e => e.dataset.card)")
+    assert offered and not hand & set(offered)  # E5-7: one calls a card one does not hold
+    called = page.locator(".calls button.card").first
+    name = called.locator("svg").get_attribute("aria-label") or ""
+    card = called.get_attribute("data-card")
+    called.click()
+    page.wait_for_selector(".calls", state="detached", timeout=30_000)
+    spoken = name.removeprefix("Call ")
+    page.wait_for_function("(s) => document.querySelector('.table-head').innerText.includes(s)", arg=spoken)
+    assert card and spoken in page.locator(".table-head").inner_text()  # the contract names it
+    table.screenshot("play-euchre-called")
 
 
 def test_a_reload_mid_hand_keeps_the_seat_and_resumes(table: OfflinePage) -> None:
@@ -304,22 +304,11 @@ def test_the_lobby_and_the_table_have_no_serious_accessibility_violation(table: 
 def test_euchre_going_alone_instead_of_calling_a_partner(table: OfflinePage) -> None:
     page, base = table.page, table.base
     create(page, base, "euchre5")
-    for _ in range(300):
-        if wait_for_turn(page) == "over":  # the others made trump every hand until the match ended
-            rematch(page)
-            continue
-        if page.locator(".calls button.card").count():
-            assert (
-                play_one(page, prefer="go_alone") == "go_alone"
-            )  # E5-7: the maker may announce he plays alone
-            page.wait_for_selector(".calls", state="detached", timeout=30_000)
-            page.wait_for_function("document.querySelector('.table-head').innerText.includes('Go alone')")
-            table.screenshot("play-euchre-alone")
-            return
-        before = page.locator("body").inner_text()
-        play_one(page, prefer="order_up")
-        settle(page, before)
-    raise AssertionError("we never made trump in 300 moves")
+    make_trump_until_calling(page)
+    assert play_one(page, prefer="go_alone") == "go_alone"  # E5-7: the maker may announce he plays alone
+    page.wait_for_selector(".calls", state="detached", timeout=30_000)
+    page.wait_for_function("document.querySelector('.table-head').innerText.includes('Go alone')")
+    table.screenshot("play-euchre-alone")
 
 
 def test_le_rough_taker_leads_at_no_trump(table: OfflinePage) -> None:
@@ -419,8 +408,8 @@ class FriendsAtTable:
         return actions
 
 
-def offered(page: Page) -> list[str]:
-    """The action types of the page's buttons and playable cards."""
+def action_types(page: Page) -> list[str]:
+    """The action types of the buttons the page offers (cards are not buttons of that row)."""
     buttons = page.locator(".actions button.action").evaluate_all("els => els.map(e => e.dataset.action)")
     return sorted({json.loads(b)["type"] for b in buttons})
 
@@ -443,7 +432,7 @@ def test_euchre_dealer_exchanges_a_card_for_the_upcard(table: OfflinePage, admin
     mine = hand_of(page)
     playable = page.locator(".hand button.card.playable")
     assert playable.count() == 5 and upcard not in mine  # any of our five cards may go
-    assert offered(page) == ["pass"]  # or leave the upcard where it is
+    assert action_types(page) == ["pass"]  # or leave the upcard where it is
     assert page.locator(".actions button.action").inner_text() == "Leave the upcard"
     table.screenshot("play-euchre-exchange")
     discarded = playable.first.get_attribute("data-card")
@@ -469,7 +458,7 @@ def test_le_rough_dealer_keeps_the_bid(table: OfflinePage, admin_token: str) -> 
     friends.act(3, {"type": "pass"})
     assert wait_for_turn(page) == "turn"
     page.wait_for_function("document.querySelectorAll('.actions button.action').length === 2")
-    assert offered(page) == ["keep", "pass"]  # no raising: the dealer keeps or passes
+    assert action_types(page) == ["keep", "pass"]  # no raising: the dealer keeps or passes
     table.screenshot("play-rough-keep")
     assert play_one(page, prefer="keep") == "keep"
     page.wait_for_selector("#discard-confirm", timeout=30_000)  # RG-10: the taker's kitty is ours
