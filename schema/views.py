@@ -139,26 +139,32 @@ class BidOfHand(Shown):
     points: int | None = None
 
 
-class FiveHundredHandResult(Shown):
+VOID_HAND = (
+    "True when nobody took a contract (F5-9, RG-8): the hand was not played and the deal moved on; "
+    "then only hand_number, void, scores and deal are given. Absent (GraphQL: null) otherwise."
+)
+PLAYED = "Absent (GraphQL: null) when the hand was void."
+
+
+class ContractHandResult(Shown):
+    """A Le 500 or Le Rough hand's result: a contract played, or a void hand nobody took."""
+
     hand_number: int
-    taker: Seat
-    contract: BidOfHand
-    made: bool
-    tricks_taken: PerTeamOrSeat
-    points: PerTeamOrSeat
+    void: bool | None = Field(default=None, description=VOID_HAND)
+    taker: Seat | None = Field(default=None, description=PLAYED)
+    contract: BidOfHand | None = Field(default=None, description=PLAYED)
+    made: bool | None = Field(default=None, description=PLAYED)
+    points: PerTeamOrSeat | None = Field(default=None, description=PLAYED)
     scores: PerTeamOrSeat
     deal: Deal
 
 
-class RoughHandResult(Shown):
-    hand_number: int
-    taker: Seat
-    contract: BidOfHand
-    made: bool
-    card_points: PerTeamOrSeat
-    points: PerTeamOrSeat
-    scores: PerTeamOrSeat
-    deal: Deal
+class FiveHundredHandResult(ContractHandResult):
+    tricks_taken: PerTeamOrSeat | None = Field(default=None, description=PLAYED)
+
+
+class RoughHandResult(ContractHandResult):
+    card_points: PerTeamOrSeat | None = Field(default=None, description=PLAYED)
 
 
 class EuchreHandResult(Shown):
@@ -376,9 +382,10 @@ class ContractFixed(EventBody):
 
 
 class HandVoid(EventBody):
-    """Le Rough: nobody took a contract; the deal moves on (RG-8)."""
+    """Nobody took a contract; the deal moves on (Le 500: F5-9, Le Rough: RG-8)."""
 
     type: Literal["hand_void"]
+    rule: str = Field(description="The rule that voided the hand: F5-9 or RG-8.")
 
 
 class KittyTaken(Private):
@@ -476,8 +483,9 @@ class HandScored(EventBody):
     type: Literal["hand_scored"]
     hand_number: int
     scores: PerTeamOrSeat
-    points: PerTeamOrSeat
     deal: Deal
+    void: bool | None = Field(default=None, description=VOID_HAND)
+    points: PerTeamOrSeat | None = Field(default=None, description=PLAYED)
     taker: Seat | None = None
     contract: BidOfHand | None = None
     made: bool | None = None

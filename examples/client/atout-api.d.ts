@@ -1113,29 +1113,38 @@ export interface components {
             /** Hand Number */
             hand_number: number;
             /**
-             * Taker
-             * @description A seat number, 0 to players - 1 (ALL-1).
+             * Void
+             * @description True when nobody took a contract (F5-9, RG-8): the hand was not played and the deal moved on; then only hand_number, void, scores and deal are given. Absent (GraphQL: null) otherwise.
              */
-            taker: number;
-            contract: components["schemas"]["BidOfHand"];
-            /** Made */
-            made: boolean;
+            void?: boolean | null;
             /**
-             * Tricks Taken
-             * @description One number per team (Le 500, Le Rough) or per seat (euchre).
+             * Taker
+             * @description Absent (GraphQL: null) when the hand was void.
              */
-            tricks_taken: number[];
+            taker?: number | null;
+            /** @description Absent (GraphQL: null) when the hand was void. */
+            contract?: components["schemas"]["BidOfHand"] | null;
+            /**
+             * Made
+             * @description Absent (GraphQL: null) when the hand was void.
+             */
+            made?: boolean | null;
             /**
              * Points
-             * @description One number per team (Le 500, Le Rough) or per seat (euchre).
+             * @description Absent (GraphQL: null) when the hand was void.
              */
-            points: number[];
+            points?: number[] | null;
             /**
              * Scores
              * @description One number per team (Le 500, Le Rough) or per seat (euchre).
              */
             scores: number[];
             deal: components["schemas"]["Deal"];
+            /**
+             * Tricks Taken
+             * @description Absent (GraphQL: null) when the hand was void.
+             */
+            tricks_taken?: number[] | null;
         };
         /** FiveHundredOptions */
         FiveHundredOptions: {
@@ -1515,12 +1524,17 @@ export interface components {
              * @description One number per team (Le 500, Le Rough) or per seat (euchre).
              */
             scores: number[];
+            deal: components["schemas"]["Deal"];
+            /**
+             * Void
+             * @description True when nobody took a contract (F5-9, RG-8): the hand was not played and the deal moved on; then only hand_number, void, scores and deal are given. Absent (GraphQL: null) otherwise.
+             */
+            void?: boolean | null;
             /**
              * Points
-             * @description One number per team (Le 500, Le Rough) or per seat (euchre).
+             * @description Absent (GraphQL: null) when the hand was void.
              */
-            points: number[];
-            deal: components["schemas"]["Deal"];
+            points?: number[] | null;
             /** Taker */
             taker?: number | null;
             contract?: components["schemas"]["BidOfHand"] | null;
@@ -1560,12 +1574,17 @@ export interface components {
              * @description One number per team (Le 500, Le Rough) or per seat (euchre).
              */
             scores: number[];
+            deal: components["schemas"]["Deal"];
+            /**
+             * Void
+             * @description True when nobody took a contract (F5-9, RG-8): the hand was not played and the deal moved on; then only hand_number, void, scores and deal are given. Absent (GraphQL: null) otherwise.
+             */
+            void?: boolean | null;
             /**
              * Points
-             * @description One number per team (Le 500, Le Rough) or per seat (euchre).
+             * @description Absent (GraphQL: null) when the hand was void.
              */
-            points: number[];
-            deal: components["schemas"]["Deal"];
+            points?: number[] | null;
             /** Taker */
             taker?: number | null;
             contract?: components["schemas"]["BidOfHand"] | null;
@@ -1687,7 +1706,7 @@ export interface components {
         };
         /**
          * HandVoid
-         * @description Le Rough: nobody took a contract; the deal moves on (RG-8).
+         * @description Nobody took a contract; the deal moves on (Le 500: F5-9, Le Rough: RG-8).
          */
         HandVoid: {
             /**
@@ -1695,10 +1714,15 @@ export interface components {
              * @enum {string}
              */
             type: "hand_void";
+            /**
+             * Rule
+             * @description The rule that voided the hand: F5-9 or RG-8.
+             */
+            rule: string;
         };
         /**
          * HandVoidEvent
-         * @description Le Rough: nobody took a contract; the deal moves on (RG-8).
+         * @description Nobody took a contract; the deal moves on (Le 500: F5-9, Le Rough: RG-8).
          */
         HandVoidEvent: {
             /**
@@ -1706,6 +1730,11 @@ export interface components {
              * @enum {string}
              */
             type: "hand_void";
+            /**
+             * Rule
+             * @description The rule that voided the hand: F5-9 or RG-8.
+             */
+            rule: string;
             /**
              * Id
              * @description The stream id: Last-Event-ID / after.
@@ -2275,29 +2304,38 @@ export interface components {
             /** Hand Number */
             hand_number: number;
             /**
-             * Taker
-             * @description A seat number, 0 to players - 1 (ALL-1).
+             * Void
+             * @description True when nobody took a contract (F5-9, RG-8): the hand was not played and the deal moved on; then only hand_number, void, scores and deal are given. Absent (GraphQL: null) otherwise.
              */
-            taker: number;
-            contract: components["schemas"]["BidOfHand"];
-            /** Made */
-            made: boolean;
+            void?: boolean | null;
             /**
-             * Card Points
-             * @description One number per team (Le 500, Le Rough) or per seat (euchre).
+             * Taker
+             * @description Absent (GraphQL: null) when the hand was void.
              */
-            card_points: number[];
+            taker?: number | null;
+            /** @description Absent (GraphQL: null) when the hand was void. */
+            contract?: components["schemas"]["BidOfHand"] | null;
+            /**
+             * Made
+             * @description Absent (GraphQL: null) when the hand was void.
+             */
+            made?: boolean | null;
             /**
              * Points
-             * @description One number per team (Le 500, Le Rough) or per seat (euchre).
+             * @description Absent (GraphQL: null) when the hand was void.
              */
-            points: number[];
+            points?: number[] | null;
             /**
              * Scores
              * @description One number per team (Le 500, Le Rough) or per seat (euchre).
              */
             scores: number[];
             deal: components["schemas"]["Deal"];
+            /**
+             * Card Points
+             * @description Absent (GraphQL: null) when the hand was void.
+             */
+            card_points?: number[] | null;
         };
         /** RoughOptions */
         RoughOptions: {

@@ -156,7 +156,7 @@ export type EventsSubscription = { gameEvents:
     | { __typename: 'GameCreatedEvent', id: string, version: number, type: string }
     | { __typename: 'GameStartedEvent', id: string, version: number, type: string }
     | { __typename: 'HandCommitmentEvent', id: string, version: number, type: string }
-    | { __typename: 'HandScoredEvent', scores: Array<number>, points: Array<number>, id: string, version: number, type: string }
+    | { __typename: 'HandScoredEvent', scores: Array<number>, points: Array<number> | null, id: string, version: number, type: string }
     | { __typename: 'HandSeedEvent', id: string, version: number, type: string }
     | { __typename: 'HandStartedEvent', id: string, version: number, type: string }
     | { __typename: 'HandVoidEvent', id: string, version: number, type: string }

@@ -464,3 +464,21 @@ def test_le_rough_dealer_keeps_the_bid(table: OfflinePage, admin_token: str) -> 
     page.wait_for_selector("#discard-confirm", timeout=30_000)  # RG-10: the taker's kitty is ours
     assert page.locator(".discard button.card").count() == 12
     assert f"ann (you) — {lowest_bid['points']}" in page.locator(".table-head").inner_text()
+
+
+def test_le_rough_hand_nobody_takes(table: OfflinePage, admin_token: str) -> None:
+    """RG-8: when all four pass the hand is not played and the deal moves left. We deal and pass
+    last; the page then tells the void hand and deals the next one, with no error."""
+    page = table.page
+    friends = FriendsAtTable(page, table.base, admin_token, "rough")
+    for seat in (1, 2, 3):
+        friends.act(seat, {"type": "pass"})
+    assert wait_for_turn(page) == "turn"
+    assert play_one(page, prefer="pass") == "pass"
+    page.wait_for_function(
+        "document.querySelector('.table-head').innerText.includes('Hand 2')", timeout=30_000
+    )
+    assert "Nobody took a contract: the hand was not played." in page.locator(".last-hand").inner_text()
+    assert "Nobody took a contract: the deal moves on." in page.locator(".log").inner_text()
+    assert page.locator("#error").inner_text() == ""
+    table.screenshot("play-rough-void-hand")

@@ -6,7 +6,7 @@ import random
 from typing import Any, get_args
 
 import pytest
-from gql_select import as_action_input, as_input, as_json, select
+from gql_select import as_action_input, as_input, as_json, select, without_nulls
 from starlette.testclient import TestClient
 from svc_helpers import FAST_OPTIONS, admin_headers, auth, fill
 
@@ -128,6 +128,24 @@ def test_a_full_match_through_graphql(client: TestClient, rng: random.Random) ->
     assert game["status"] == "finished" and game["winners"] and game["seed"] == "12345678901234"
     view = data(client, VIEW, tokens[0], id=gid)["view"]
     assert view["seat"] == 0 and view["view"]["winners"] == game["winners"]
+
+
+@pytest.mark.parametrize(("game", "rule"), [("five_hundred", "F5-9"), ("rough", "RG-8")])
+def test_a_hand_nobody_takes_through_graphql(client: TestClient, game: str, rule: str) -> None:
+    """F5-9, RG-8: four passes void the hand. The move's events and the next view's ``lastHand`` say
+    ``void`` with no taker nor points (null, not an error for a non-null field), as REST does."""
+    gid, tokens = seated_gql(client, game)
+    events: list[dict[str, Any]] = []
+    for _ in range(4):
+        seat = data(client, GAME, id=gid)["game"]["toAct"]
+        events += submit(client, tokens[seat], gid, {"type": "pass"})["events"]
+    assert next(e for e in events if e["type"] == "hand_void")["rule"] == rule
+    scored = next(e for e in events if e["type"] == "hand_scored")
+    assert scored["void"] is True and scored["points"] is None and scored["handNumber"] == 1
+    view = data(client, VIEW, tokens[0], id=gid)["view"]["view"]
+    assert view["handNumber"] == 2 and view["lastHand"]["void"] is True and view["lastHand"]["taker"] is None
+    rest = client.get(f"/v1/games/{gid}/view", headers=auth(tokens[0])).json()["view"]
+    assert as_json(view) == without_nulls(rest)
 
 
 def test_a_seat_view_and_a_spectator_view(client: TestClient) -> None:

@@ -91,6 +91,26 @@ def test_every_view_legal_action_and_event_matches_the_typed_contract(game: str)
     assert expected <= seen, expected - seen
 
 
+@pytest.mark.parametrize(("game", "rule"), [("five_hundred", "F5-9"), ("rough", "RG-8")])
+def test_a_hand_nobody_takes_matches_the_typed_contract(game: str, rule: str) -> None:
+    """F5-9, RG-8: when every seat passes the hand is void and the deal moves on. Its result (the
+    next hand's ``last_hand``, the ``hand_scored`` event) has no taker, contract or points, and says
+    ``void``; the contract says so too (random play almost never has all four pass)."""
+    m = engine.new_match(game, seed=7)
+    events: list[dict[str, Any]] = []
+    while m.hand_number == 1:
+        check_state(m, len(events))
+        m = engine.apply(m, m.to_act, {"type": "pass"})
+        events += m.events
+    check_state(m, 4)
+    assert {"hand_void", "hand_scored", "hand_started"} <= check_events(events, 4)
+    assert next(e for e in events if e["type"] == "hand_void")["rule"] == rule
+    scored = next(e for e in events if e["type"] == "hand_scored")
+    assert scored["void"] is True and "points" not in scored and "taker" not in scored
+    last = engine.view(m, 0)["last_hand"]
+    assert last["void"] is True and last["hand_number"] == 1 and "points" not in last
+
+
 def test_a_view_field_the_contract_does_not_declare_is_refused() -> None:
     m = engine.new_match("rough", seed=3)
     shown = engine.view(m, 0)

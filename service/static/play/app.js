@@ -344,6 +344,8 @@ function eventLine(event) {
       return fill(ev.contract, { seat: seatName(event.taker) });
     case "dealt":
       return ev.dealt;
+    case "hand_void":
+      return ev.hand_void;
     case "hand_scored":
       return ev.hand_scored;
     case "match_over":
@@ -447,9 +449,11 @@ function lastHand(view) {
   if (!last) return deals ? h("section", { class: "last-hand" }, deals) : null;
   const made = "made" in last && last.made != null ? `${last.made ? w.made : w.set} — ` : "";
   const taker = "taker" in last && last.taker != null ? `${seatName(last.taker)}: ` : "maker" in last && last.maker != null ? `${seatName(last.maker)}: ` : "";
+  // F5-9, RG-8: a hand nobody took was not played: no taker, no points
+  const result = last.points ? `${taker}${made}${w.points}: ${last.points.join(" / ")}` : w.voidHand;
   return h("section", { class: "last-hand", "aria-label": w.lastHand },
     h("h2", {}, w.lastHand),
-    h("p", {}, `${taker}${made}${w.points}: ${last.points.join(" / ")}`),
+    h("p", {}, result),
     deals);
 }
 
