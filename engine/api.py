@@ -185,7 +185,13 @@ def verify_deal(game_id: str, record: JSON, client_seeds: Sequence[str], key: st
 def verify_log(log: JSON) -> list[str]:
     """Every problem found in a match's replay log (empty: every deal verified). Checks the match
     commitment against K, then each hand: server part, seed, commitment, dealer (ALL-2) and every card
-    dealt (ALL-3). Hands dealt explicitly (``seeded`` false, administrator only) are reported as such."""
+    dealt (ALL-3). Hands dealt explicitly (``seeded`` false, administrator only) are reported as such.
+
+    A log that states one fact twice is refused when the two disagree, whichever of them the checks
+    would read: otherwise a client reading the other one trusts what was never verified. So the
+    deprecated ``seed`` must name the same key as ``key`` (:func:`_seed_problem`), and a hand marked
+    unseeded must be the log's explicit ``deal``, which only a first hand can be
+    (:func:`_explicit_problem`)."""
     problems: list[str] = []
     try:
         g = game(str(log["game"]))
@@ -201,6 +207,10 @@ def verify_log(log: JSON) -> list[str]:
         key_bytes = bytes.fromhex(key)
     except ValueError:
         return ["the match key is not hex"]
+    if "seed" in log:
+        disagreement = _seed_problem(log["seed"], key_bytes, log.get("game_id"))
+        if disagreement is not None:
+            return [disagreement]
     if fair.match_commitment(key_bytes) != commitment:
         return ["the match commitment is not SHA-256 of the revealed key"]
     if not (isinstance(seeds, list) and len(seeds) == g.players and all(isinstance(s, str) for s in seeds)):
@@ -212,10 +222,15 @@ def verify_log(log: JSON) -> list[str]:
         if not isinstance(record, dict) or record.get("hand") != i:
             return [f"hand {i}: missing or out of order"]
         if not record.get("seeded"):
+            contradiction = _explicit_problem(g, log, record)
+            if contradiction is not None:
+                return [*problems, contradiction]
             problems.append(f"hand {i}: dealt explicitly by the administrator, not from a seed")
             if i == 1:
                 first_dealer = record.get("dealer")
             continue
+        if i == 1 and log.get("deal") is not None:
+            return ["hand 1: marked seeded, but the log gives an explicit first deal (`deal`), never seeded"]
         found = verify_deal(g.id, record, seeds, key)
         if found:
             return problems + found
@@ -225,6 +240,72 @@ def verify_log(log: JSON) -> list[str]:
             dealer = record["dealer"]
             return [*problems, f"hand {i}: dealer {dealer} is not the seat the deal passed to (ALL-2)"]
     return problems
+
+
+def _seed_problem(seed: object, key: bytes, game_id: object) -> str | None:
+    """Why the log's ``seed`` contradicts its ``key`` (None: it agrees). ``seed`` is a deprecated copy
+    of the match key: K in hex, or the administrator's whole number K is derived from
+    (:func:`fair.key_of_int`). The deals are checked against ``key`` alone, so a ``seed`` naming
+    another key would be believed by whoever reads it, never checked."""
+    if isinstance(seed, int) and not isinstance(seed, bool):
+        derived = fair.key_of_int(seed)
+        if derived == key:
+            return None
+        shown = f"seed {seed} gives the key {derived.hex()}"
+    elif isinstance(seed, str):
+        try:
+            derived = bytes.fromhex(seed)
+        except ValueError:
+            return f"malformed log (seed must be the match key in hex or a whole number, got {seed!r})"
+        if derived == key:  # bytes: hex compared whatever its case
+            return None
+        shown = f"seed {seed}"
+    else:
+        return f"malformed log (seed must be the match key in hex or a whole number, got {seed!r})"
+    where = f"/v1/games/{game_id}/log" if isinstance(game_id, str) else "/v1/games/{id}/log"
+    return (
+        f"the log's seed and key disagree ({shown}, key {key.hex()}): `seed` is a deprecated copy of "
+        f"`key`, the match key the deals are checked against, so one of them was changed; fetch the log "
+        f"again (GET {where}) and verify that copy"
+    )
+
+
+def _explicit_problem(g: Game, log: JSON, record: JSON) -> str | None:
+    """Why a hand marked unseeded contradicts the log (None: it may be an explicit deal). Its deal is
+    not checked against any seed, so the mark must be earned: only the first hand of a match can be
+    dealt explicitly (ALL-3), such a hand has no commitment or seed to show, and where the log gives
+    the explicit ``deal`` (which it does whenever one was used) hand 1 must be that very deal."""
+    n = record.get("hand")
+    if n != 1:
+        return f"hand {n}: marked unseeded, but only a match's first hand can be an explicit deal (ALL-3)"
+    shown = [f for f in ("commitment", "server_part", "seed") if record.get(f) is not None]
+    if shown:
+        return f"hand 1: marked unseeded, yet it shows a seeded hand's {', '.join(shown)}"
+    if "deal" not in log:
+        return None  # a log without the field (the engine's own tests): nothing to compare
+    deal = log["deal"]
+    if deal is None:
+        return "hand 1: marked unseeded, but the log gives no explicit deal (`deal` is null)"
+    try:
+        dealer, (hands, kitty) = g.parse_deal(deal)
+    except IllegalAction as error:
+        return f"malformed log ({error})"
+    got_hands, got_kitty = record.get("hands"), record.get("kitty")
+    if got_hands is None and got_kitty is None and record.get("dealer") == dealer:
+        return None  # not scored yet (the administrator's early look): no cards shown to contradict it
+    if not isinstance(got_hands, list) or len(got_hands) != g.players or not isinstance(got_kitty, list):
+        return "hand 1: the dealt hands and kitty are missing"
+    if record.get("dealer") != dealer:
+        return f"hand 1: dealer {record.get('dealer')!r}, but the log's explicit deal has dealer {dealer}"
+    for seat, got in enumerate(got_hands):
+        cards = [CARD_OF.get(str(c).upper(), -1) for c in got] if isinstance(got, list) else [-1]
+        if sorted(cards) != cards_of(hands[seat]):
+            want = [CODES[c] for c in cards_of(hands[seat])]
+            return f"hand 1: seat {seat} was dealt {got}, but the log's explicit deal gives {want}"
+    if [CARD_OF.get(str(c).upper(), -1) for c in got_kitty] != list(kitty):
+        want = [CODES[c] for c in kitty]
+        return f"hand 1: the kitty was {got_kitty}, but the log's explicit deal gives {want}"
+    return None
 
 
 def legal_moves(m: Match) -> list[Move]:

@@ -339,15 +339,28 @@ class HandRecord(BaseModel):
 
 
 class LogResponse(BaseModel):
+    """A finished match's replay log and what verifies its deals (docs/fairness.md). The match key is
+    `key`; `seed` repeats it and stays only for the clients that read it: one fact, one field to read."""
+
     game_id: str
     game: str
     options: dict[str, Any]
-    seed: int | str = Field(description="The match key K in hex, or the administrator's whole number.")
+    seed: int | str = Field(
+        deprecated=True,
+        description="Deprecated: read `key`. The same match key K as `key` (hex), or the administrator's "
+        'whole number K was derived from (`engine.fair.key_of_int`: K = "atout-int-seed:" and its decimal '
+        "digits, docs/fairness.md). Kept for the clients that read it; `atout verify` refuses a log whose "
+        "`seed` and `key` disagree.",
+    )
     deal: dict[str, Any] | None
     actions: list[LogEntry]
     version: int
     winners: list[int] | None
-    key: str | None = Field(default=None, description="The match key K, hex (once the match is over).")
+    key: str | None = Field(
+        default=None,
+        description="The match key K, hex (once the match is over): the field to read, the deals are "
+        "verified against it (`seed` is its deprecated alias).",
+    )
     commitment: str | None = Field(default=None, description="SHA-256 of K, as published at creation.")
     client_seeds: list[str] = Field(default_factory=list, description="Each seat's client seed, by seat.")
     hands: list[HandRecord] = Field(

@@ -141,7 +141,8 @@ def test_every_deal_of_a_served_match_is_re_derived_from_the_docs_alone(
     seeds = [f"player {n}" if n % 2 else "" for n in range(PLAYERS[game])]
     seeds[0] = 'with "quotes" and \\'
     log = play_match(client, game, seeds, rng)
-    key = bytes.fromhex(log["key"])
+    key = bytes.fromhex(log["key"])  # "Read the match key from `key`"
+    assert log["seed"] == log["key"], "the deprecated `seed` is an alias of `key`, never another key"
     assert hashlib.sha256(key).hexdigest() == log["commitment"]
     assert log["client_seeds"] == seeds
     assert json.loads(canonical_seeds(seeds)) == seeds

@@ -337,6 +337,70 @@ def test_an_explicit_deal_is_not_seeded() -> None:
     assert problems[1:] == []
 
 
+def test_all_3_a_hand_marked_unseeded_must_be_the_logs_explicit_first_deal(
+    played: dict[str, dict[str, Any]],
+) -> None:
+    """ALL-3: only a match's first hand can be an explicit deal, and it is checked against no seed, so
+    a log contradicting that mark (issue 19: a log says one thing once) is refused, not excused."""
+    explicit = {
+        "dealer": 1,
+        "hands": [engine.cards.codes_of(h) for h in engine.new_match("rough", seed=2).dealt],
+        "kitty": [engine.cards.CODES[c] for c in engine.new_match("rough", seed=2).kitty_dealt],
+    }
+    m, events = play_out(engine.new_match("rough", seed=KEY, deal=explicit), random.Random(3))
+    log = {**log_of(m, events), "deal": explicit}
+    note = "hand 1: dealt explicitly by the administrator, not from a seed"
+    assert engine.verify_log(log) == [note]
+    assert engine.verify_log({**log, "deal": None}) == [
+        "hand 1: marked unseeded, but the log gives no explicit deal (`deal` is null)"
+    ]
+    redealt = copy.deepcopy(log)
+    redealt["hands"][0]["dealer"] = 2
+    assert engine.verify_log(redealt)[0] == "hand 1: dealer 2, but the log's explicit deal has dealer 1"
+    turned = copy.deepcopy(log)
+    turned["hands"][0]["kitty"].reverse()
+    assert engine.verify_log(turned)[0].startswith("hand 1: the kitty was ")
+    assert engine.verify_log({**log, "deal": {"dealer": 1}})[0].startswith("malformed log (explicit deal: ")
+    early = engine.new_match("rough", seed=KEY, deal=explicit)  # the administrator's look before a score
+    unscored = {**log_of(early, early.events), "key": early.key.hex(), "deal": explicit}
+    assert unscored["hands"][0]["hands"] is None and engine.verify_log(unscored) == [note]
+
+    seeded = copy.deepcopy(played["rough"])
+    seeded["hands"][0]["seeded"] = False  # its commitment and seed still there
+    assert engine.verify_log(seeded)[0].startswith("hand 1: marked unseeded, yet it shows a seeded hand's ")
+    assert engine.verify_log({**played["rough"], "deal": explicit})[0].startswith("hand 1: marked seeded")
+
+
+def test_all_3_no_later_hand_is_an_explicit_deal(played: dict[str, dict[str, Any]]) -> None:
+    log = copy.deepcopy(played["euchre5"])
+    assert len(log["hands"]) >= 2
+    log["hands"][1].update(seeded=False, commitment=None, server_part=None, seed=None)
+    assert engine.verify_log(log) == [
+        "hand 2: marked unseeded, but only a match's first hand can be an explicit deal (ALL-3)"
+    ]
+
+
+# ----- the deprecated seed says the key again, or the log is refused (issue 19) ----------------------
+
+
+def test_a_hex_seed_must_be_the_key_whatever_its_case(played: dict[str, dict[str, Any]]) -> None:
+    log = played["rough"]
+    assert engine.verify_log({**log, "seed": log["key"]}) == []
+    assert engine.verify_log({**log, "seed": log["key"].upper()}) == []
+    problems = engine.verify_log({**log, "seed": "22" * 32})
+    assert len(problems) == 1 and problems[0].startswith("the log's seed and key disagree (seed 2222")
+
+
+def test_a_whole_number_seed_must_give_the_key() -> None:
+    """docs/fairness.md, "Seeds chosen by the administrator": seed s means K = key_of_int(s)."""
+    m, events = play_out(engine.new_match("euchre5", seed=12345, options=_short("euchre5")), random.Random(4))
+    log = log_of(m, events)
+    assert engine.verify_log({**log, "seed": 12345}) == []
+    problems = engine.verify_log({**log, "seed": 54321})
+    assert problems[0].startswith("the log's seed and key disagree (seed 54321 gives the key ")
+    assert engine.verify_log({**log, "seed": True})[0].startswith("malformed log (seed must be ")
+
+
 @pytest.mark.parametrize("game", GAMES)
 def test_a_waiting_match_shows_no_hand_to_anyone(game: str) -> None:
     w = engine.new_match(game, seed=KEY, wait=True)
