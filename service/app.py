@@ -5,7 +5,8 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import gc
-from collections.abc import AsyncIterator
+import hmac
+from collections.abc import AsyncIterator, Awaitable, Callable
 
 import redis
 from starlette.applications import Starlette
@@ -13,7 +14,7 @@ from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException
 from starlette.middleware import Middleware
 from starlette.middleware.cors import CORSMiddleware
-from starlette.requests import Request
+from starlette.requests import ClientDisconnect, Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import BaseRoute, Route, WebSocketRoute
 
@@ -26,6 +27,8 @@ from service.metrics import Metrics
 from service.ratelimit import RATE_LIMIT_HEADERS, RateLimits
 from service.settings import Settings, get_settings
 from service.store import Store
+
+Endpoint = Callable[[Request], Awaitable[Response]]
 
 SHUTDOWN_STEP_SECONDS = 10.0
 """Longest wait for one step of the API's shutdown (the streams hub, the store, the rate limits)."""
@@ -86,10 +89,38 @@ async def handle_store_fault(request: Request, exc: Exception) -> Response:
     return problem_response(error, request.url.path)
 
 
+CLIENT_CLOSED = 499
+"""The status counted (``atout_http_requests_total``) for a request whose client left before its answer
+(nginx's 499): not a 5xx of ours, and never sent."""
+
+
+async def handle_client_closed(request: Request, exc: Exception) -> Response:
+    """The client cut its upload short or left mid-request: a client abort, logged in one line with no
+    traceback (a flood of aborted uploads must not read as our errors, in the log or in 5xx alerts)."""
+    log.info("client_closed", path=request.url.path, method=request.method)
+    return Response(status_code=CLIENT_CLOSED)
+
+
 async def handle_unexpected(request: Request, exc: Exception) -> Response:
     log.exception("unhandled_error", path=request.url.path)
     error = ProblemError("internal_error", "Something went wrong on our side; the error was logged.")
     return problem_response(error, request.url.path)
+
+
+def metrics_endpoint(metrics: Metrics, settings: Settings) -> Endpoint:
+    """``/metrics``, or with ``ATOUT_METRICS_ADMIN_ONLY`` the same for the administrator token alone:
+    the figures name routes, queue depths and error codes, which an operator may keep to itself."""
+    if not settings.metrics_admin_only:
+        return metrics.endpoint
+    admin = (settings.admin_token or "").encode()
+
+    async def admin_metrics(request: Request) -> Response:
+        scheme, _, token = request.headers.get("authorization", "").partition(" ")
+        if not (admin and scheme.lower() == "bearer" and hmac.compare_digest(token.strip().encode(), admin)):
+            raise ProblemError("admin_required", "/metrics answers the administrator token only here.")
+        return await metrics.endpoint(request)
+
+    return admin_metrics
 
 
 def routes(settings: Settings) -> list[BaseRoute]:
@@ -192,7 +223,10 @@ def create_app(settings: Settings | None = None) -> Starlette:
             log.info("stopped")
 
     app = Starlette(
-        routes=[*routes(settings), Route("/metrics", metrics.endpoint, include_in_schema=False)],
+        routes=[
+            *routes(settings),
+            Route("/metrics", metrics_endpoint(metrics, settings), include_in_schema=False),
+        ],
         middleware=[
             Middleware(
                 CORSMiddleware,
@@ -220,10 +254,14 @@ def create_app(settings: Settings | None = None) -> Starlette:
                 metrics=metrics,
                 access_log=settings.access_log,
                 max_body_bytes=settings.max_body_bytes,
+                body_timeout=settings.body_timeout,
+                ws_per_address=settings.ws_connections_per_address,
+                ws_messages_per_second=settings.ws_messages_per_second,
             ),
         ],
         exception_handlers={
             ProblemError: handle_problem,
+            ClientDisconnect: handle_client_closed,
             HTTPException: handle_http_exception,
             redis.RedisError: handle_store_fault,
             Exception: handle_unexpected,

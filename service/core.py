@@ -168,6 +168,19 @@ class GameCore:
         self._keep(record)
         return record
 
+    async def account_token(self, token: str | None) -> str | None:
+        """``token`` when it is the administrator's or a bot account's API key, else None: only a token
+        the service issued is counted by the rate limits on its own (service/ratelimit.py)."""
+        if not token:
+            return None
+        if self.is_admin(token):
+            return token
+        try:
+            await self.bot_of(token)
+        except ProblemError:
+            return None
+        return token
+
     async def bot_of(self, key: str | None) -> str:
         """The bot account of an API key; 401 otherwise."""
         if not key:

@@ -7,6 +7,7 @@ header and of the request's log lines), and every one is counted (``atout_errors
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping
 from typing import Any
 
@@ -44,7 +45,11 @@ CODES: dict[str, tuple[int, str]] = {
     "game_not_over": (409, "The match is not over yet"),
     "not_your_turn": (409, "It is not your turn"),
     "version_conflict": (409, "The game has moved on"),
+    "request_timeout": (408, "The request was not sent in time"),
     "payload_too_large": (413, "The request body is too large"),
+    "header_too_large": (431, "The request header is too large"),
+    "too_many_connections": (429, "Too many open connections"),
+    "client_closed": (499, "The client closed the connection before the answer"),
     "unsupported_media_type": (415, "Unsupported content type"),
     "query_too_complex": (400, "The GraphQL query is too large or too deep"),
     "invalid_query": (400, "The GraphQL request is not a valid document for this schema"),
@@ -107,9 +112,17 @@ def problem_response(
     headers = {**error.headers, **(headers or {})}
     if error.status == 401:
         headers["WWW-Authenticate"] = "Bearer"
-    return JSONResponse(
+    return ProblemResponse(
         error.to_dict(instance), status_code=error.status, media_type=PROBLEM_JSON, headers=headers
     )
+
+
+class ProblemResponse(JSONResponse):
+    """A problem body in ASCII JSON: a detail may quote the client's input, and input Python could
+    decode but not encode (a lone surrogate) must never turn a 4xx into a 500."""
+
+    def render(self, content: Any) -> bytes:
+        return json.dumps(content, ensure_ascii=True, allow_nan=False, separators=(",", ":")).encode("ascii")
 
 
 async def handle_problem(request: Request, exc: Exception) -> Response:

@@ -23,7 +23,7 @@ from graphql import GraphQLError, parse
 from graphql.validation.validate import ValidationAbortedError
 from pydantic import TypeAdapter, ValidationError
 from starlette.requests import Request
-from starlette.responses import HTMLResponse, Response
+from starlette.responses import Response
 from starlette.types import Receive, Scope, Send
 from strawberry.asgi import GraphQL
 from strawberry.extensions import SchemaExtension
@@ -40,7 +40,7 @@ from service.fanout import StreamClosing, StreamGap, StreamLagged, StreamSlot, c
 from service.games import Games
 from service.graphql_limits import QueryLimits, bound_validation, check_query, limits_of
 from service.limits import parse_json, refuse_unsafe_names
-from service.ratelimit import rate_limit_graphql
+from service.ratelimit import counted_graphql, rate_limit_graphql
 from service.rest import invalid_request
 from service.settings import Settings
 from service.store import STREAM_ID_PATTERN
@@ -164,7 +164,7 @@ class Query:
 class Mutation:
     @strawberry.mutation(description="Create a game; an explicit deal needs the administrator token.")
     async def create_game(self, info: Info, input: t.CreateGameInput) -> t.CreateGameResult:
-        await rate_limit_graphql(info, "create_game")
+        await rate_limit_graphql(info, "create_game", await games_of(info).account_token(token_of(info)))
         raw: dict[str, Any] = {
             "game": input.game,
             "options": given(input.options) if input.options else {},
@@ -200,7 +200,7 @@ class Mutation:
                 ProblemError("invalid_request", "seat is 0..4 and name at most 40 characters.")
             )
         check_client_seed(client_seed)
-        await rate_limit_graphql(info, "join")
+        await rate_limit_graphql(info, "join", await games_of(info).account_token(token_of(info)))
         refuse_unsafe_names(name=name)
         taken, token, started = await guarded(
             lambda: games_of(info).join(str(game_id), seat, name, invite_code, client_seed=client_seed)
@@ -232,7 +232,7 @@ class Mutation:
             raise problem_error(
                 ProblemError("invalid_request", "name is 1 to 40 characters, contact at most 200.")
             )
-        await rate_limit_graphql(info, "register_bot")
+        await rate_limit_graphql(info, "register_bot", await games_of(info).account_token(token_of(info)))
         refuse_unsafe_names(name=name, contact=contact)
         bid, key = await games_of(info).register_bot(name, contact)
         return t.BotRegistration(bot_id=strawberry.ID(bid), name=name, api_key=key)
@@ -253,11 +253,11 @@ class Mutation:
     ) -> t.ActionResult:
         games = games_of(info)
         token = token_of(info)
-        await rate_limit_graphql(info, "act", token)
 
         async def run() -> t.ActionResult:
-            record = await games.get(str(game_id))
-            games.caller(record, token, required=True)
+            async with counted_graphql(info, "act", token):
+                record = await games.get(str(game_id))
+                games.caller(record, token, required=True)
             try:
                 parsed = ACTION.validate_python(action_of(action))
             except ValidationError as exc:
@@ -355,10 +355,10 @@ class Subscription:
         games = games_of(info)
         gid = str(game_id)
         token = token_of(info)
-        await rate_limit_graphql(info, "open_stream", token)
         try:
-            record = await games.get(gid)
-            caller = games.caller(record, token, required=False)
+            async with counted_graphql(info, "open_stream", token):  # a seat's token, the admin's, or none
+                record = await games.get(gid)
+                caller = games.caller(record, token, required=False)
         except ProblemError as error:
             raise problem_error(error) from None
         cursor = resume_from(after, "an event id")
@@ -382,9 +382,9 @@ class Subscription:
     )
     async def my_turns(self, info: Info, after: str | None = None) -> AsyncGenerator[t.BotNotice, None]:
         games = games_of(info)
-        await rate_limit_graphql(info, "open_stream", token_of(info))
         try:
-            bid = await games.bot_of(token_of(info))
+            async with counted_graphql(info, "open_stream", token_of(info)):
+                bid = await games.bot_of(token_of(info))
         except ProblemError as error:
             raise problem_error(error) from None
         cursor = resume_from(after, "a notice id")
@@ -572,7 +572,7 @@ class AtoutGraphQL(GraphQL[dict[str, Any], None]):
 
     async def render_graphql_ide(self, request: Request) -> Response:
         """GraphiQL from the assets this service serves (service/docs_pages.py), not from a CDN."""
-        return HTMLResponse(docs_pages.graphiql_html())
+        return docs_pages.graphiql_page()
 
     def parse_json(self, data: str | bytes) -> Any:
         return parse_json(data, self.max_json_depth, self.max_int_digits)

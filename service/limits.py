@@ -4,6 +4,7 @@ JSON parser that cannot be made to fail with a 500, and the check of display nam
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
 from schema.rest import unsafe_character
@@ -68,7 +69,46 @@ def parse_json(raw: bytes | str, max_depth: int = 32, max_int_digits: int = 30) 
     # Fewer brackets than the limit cannot nest past it: ordinary bodies skip the walk.
     if data.count(b"[") + data.count(b"{") > max_depth and deeper_than(value, max_depth):
         raise too_deep
+    # Only a \uD800-\uDFFF escape can make a string that is not Unicode (a lone surrogate): Python
+    # decodes it, but cannot encode it again (for Redis, a log line, an answer that quotes it).
+    if _SURROGATE_ESCAPE.search(data) and lone_surrogate(value):
+        raise ProblemError(
+            "malformed_body",
+            "The body holds a lone UTF-16 surrogate (an escape \\uD800-\\uDFFF without its pair): "
+            "send text as valid Unicode.",
+        )
     return value
+
+
+_SURROGATE_ESCAPE = re.compile(rb"\\u[dD][89abcdefABCDEF]")
+
+
+def lone_surrogate(value: Any) -> bool:
+    """Whether any string (or object key) in a parsed value cannot be encoded as UTF-8; walked level by
+    level, as :func:`deeper_than`."""
+    level = [value]
+    while level:
+        below: list[Any] = []
+        for node in level:
+            if isinstance(node, str):
+                if not _encodable(node):
+                    return True
+            elif isinstance(node, dict):
+                if not all(_encodable(key) for key in node):
+                    return True
+                below.extend(node.values())
+            elif isinstance(node, list):
+                below.extend(node)
+        level = below
+    return False
+
+
+def _encodable(text: str) -> bool:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
 
 
 class _IntTooLong(Exception):

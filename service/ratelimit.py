@@ -19,18 +19,25 @@ back their totals; once a second it reads back every counter in use. The counter
 and window share a hash tag, so one script call (one Cluster slot, no cross-slot command) adds and
 reads them all, however many clients are active. So one process enforces a limit exactly; replicas
 together may let a client past it by what it sends within about a second. With Redis down, each
-process keeps enforcing its own counts. A process keeps at most ``MAX_COUNTERS`` counters: past that
-(a flood of made-up tokens), new per-token counters are not kept and the per-address limits still
-hold.
+process keeps enforcing its own counts.
+
+Only a token the service issued has a counter of its own: a caller counts a request per token
+*after* the token proved to be a seat's, a bot's API key or the administrator's, and every request
+counts per address first. A made-up token is just another request of its address, so a flood of
+them makes no counters. A process keeps at most ``MAX_COUNTERS`` counters in memory; past that it
+forgets the oldest tenth (those with hits not yet synced excepted): a forgotten counter still in use
+is read back from Redis on its next hit, so forgetting loses nothing that was synced, and no flood
+can switch the limits off for anyone else.
 
 A refusal is 429 ``rate_limited`` with ``Retry-After`` and the ``RateLimit-Limit``,
 ``RateLimit-Remaining`` and ``RateLimit-Reset`` headers (seconds until the window resets) of the
 limit that refused; in GraphQL an error with ``extensions.code`` ``rate_limited`` and ``retry_after``.
 A refused request is not counted.
 
-The client address is the ASGI client host. Behind a reverse proxy or load balancer, every request
-would come from the proxy: run uvicorn with ``--proxy-headers --forwarded-allow-ips=<proxy>`` so the
-address is the one in ``X-Forwarded-For``.
+The client address is the ASGI client host, counted per IPv4 address or IPv6 /64
+(``service.addresses``). Behind a reverse proxy or load balancer, every request would come from the
+proxy: name it in ``ATOUT_TRUSTED_PROXIES`` so the address is the one it puts in ``X-Forwarded-For``
+(and nobody else's ``X-Forwarded-For`` is believed).
 """
 
 from __future__ import annotations
@@ -38,8 +45,10 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import hashlib
+import itertools
 import math
 import time
+from collections.abc import AsyncIterator
 from typing import Any
 
 from limits import RateLimitItem, parse_many
@@ -47,6 +56,7 @@ from redis.exceptions import RedisError
 from starlette.requests import HTTPConnection
 
 from service import logs
+from service.addresses import address_key
 from service.errors import ProblemError
 from service.metrics import count_redis_error
 from service.redis_clients import async_client, run_scripts
@@ -58,7 +68,6 @@ MAX_COUNTERS = 100_000
 REFRESH_SECONDS = 1.0
 RECENT_SECONDS = 10.0  # a refresh reads back the counters this process hit within this long
 RATE_LIMIT_HEADERS = ("RateLimit-Limit", "RateLimit-Remaining", "RateLimit-Reset")
-_FROM_HEADER = object()
 
 # KEYS: counters of one hash tag; ARGV: hits to add, then the expiry time, for each. Returns the totals.
 ADD_AND_READ = """
@@ -76,7 +85,8 @@ log = logs.get_logger("atout.ratelimit")
 class RateLimits:
     """The limits of one process: counters in memory, synced with Redis in the background."""
 
-    def __init__(self, settings: Settings) -> None:
+    def __init__(self, settings: Settings, max_counters: int = MAX_COUNTERS) -> None:
+        self.max_counters = max_counters
         self.enabled = settings.rate_limits and bool(settings.redis_url)
         self.url = settings.redis_url or ""
         self.cluster = settings.redis_cluster
@@ -101,18 +111,23 @@ class RateLimits:
     def count(self, key: str) -> int:
         return self.known.get(key, 0) + self.pending.get(key, 0)
 
-    async def check(self, category: str, token: str | None, address: str) -> None:
-        """Count one ``category`` request of this token and address; ProblemError 429 over a limit."""
+    async def check(self, category: str, token: str | None, address: str | None) -> None:
+        """Count one ``category`` request of this (issued) token and of this address, either of which
+        may be None; ProblemError 429 over a limit (and then nothing is counted)."""
         if not self.enabled:
             return
         if self._syncer is None:
             self._syncer = asyncio.create_task(self._sync_forever())
         per_token, per_address = self.rules[category]
         now = time.time()
-        checks = [(item, self._key(item, now, category, "address", address)) for item in per_address]
-        if token and len(self.window_end) < MAX_COUNTERS:
+        checks = []
+        if address is not None:
+            checks += [(item, self._key(item, now, category, "address", address)) for item in per_address]
+        if token:
             digest = hashlib.sha256(token.encode()).hexdigest()[:32]
             checks += [(item, self._key(item, now, category, "token", digest)) for item in per_token]
+        if len(self.window_end) + len(checks) > self.max_counters:
+            self._forget_oldest()
         refused = [(i, key) for i, key in checks if key in self.window_end and self.count(key) >= i.amount]
         unseen = [(item, key) for item, key in checks if key not in self.window_end]
         if unseen and not refused:  # first use in this process (once a window): the replicas' counts
@@ -141,6 +156,22 @@ class RateLimits:
                 "RateLimit-Reset": str(wait),
             },
         )
+
+    def _forget_oldest(self) -> None:
+        """Forget the tenth of the counters first used longest ago (insertion order). Their hits not
+        synced yet stay in ``pending`` for the next sync; each is read back from Redis if it is hit
+        again."""
+        excess = len(self.window_end) - (self.max_counters - self.max_counters // 10)
+        for key in list(itertools.islice(self.window_end, excess)):
+            del self.window_end[key]
+            self.known.pop(key, None)
+            self.last_hit.pop(key, None)
+
+    @staticmethod
+    def _end_of(key: str) -> int:
+        """When a counter's window ends, from its key's hash tag (``{category:<period>s:<start>}``)."""
+        _, period, start = key[key.index("{") + 1 : key.index("}")].split(":")
+        return int(start) + int(period.rstrip("s"))
 
     @staticmethod
     def _key(item: RateLimitItem, now: float, category: str, *ids: str) -> str:
@@ -203,7 +234,10 @@ class RateLimits:
             for key in [k for k, hit in self.last_hit.items() if hit < now - RECENT_SECONDS]:
                 del self.last_hit[key]
             keys |= self.last_hit.keys()
-        batch = {key: self.pending.pop(key, 0) for key in keys if key in self.window_end}
+        # pending hits are added even for a counter forgotten since (``_forget_oldest``)
+        batch = {
+            key: self.pending.pop(key, 0) for key in keys if key in self.window_end or key in self.pending
+        }
         if not batch:
             return
         groups = self._by_tag(batch)
@@ -211,7 +245,7 @@ class RateLimits:
         if self._add_and_read is None:
             self._add_and_read = client.register_script(ADD_AND_READ)
         try:
-            ends = {key: int(self.window_end[key]) + 1 for key in batch}
+            ends = {key: self._end_of(key) + 1 for key in batch}
             calls = [
                 (self._add_and_read, group, [x for key in group for x in (batch[key], ends[key])])
                 for group in groups.values()
@@ -258,34 +292,49 @@ class RateLimits:
 
 
 def client_address(conn: HTTPConnection) -> str:
-    """The ASGI client host (the proxy's unless uvicorn runs with --proxy-headers)."""
-    return conn.client.host if conn.client else "unknown"
+    """The client's address key: its IPv4 address or IPv6 /64, as a trusted proxy forwarded it."""
+    return address_key(conn.client.host) if conn.client else "unknown"
 
 
-def _lenient_bearer(conn: HTTPConnection) -> str | None:
-    scheme, _, token = conn.headers.get("authorization", "").partition(" ")
-    return token.strip() or None if scheme.lower() == "bearer" else None
-
-
-async def rate_limit(conn: HTTPConnection, category: str, token: Any = _FROM_HEADER) -> None:
-    """REST: count one request of ``category``; ``token`` defaults to the bearer token, if any."""
+async def rate_limit(conn: HTTPConnection, category: str, token: str | None = None) -> None:
+    """REST: count one request of ``category`` for its address and for ``token``, which the caller
+    passes only once the service knows it issued it (see :func:`counted`)."""
     limits: RateLimits = conn.app.state.rate_limits
-    if token is _FROM_HEADER:
-        token = _lenient_bearer(conn)
     await limits.check(category, token, client_address(conn))
 
 
-async def rate_limit_graphql(info: Any, category: str, token: Any = _FROM_HEADER) -> None:
-    """GraphQL: the same count (``token`` defaults to the bearer token of the HTTP request, if any);
-    over a limit, an error with ``extensions.code`` ``rate_limited`` and ``retry_after`` (seconds,
-    as the other 429s of GraphQL carry it)."""
+@contextlib.asynccontextmanager
+async def counted(conn: HTTPConnection, category: str, token: str | None) -> AsyncIterator[None]:
+    """Around the lookup that proves ``token`` (a seat's, a bot's, the administrator's): when it does,
+    the request counts for its address and the token; when it fails (401, 404), for its address
+    alone, and the refusal goes on. A made-up token so never gets a counter of its own."""
+    try:
+        yield
+    except ProblemError:
+        await rate_limit(conn, category)
+        raise
+    await rate_limit(conn, category, token)
+
+
+async def rate_limit_graphql(info: Any, category: str, token: str | None = None) -> None:
+    """GraphQL: the same count; over a limit, an error with ``extensions.code`` ``rate_limited`` and
+    ``retry_after`` (seconds, as the other 429s of GraphQL carry it)."""
     from service.graphql import problem_error  # graphql.py calls this module
 
     conn: HTTPConnection = info.context["request"]
-    if token is _FROM_HEADER:
-        token = _lenient_bearer(conn)
     try:
         await conn.app.state.rate_limits.check(category, token, client_address(conn))
     except ProblemError as error:
         error.extra["retry_after"] = int(error.headers["Retry-After"])
         raise problem_error(error) from None
+
+
+@contextlib.asynccontextmanager
+async def counted_graphql(info: Any, category: str, token: str | None) -> AsyncIterator[None]:
+    """:func:`counted` for GraphQL resolvers."""
+    try:
+        yield
+    except ProblemError:
+        await rate_limit_graphql(info, category)
+        raise
+    await rate_limit_graphql(info, category, token)

@@ -47,7 +47,7 @@ from service.errors import CODES, PROBLEM_JSON, ProblemError
 from service.fanout import StreamClosing, StreamGap, StreamLagged, client_key
 from service.games import Games
 from service.limits import parse_json
-from service.ratelimit import rate_limit
+from service.ratelimit import counted, rate_limit
 from service.store import STREAM_ID_PATTERN
 
 M = TypeVar("M", bound=BaseModel)
@@ -139,9 +139,9 @@ async def rules(request: Request) -> Response:
 
 
 async def create_game(request: Request) -> Response:
-    await rate_limit(request, "create_game")
-    body = await parse_body(request, CreateGameRequest)
     games = games_of(request)
+    await rate_limit(request, "create_game", await games.account_token(bearer(request)))
+    body = await parse_body(request, CreateGameRequest)
     record, invite = await games.create(body, bearer(request))
     summary = games.summary(record)
     return ok(
@@ -166,7 +166,7 @@ async def get_game(request: Request) -> Response:
 async def join_game(request: Request) -> Response:
     gid = request.path_params["game_id"]
     bot_key = bearer(request)
-    await rate_limit(request, "join", bot_key)
+    await rate_limit(request, "join", await games_of(request).account_token(bot_key))
     body = await parse_body(request, JoinRequest)
     seat, token, started = await games_of(request).join(
         gid, body.seat, body.name, body.invite_code, bot_key, client_seed=body.client_seed
@@ -187,16 +187,16 @@ async def post_action(request: Request) -> Response:
     gid = request.path_params["game_id"]
     games = games_of(request)
     token = bearer(request)
-    await rate_limit(request, "act", token)
     key = request.headers.get("idempotency-key")
     if key is not None and not 1 <= len(key) <= 200:
         raise ProblemError("invalid_request", "Idempotency-Key must be 1 to 200 characters.")
     # Start from this process's last copy of the game when the token holds a seat in it: the atomic
     # write checks the version and the seat's token again, and any refusal is decided on a fresh read.
     record, fresh = games.cached(gid), False
-    if record is None or not token or games.seat_of(record, token) is None:
-        record, fresh = await games.get(gid), True
-    games.caller(record, token, required=True)  # 401 before a body error tells a stranger anything
+    async with counted(request, "act", token):
+        if record is None or not token or games.seat_of(record, token) is None:
+            record, fresh = await games.get(gid), True
+        games.caller(record, token, required=True)  # 401 before a body error tells a stranger anything
     body = await parse_body(request, ActionRequest)
     caller = games.caller(record, token, required=True, claimed_seat=body.seat)
     response, replayed = await games.act_checked(
@@ -226,7 +226,7 @@ async def rematch_game(request: Request) -> Response:
 
 
 async def register_bot(request: Request) -> Response:
-    await rate_limit(request, "register_bot")
+    await rate_limit(request, "register_bot", await games_of(request).account_token(bearer(request)))
     body = await parse_body(request, RegisterBotRequest)
     bid, key = await games_of(request).register_bot(body.name, body.contact)
     return ok(BotRegistered(bot_id=bid, name=body.name, api_key=key), 201)
@@ -326,8 +326,9 @@ async def bot_stream(request: Request) -> Response:
     (only while still current), and ``game_over``. SSE, or NDJSON with ``Accept: application/x-ndjson``
     (like the lichess bot API); resumable with Last-Event-ID / ``last_event_id``."""
     games = games_of(request)
-    await rate_limit(request, "open_stream", bearer(request) or request.query_params.get("access_token"))
-    bid = await games.bot_of(bearer(request) or request.query_params.get("access_token"))
+    key = bearer(request) or request.query_params.get("access_token")
+    async with counted(request, "open_stream", key):
+        bid = await games.bot_of(key)
     after = request.headers.get("last-event-id") or request.query_params.get("last_event_id") or "0-0"
     if not STREAM_ID_PATTERN.fullmatch(after):
         raise ProblemError("invalid_request", "Last-Event-ID must be an event id such as 1733140000000-0.")
@@ -374,10 +375,10 @@ async def game_events(request: Request) -> Response:
     """Server-Sent Events of one game, filtered for the caller's seat, resumable with Last-Event-ID."""
     games = games_of(request)
     gid = request.path_params["game_id"]
-    record = await games.get(gid)
     token = bearer(request) or request.query_params.get("access_token")
-    await rate_limit(request, "open_stream", token)
-    caller = games.caller(record, token, required=False)
+    async with counted(request, "open_stream", token):  # a seat's token, the admin's, or none
+        record = await games.get(gid)
+        caller = games.caller(record, token, required=False)
     after = request.headers.get("last-event-id") or request.query_params.get("last_event_id") or "0-0"
     if not STREAM_ID_PATTERN.fullmatch(after):
         raise ProblemError("invalid_request", "Last-Event-ID must be an event id such as 1733140000000-0.")

@@ -246,6 +246,76 @@ class Settings(BaseSettings):
     max_int_digits: int = Field(
         default=30, ge=1, le=4000, description="Most digits of an integer in a JSON body (422 beyond)."
     )
+    # --- the HTTP server (service/http_server.py): connections, headers, WebSockets, proxies ---
+    trusted_proxies: str = Field(
+        default="",
+        description="Comma-separated addresses or CIDRs of the reverse proxies whose `X-Forwarded-For` "
+        "and `X-Forwarded-Proto` are believed (the client address behind every per-address limit); "
+        "empty: none, the client address is the connection's peer.",
+    )
+    max_connections: int = Field(
+        default=4000,
+        ge=16,
+        description="Open connections (streams and WebSockets included) one API process accepts; one more "
+        "is answered 503 and closed. Keep it below the process's file-descriptor limit.",
+    )
+    max_connections_per_address: int = Field(
+        default=256,
+        ge=1,
+        description="Open connections one peer address (an IPv6 /64) may hold on one API process; one "
+        "more is answered 503 and closed. Trusted proxies are exempt.",
+    )
+    header_timeout: float = Field(
+        default=10.0,
+        gt=0,
+        le=300,
+        description="Seconds a client has to send a request's whole header, from its connection (or its "
+        "first byte on a kept-alive connection); then the connection is closed (408).",
+    )
+    body_timeout: float = Field(
+        default=30.0,
+        gt=0,
+        le=600,
+        description="Seconds a client has to send a request's whole body once its header is in; then "
+        "408 request_timeout.",
+    )
+    max_header_bytes: int = Field(
+        default=16_384,
+        ge=1024,
+        le=1_048_576,
+        description="Largest request line and header in bytes; a larger one is answered 431 and closed.",
+    )
+    keep_alive_timeout: float = Field(
+        default=5.0, gt=0, le=300, description="Seconds an idle kept-alive HTTP connection stays open."
+    )
+    ws_max_message_bytes: int = Field(
+        default=65_536,
+        ge=1024,
+        description="Largest WebSocket message (after decompression); a larger one closes the connection "
+        "(1009).",
+    )
+    ws_compression: bool = Field(
+        default=False,
+        description="true: offer permessage-deflate on WebSockets (the message cap still applies to the "
+        "decompressed size).",
+    )
+    ws_messages_per_second: int = Field(
+        default=20,
+        ge=1,
+        description="WebSocket messages a connection may send per second (bursts of twice that); more "
+        "closes it (1008).",
+    )
+    ws_connections_per_address: int = Field(
+        default=16,
+        ge=1,
+        description="GraphQL WebSockets one client address (an IPv6 /64) may hold open on one API "
+        "process; one more is refused 429 too_many_connections.",
+    )
+    metrics_admin_only: bool = Field(
+        default=False,
+        description="true: `/metrics` on the API port answers only the administrator token (Prometheus "
+        "sends it as a bearer token: `authorization` in its scrape config).",
+    )
     # --- rate limits (service/ratelimit.py), in Redis so every replica shares them ---
     rate_limits: bool = Field(default=True, description="false: no rate limits at all.")
     rate_sync_ms: int = Field(

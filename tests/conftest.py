@@ -20,6 +20,7 @@ from starlette.testclient import TestClient  # noqa: E402
 
 from service.app import create_app  # noqa: E402
 from service.embedded_redis import EmbeddedRedis  # noqa: E402
+from service.http_server import server_options  # noqa: E402
 from service.settings import Settings  # noqa: E402
 
 SESSION_REDIS: list[EmbeddedRedis] = []
@@ -99,12 +100,14 @@ def live_server(settings: Settings) -> Iterator[str]:
     from service.embedded_redis import free_port
 
     port = free_port()
+    served = settings.model_copy(update={"sse_block_ms": 500})
     config = uvicorn.Config(
-        create_app(settings.model_copy(update={"sse_block_ms": 500})),
+        create_app(served),
         host="127.0.0.1",
         port=port,
         log_level="warning",
         lifespan="on",
+        **server_options(served),  # the guards and limits `atout serve` runs with
     )
     server = uvicorn.Server(config)
     thread = threading.Thread(target=server.run, daemon=True)

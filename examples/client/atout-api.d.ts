@@ -1877,7 +1877,11 @@ export interface components {
              */
             by?: string | null;
         };
-        /** LogResponse */
+        /**
+         * LogResponse
+         * @description A finished match's replay log and what verifies its deals (docs/fairness.md). The match key is
+         *     `key`; `seed` repeats it and stays only for the clients that read it: one fact, one field to read.
+         */
         LogResponse: {
             /** Game Id */
             game_id: string;
@@ -1889,7 +1893,8 @@ export interface components {
             };
             /**
              * Seed
-             * @description The match key K in hex, or the administrator's whole number.
+             * @deprecated
+             * @description Deprecated: read `key`. The same match key K as `key` (hex), or the administrator's whole number K was derived from (`engine.fair.key_of_int`: K = "atout-int-seed:" and its decimal digits, docs/fairness.md). Kept for the clients that read it; `atout verify` refuses a log whose `seed` and `key` disagree.
              */
             seed: number | string;
             /** Deal */
@@ -1904,7 +1909,7 @@ export interface components {
             winners: number[] | null;
             /**
              * Key
-             * @description The match key K, hex (once the match is over).
+             * @description The match key K, hex (once the match is over): the field to read, the deals are verified against it (`seed` is its deprecated alias).
              */
             key?: string | null;
             /**

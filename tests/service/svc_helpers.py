@@ -108,9 +108,11 @@ def served_app(app: Any) -> Iterator[str]:
     import uvicorn
 
     from service.embedded_redis import free_port
+    from service.http_server import server_options
 
     port = free_port()
-    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning"))
+    options = server_options(app.state.settings) if hasattr(app, "state") else {}  # as `atout serve`
+    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning", **options))
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()
     deadline = time.monotonic() + 30

@@ -5,6 +5,7 @@ limit per token and the limit per address are separate; and the switch turns the
 from __future__ import annotations
 
 import asyncio
+import hashlib
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -215,26 +216,64 @@ def test_one_process_enforces_its_own_count_before_any_sync(app_with: Any) -> No
     assert_rate_limited(client.post("/v1/games", json={"game": "rough"}))
 
 
+def seat_tokens(client: TestClient) -> tuple[str, list[str]]:
+    gid = new_game(client)
+    return gid, [client.post(f"/v1/games/{gid}/join", json={"seat": s}).json()["token"] for s in range(4)]
+
+
 def test_the_limit_per_token_and_the_limit_per_address_are_separate(app_with: Any) -> None:
     here = app_with(act="2/hour", act_per_address="4/hour")
     elsewhere = app_with(address="198.51.100.9", act="2/hour", act_per_address="4/hour")
-    url = "/v1/games/no-such-game/actions"
-    action = {"action": {"type": "pass"}}
+    gid, (a, b, c, d) = seat_tokens(here)
+    url = f"/v1/games/{gid}/actions"
+    action = {"action": {"type": "keep"}}  # never legal here: refused 409/422, counted all the same
     for _ in range(2):
-        assert here.post(url, json=action, headers=bearer("token-a")).status_code == 404
-    body = assert_rate_limited(here.post(url, json=action, headers=bearer("token-a")), limit=2)
+        assert here.post(url, json=action, headers=bearer(a)).status_code in {409, 422}
+    body = assert_rate_limited(here.post(url, json=action, headers=bearer(a)), limit=2)
     assert "this token" in body["detail"]
     # The same token from another address (another replica, once synced): still over its own limit.
     synced(here, elsewhere)
-    assert_rate_limited(elsewhere.post(url, json=action, headers=bearer("token-a")), limit=2)
-    # Other tokens from the first address: allowed until the address has made 4 requests (the
-    # refused one does not count).
-    assert here.post(url, json=action, headers=bearer("token-b")).status_code == 404
-    assert here.post(url, json=action, headers=bearer("token-c")).status_code == 404
-    body = assert_rate_limited(here.post(url, json=action, headers=bearer("token-e")), limit=4)
+    assert_rate_limited(elsewhere.post(url, json=action, headers=bearer(a)), limit=2)
+    # Other seats' tokens from the first address: allowed until the address has made 4 requests (the
+    # refused ones do not count).
+    assert here.post(url, json=action, headers=bearer(b)).status_code in {409, 422}
+    assert here.post(url, json=action, headers=bearer(c)).status_code in {409, 422}
+    body = assert_rate_limited(here.post(url, json=action, headers=bearer(d)), limit=4)
     assert "this address" in body["detail"]
     # The other address, with a fresh token, is not affected by the first one's count.
-    assert elsewhere.post(url, json=action, headers=bearer("token-d")).status_code == 404
+    assert elsewhere.post(url, json=action, headers=bearer(d)).status_code in {409, 422}
+
+
+def test_made_up_tokens_count_for_their_address_and_make_no_counter(app_with: Any) -> None:
+    """Issue 19: a token the service never issued is one more request of its address; it gets no
+    counter of its own, so a flood of them cannot fill the counters or switch the limits off."""
+    client = app_with(act="2/hour", act_per_address="30/hour")
+    gid, tokens = seat_tokens(client)
+    url = f"/v1/games/{gid}/actions"
+    for n in range(20):
+        response = client.post(url, json={"action": {"type": "pass"}}, headers=bearer(f"made-up-{n}"))
+        assert response.status_code == 401, response.text
+    for n in range(5):  # a game that does not exist: 404, counted for the address too
+        assert client.post(f"/v1/games/nope-{n}/actions", json={}, headers=bearer("x")).status_code == 404
+    counters = client.app.state.rate_limits.window_end  # type: ignore[attr-defined]
+    assert [key for key in counters if ":token:" in key] == []
+    assert sum(":address:" in key for key in counters if "{act:" in key) == 1
+    # a real seat's token is limited as ever
+    for _ in range(2):
+        assert (
+            client.post(url, json={"action": {"type": "keep"}}, headers=bearer(tokens[0])).status_code != 429
+        )
+    body = assert_rate_limited(
+        client.post(url, json={"action": {"type": "keep"}}, headers=bearer(tokens[0])), 2
+    )
+    assert "this token" in body["detail"]
+    # and the address limit counted every stranger's request: 20 + 5 + 2 = 27 of 30
+    for token in (tokens[1], tokens[1], tokens[2]):
+        assert client.post(url, json={"action": {"type": "keep"}}, headers=bearer(token)).status_code != 429
+    body = assert_rate_limited(
+        client.post(url, json={"action": {"type": "keep"}}, headers=bearer(tokens[3])), 30
+    )
+    assert "this address" in body["detail"]
 
 
 def test_turning_rate_limits_off_lets_every_request_through(app_with: Any, settings: Settings) -> None:
@@ -267,18 +306,40 @@ async def test_the_counts_reach_redis_in_one_round_trip_and_expire_with_their_wi
 
 
 @pytest.mark.anyio
-async def test_a_flood_of_made_up_tokens_keeps_a_bounded_number_of_counters(
-    settings: Settings, monkeypatch: pytest.MonkeyPatch
+async def test_a_flood_of_tokens_keeps_a_bounded_number_of_counters_and_a_live_token_limited(
+    settings: Settings,
 ) -> None:
-    monkeypatch.setattr("service.ratelimit.MAX_COUNTERS", 50)
-    limits = RateLimits(limited(settings, act_per_address="100/minute"))
+    """Issue 19: past the cap the oldest counters are forgotten, not new ones refused a counter, so a
+    token that comes after a flood is limited like any other (before, it was not limited at all)."""
+    limits = RateLimits(limited(settings, act="5/minute", act_per_address="100000/minute"), max_counters=50)
     try:
-        for n in range(100):
-            await limits.check("act", f"made-up-{n}", "192.0.2.1")
-        assert len(limits.window_end) <= 51  # the per-address counter and at most 50 others
-        with pytest.raises(ProblemError) as refused:  # the address limit still holds
-            await limits.check("act", "made-up-101", "192.0.2.1")
-        assert refused.value.code == "rate_limited"
+        for n in range(200):
+            await limits.check("act", f"token-{n}", "192.0.2.1")
+            assert len(limits.window_end) <= 50
+        await limits.sync()
+        for _ in range(5):
+            await limits.check("act", "live-token", "192.0.2.1")
+        with pytest.raises(ProblemError) as refused:
+            await limits.check("act", "live-token", "192.0.2.1")
+        assert refused.value.code == "rate_limited" and "this token" in refused.value.detail
+    finally:
+        await limits.close()
+
+
+@pytest.mark.anyio
+async def test_a_forgotten_counter_is_read_back_from_redis(settings: Settings) -> None:
+    limits = RateLimits(limited(settings, act="5/minute", act_per_address="100000/minute"), max_counters=20)
+    try:
+        for _ in range(4):
+            await limits.check("act", "live-token", "192.0.2.1")
+        await limits.sync()  # its 4 hits are in Redis
+        for n in range(40):  # enough others to push it out of this process's memory
+            await limits.check("act", f"token-{n}", "192.0.2.1")
+        live = hashlib.sha256(b"live-token").hexdigest()[:32]
+        assert not any(live in key for key in limits.window_end)  # forgotten here
+        await limits.check("act", "live-token", "192.0.2.1")  # the fifth, counted from Redis's 4
+        with pytest.raises(ProblemError):
+            await limits.check("act", "live-token", "192.0.2.1")
     finally:
         await limits.close()
 
