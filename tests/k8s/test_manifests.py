@@ -431,6 +431,17 @@ def test_network_policies_guard_redis_and_the_api() -> None:
 
 
 @needs_kubectl
+def test_prod_trusts_only_its_ingress_to_forward_client_addresses() -> None:
+    """Issue 19: behind the ingress every client shared the controller's address (one cap of 100
+    games for everyone) unless the API believes the controller's X-Forwarded-For."""
+    from service.http_server import trusted_networks
+
+    data = named(render("prod"), "ConfigMap", "atout-config")["data"]
+    assert all(network.is_private for network in trusted_networks(data["ATOUT_TRUSTED_PROXIES"]))
+    assert "ATOUT_TRUSTED_PROXIES" not in named(render("dev"), "ConfigMap", "atout-config")["data"]
+
+
+@needs_kubectl
 def test_prod_ingress_is_set_up_for_long_lived_streams() -> None:
     objects = render("prod")
     (ingress,) = of_kind(objects, "Ingress")
@@ -440,6 +451,9 @@ def test_prod_ingress_is_set_up_for_long_lived_streams() -> None:
     assert notes["nginx.ingress.kubernetes.io/proxy-buffering"] == "off"
     assert notes["nginx.ingress.kubernetes.io/websocket-services"] == "atout-api"
     backends = [p["backend"]["service"] for r in ingress["spec"]["rules"] for p in r["http"]["paths"]]
+    routed = {p["path"] for r in ingress["spec"]["rules"] for p in r["http"]["paths"]}
+    assert {"/v1", "/graphql", "/play", "/static"} <= routed
+    assert not {"/", "/metrics", "/readyz"} & routed  # issue 19: the figures stay inside the cluster
     service = named(objects, "Service", "atout-api")
     assert all(
         b["name"] == "atout-api" and b["port"]["name"] in {p["name"] for p in service["spec"]["ports"]}
