@@ -100,6 +100,7 @@ class RateLimits:
             for category in CATEGORIES
         }
         self.pending: dict[str, int] = {}  # hits of this process not yet added in Redis
+        self.in_flight: dict[str, int] = {}  # hits being added by a sync not yet answered
         self.known: dict[str, int] = {}  # every process's hits, as Redis last told
         self.window_end: dict[str, float] = {}  # the counters in use, until their window ends
         self._client: Any = None
@@ -109,7 +110,10 @@ class RateLimits:
         self.last_hit: dict[str, float] = {}  # counter -> when this process last counted a hit on it
 
     def count(self, key: str) -> int:
-        return self.known.get(key, 0) + self.pending.get(key, 0)
+        """This process's best count: Redis's last total, plus the hits not in it yet (those waiting
+        for the next sync and those a sync is adding right now: leaving the latter out let requests
+        arriving during a sync's round trip past the limit)."""
+        return self.known.get(key, 0) + self.pending.get(key, 0) + self.in_flight.get(key, 0)
 
     async def check(self, category: str, token: str | None, address: str | None) -> None:
         """Count one ``category`` request of this (issued) token and of this address, either of which
@@ -250,7 +254,17 @@ class RateLimits:
                 (self._add_and_read, group, [x for key in group for x in (batch[key], ends[key])])
                 for group in groups.values()
             ]
-            replies = await run_scripts(client, calls)
+            for key, hits in batch.items():
+                self.in_flight[key] = self.in_flight.get(key, 0) + hits
+            try:
+                replies = await run_scripts(client, calls)
+            finally:
+                for key, hits in batch.items():
+                    left = self.in_flight.get(key, 0) - hits
+                    if left > 0:
+                        self.in_flight[key] = left
+                    else:
+                        self.in_flight.pop(key, None)
         except BaseException:
             for key, hits in batch.items():  # counted again at the next sync
                 self.pending[key] = self.pending.get(key, 0) + hits
