@@ -126,6 +126,7 @@ bench: bench-deps
 	$(PY) bench/faults.py
 	$(PY) bench/memory.py
 	$(PY) bench/scale.py
+	$(PY) bench/abuse.py
 
 bench-quick: bench-deps
 	$(PY) bench/engine.py --quick
@@ -136,6 +137,7 @@ bench-quick: bench-deps
 	$(PY) bench/faults.py --quick
 	$(PY) bench/memory.py --quick
 	$(PY) bench/scale.py --quick
+	$(PY) bench/abuse.py --quick
 
 # Regenerate the committed API contracts, the example clients' TypeScript types (REST: openapi-typescript;
 # GraphQL: GraphQL Code Generator, codegen.yml) and the README's
