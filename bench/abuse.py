@@ -96,7 +96,7 @@ from websockets.typing import Subprotocol
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from service.settings import Settings  # noqa: E402
+from service.base.settings import Settings  # noqa: E402
 
 HOST = "127.0.0.1"
 IDLE_SOURCE = "127.0.0.2"  # still the loopback: see idle_connections
@@ -104,7 +104,7 @@ ACT_LIMIT = 20
 SERVER_ENV = {
     # The minute binds; the looser hour and day windows give each token three counters, as a real
     # multi-window setting does: 50,000 made-up tokens then pass the 100,000 counters a process kept
-    # (service/ratelimit.py MAX_COUNTERS), which before the fix let the real token go unlimited.
+    # (service/api/ratelimit.py MAX_COUNTERS), which before the fix let the real token go unlimited.
     "ATOUT_RATE_ACT": f"{ACT_LIMIT}/minute;1000/hour;10000/day",
     # the junk flood comes from one address: only the per-token limit may refuse the real token
     "ATOUT_RATE_ACT_PER_ADDRESS": "1000000/minute",
@@ -232,7 +232,7 @@ def served() -> Iterator[Server]:
         log_path = Path(tmp) / "serve.log"
         with log_path.open("wb") as log:
             proc = subprocess.Popen(
-                [sys.executable, "-m", "service.cli", "serve", "--port", str(port)],
+                [sys.executable, "-m", "service.runtime.cli", "serve", "--port", str(port)],
                 cwd=tmp,
                 env=server_env(Path(tmp) / "redis", admin_token),
                 stdout=log,

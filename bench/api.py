@@ -45,7 +45,7 @@ sys.path.insert(0, str(ROOT))
 
 from servers import percentile, start_server, stop_server  # noqa: E402
 
-from service.embedded_redis import EmbeddedRedis, free_port  # noqa: E402
+from service.runtime.embedded_redis import EmbeddedRedis, free_port  # noqa: E402
 
 GAMES = ("five_hundred", "rough", "euchre5")
 PLAYERS = {"five_hundred": 4, "rough": 4, "euchre5": 5}
@@ -208,7 +208,7 @@ class Side:
 def git_worktree(rev: str, where: Path) -> Path:
     """A checkout of ``rev`` (the reference build) beside the bench's temporary files."""
     subprocess.run(["git", "-C", str(ROOT), "worktree", "add", "--detach", "-q", str(where), rev], check=True)
-    probe = "import service.app; print(service.app.__file__)"
+    probe = "import service.api.app; print(service.api.app.__file__)"
     found = subprocess.run([sys.executable, "-c", probe], cwd=where, capture_output=True, text=True)
     if not found.stdout.strip().startswith(str(where)):  # the editable install must not win over the worktree
         raise RuntimeError(f"the reference would run {found.stdout.strip()}, not the code at {rev}")
@@ -244,7 +244,7 @@ def main() -> None:
             "ATOUT_RATE_ACT": "1000000/minute",
         }
         (Path(tmp) / "baseline_app.py").write_text(BASELINE_APP)
-        serve = [sys.executable, "-m", "service.cli", "serve", "--workers", "2"]
+        serve = [sys.executable, "-m", "service.runtime.cli", "serve", "--workers", "2"]
         sides = [
             Side("bare", [sys.executable, *BARE_ARGS, "--app-dir", tmp], env, "/touch", "POST"),
             Side("ours", serve, env, "/healthz", "GET"),

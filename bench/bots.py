@@ -236,7 +236,7 @@ def reply_latencies(samples: int) -> list[float]:
 
     import httpx
 
-    from service.embedded_redis import EmbeddedRedis, free_port
+    from service.runtime.embedded_redis import EmbeddedRedis, free_port
 
     def stop(proc: subprocess.Popen[bytes]) -> None:
         os.killpg(proc.pid, signal.SIGTERM)
@@ -254,9 +254,9 @@ def reply_latencies(samples: int) -> list[float]:
         port = free_port()
         quiet = {"stdout": subprocess.DEVNULL, "stderr": subprocess.DEVNULL, "start_new_session": True}
         api = subprocess.Popen(
-            [sys.executable, "-m", "service.cli", "serve", "--port", str(port)], env=env, **quiet
+            [sys.executable, "-m", "service.runtime.cli", "serve", "--port", str(port)], env=env, **quiet
         )
-        worker = subprocess.Popen([sys.executable, "-m", "service.cli", "worker"], env=env, **quiet)
+        worker = subprocess.Popen([sys.executable, "-m", "service.runtime.cli", "worker"], env=env, **quiet)
         base = f"http://127.0.0.1:{port}"
         try:
             with httpx.Client(base_url=base, timeout=30) as http:

@@ -32,8 +32,8 @@ import httpx
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from service.embedded_redis import EmbeddedRedis, free_port  # noqa: E402
-from service.supervisor import children, cmdline  # noqa: E402
+from service.runtime.embedded_redis import EmbeddedRedis, free_port  # noqa: E402
+from service.runtime.supervisor import children, cmdline  # noqa: E402
 
 
 def child_with(pid: int, marker: str) -> int | None:
@@ -76,7 +76,7 @@ def supervised(repeat: int) -> tuple[list[float], list[float]]:
         env = {k: v for k, v in os.environ.items() if k not in {"REDIS_URL", "ATOUT_REDIS_URL"}}
         env.update(ATOUT_DATA_DIR=str(Path(tmp) / "redis"), ATOUT_LOG_LEVEL="warning", PYTHONPATH=str(ROOT))
         proc = subprocess.Popen(
-            [sys.executable, "-m", "service.cli", "serve", "--port", str(port)],
+            [sys.executable, "-m", "service.runtime.cli", "serve", "--port", str(port)],
             cwd=tmp,
             env=env,
             stdout=subprocess.DEVNULL,
@@ -113,8 +113,8 @@ def supervised(repeat: int) -> tuple[list[float], list[float]]:
 def refusals(count: int) -> list[float]:
     import uvicorn
 
-    from service.app import create_app
-    from service.settings import Settings
+    from service.api.app import create_app
+    from service.base.settings import Settings
 
     with tempfile.TemporaryDirectory(prefix="atout-faults-") as tmp:
         server = EmbeddedRedis(Path(tmp) / "redis").start()

@@ -1,6 +1,6 @@
 """GraphQL document limits: the CPU a refused document costs, and what an accepted one costs.
 
-Each document goes through the service's schema (``service.graphql.build_schema`` with the default
+Each document goes through the service's schema (``service.api.graphql.build_schema`` with the default
 ``ATOUT_GRAPHQL_*`` limits) as the HTTP and WebSocket transports run it: parse, limits, validation,
 execution. The refused ones are the expansion bombs of issue 9 (fragments that each spread the
 previous one twice: 22 of them stood for 11.6 s of blocked server, 40 for minutes), and a document
@@ -29,9 +29,9 @@ from graphql import get_introspection_query
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from service.app import _freeze_once  # noqa: E402
-from service.graphql import build_schema  # noqa: E402
-from service.graphql_limits import QueryLimits  # noqa: E402
+from service.api.app import _freeze_once  # noqa: E402
+from service.api.graphql import build_schema  # noqa: E402
+from service.api.graphql_limits import QueryLimits  # noqa: E402
 
 
 def doubling(count: int) -> str:

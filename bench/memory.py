@@ -40,9 +40,9 @@ import httpx
 import redis
 
 from bench.servers import start_server, stop_server
-from service.bots import DUE_KEY
-from service.embedded_redis import EmbeddedRedis, free_port
-from service.store import events_key, game_key, log_key
+from service.jobs.queue import DUE_KEY
+from service.runtime.embedded_redis import EmbeddedRedis, free_port
+from service.store.game_store import events_key, game_key, log_key
 
 BOTS = ["bot:heuristic"] * 4
 LINGER = 3  # seconds a finished match's stream is kept here (ATOUT_FINISHED_STREAM_TTL; 300 by default)
@@ -150,9 +150,13 @@ def main() -> None:
         r = redis.Redis.from_url(server.url)
         try:
             api = start_server(
-                [sys.executable, "-m", "service.cli", "serve", "--port", str(port)], env, base + "/healthz"
+                [sys.executable, "-m", "service.runtime.cli", "serve", "--port", str(port)],
+                env,
+                base + "/healthz",
             )
-            worker = start_server([sys.executable, "-m", "service.cli", "worker"], env, base + "/healthz")
+            worker = start_server(
+                [sys.executable, "-m", "service.runtime.cli", "worker"], env, base + "/healthz"
+            )
             with httpx.Client(base_url=base, timeout=30) as http:
                 figures.update(finished_matches(r, http, matches))
                 figures.update(human_match(r, http))

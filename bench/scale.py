@@ -1,7 +1,7 @@
 """Scale-out over a Redis Cluster: 1, 2 and 3 API processes and 2 bot workers, every request of a
 game sent to a random instance and its event stream read from yet another.
 
-A real cluster of 3 masters and 3 replicas (``service.embedded_cluster``) holds the games; a plain
+A real cluster of 3 masters and 3 replicas (``service.runtime.embedded_cluster``) holds the games; a plain
 redis-server holds the RQ queues. For each count of API processes (``atout serve`` against the
 cluster, one uvicorn process each, rate limits off, access log off), ``--clients`` clients play Le
 Rough: each creates a table with three open seats and one heuristic bot, joins the three seats,
@@ -50,8 +50,8 @@ sys.path.insert(0, str(ROOT))
 
 from servers import call, percentile, sse_events, start_server, stop_server  # noqa: E402
 
-from service.embedded_cluster import EmbeddedCluster  # noqa: E402
-from service.embedded_redis import EmbeddedRedis, free_port  # noqa: E402
+from service.runtime.embedded_cluster import EmbeddedCluster  # noqa: E402
+from service.runtime.embedded_redis import EmbeddedRedis, free_port  # noqa: E402
 
 SEATS = ["open", "open", "open", "bot:heuristic"]
 BOT_SEAT = 3
@@ -217,7 +217,7 @@ async def run_phase(bases: list[str], clients: int, seconds: float) -> Phase:
 
 def start_api(env: dict[str, str]) -> tuple[subprocess.Popen[bytes], str]:
     port = free_port()
-    args = [sys.executable, "-m", "service.cli", "serve", "--port", str(port)]
+    args = [sys.executable, "-m", "service.runtime.cli", "serve", "--port", str(port)]
     return start_server(args, env, f"http://127.0.0.1:{port}/healthz", cwd=ROOT), f"http://127.0.0.1:{port}"
 
 
@@ -248,7 +248,7 @@ def main() -> None:
         }
         workers = [
             subprocess.Popen(
-                [sys.executable, "-m", "service.cli", "worker"],
+                [sys.executable, "-m", "service.runtime.cli", "worker"],
                 env=env,
                 cwd=ROOT,
                 stdout=subprocess.DEVNULL,

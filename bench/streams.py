@@ -2,7 +2,7 @@
 
 Issue 9, finding 4: each open stream used to hold a Redis connection of the request pool, so about a
 hundred of them failed every other request. Here one API process (``atout serve``, one uvicorn
-process) runs against its own redis-server (``service.embedded_redis``, on a free port). First the
+process) runs against its own redis-server (``service.runtime.embedded_redis``, on a free port). First the
 32 players play alone for a while (the reference latency, same run). Then the loader opens the
 streams, at most 32 connecting at once, spread over the games: ``--watchers`` spectators on each of
 the 32 games about to be played, the rest four to an idle game (created, never played); then the
@@ -50,7 +50,7 @@ sys.path.insert(0, str(ROOT))
 
 from servers import call, percentile, sse_events, start_server, stop_server  # noqa: E402
 
-from service.embedded_redis import EmbeddedRedis, free_port  # noqa: E402
+from service.runtime.embedded_redis import EmbeddedRedis, free_port  # noqa: E402
 
 GAME = "rough"
 SEATS = 4
@@ -294,7 +294,7 @@ async def run(
 
 
 def start_atout(env: dict[str, str], port: int) -> subprocess.Popen[bytes]:
-    args = [sys.executable, "-m", "service.cli", "serve", "--port", str(port)]
+    args = [sys.executable, "-m", "service.runtime.cli", "serve", "--port", str(port)]
     return start_server(args, env, f"http://127.0.0.1:{port}/healthz", cwd=ROOT)
 
 

@@ -1,5 +1,5 @@
 # mypy: disable-error-code="untyped-decorator,arg-type,return-value,list-item,valid-type,no-any-return"
-"""Strawberry types of the GraphQL API: the same shapes as the REST models (``schema.rest``)."""
+"""Strawberry types of the GraphQL API: the same shapes as the REST models (``schema.bodies``)."""
 
 from __future__ import annotations
 

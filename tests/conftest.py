@@ -18,10 +18,10 @@ if ROOT not in sys.path:
 
 from starlette.testclient import TestClient  # noqa: E402
 
-from service.app import create_app  # noqa: E402
-from service.embedded_redis import EmbeddedRedis  # noqa: E402
-from service.http_server import server_options  # noqa: E402
-from service.settings import Settings  # noqa: E402
+from service.api.app import create_app  # noqa: E402
+from service.base.settings import Settings  # noqa: E402
+from service.runtime.embedded_redis import EmbeddedRedis  # noqa: E402
+from service.runtime.http_server import server_options  # noqa: E402
 
 SESSION_REDIS: list[EmbeddedRedis] = []
 
@@ -97,7 +97,7 @@ def live_server(settings: Settings) -> Iterator[str]:
 
     import uvicorn
 
-    from service.embedded_redis import free_port
+    from service.runtime.embedded_redis import free_port
 
     port = free_port()
     served = settings.model_copy(update={"sse_block_ms": 500})
@@ -139,7 +139,9 @@ def rq_worker(settings: Settings, tmp_path: Path) -> Iterator[str]:
         "PYTHONPATH": ROOT,
     }
     log = open(tmp_path / "worker.log", "wb")  # noqa: SIM115
-    proc = subprocess.Popen([sys.executable, "-m", "service.cli", "worker"], env=env, stdout=log, stderr=log)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "service.runtime.cli", "worker"], env=env, stdout=log, stderr=log
+    )
     try:
         yield settings.redis_url or ""
     finally:

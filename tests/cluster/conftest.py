@@ -1,5 +1,5 @@
 """The service's tests against a real Redis Cluster: 3 masters and 3 replicas on free loopback ports
-(service/embedded_cluster.py), the RQ queues on a plain redis-server (RQ does not speak Cluster).
+(service/runtime/embedded_cluster.py), the RQ queues on a plain redis-server (RQ does not speak Cluster).
 
 The fixtures here replace the plain-Redis ones of tests/conftest.py and tests/service/conftest.py
 for every test collected under tests/cluster, including the game, event and bot tests that
@@ -21,9 +21,9 @@ SERVICE_TESTS = str(Path(__file__).resolve().parent.parent / "service")
 if SERVICE_TESTS not in sys.path:  # the imported service tests use their helpers module
     sys.path.insert(0, SERVICE_TESTS)
 
-from service.embedded_cluster import EmbeddedCluster, redis_cli  # noqa: E402
-from service.embedded_redis import EmbeddedRedisError  # noqa: E402
-from service.settings import Settings, get_settings  # noqa: E402
+from service.base.settings import Settings, get_settings  # noqa: E402
+from service.runtime.embedded_cluster import EmbeddedCluster, redis_cli  # noqa: E402
+from service.runtime.embedded_redis import EmbeddedRedisError  # noqa: E402
 from tests.conftest import ADMIN_TOKEN, HIGH_RATES  # noqa: E402
 
 

@@ -17,9 +17,9 @@ from redis.crc import key_slot
 from starlette.testclient import TestClient
 from svc_helpers import Table, fill, seated
 
-from service.embedded_cluster import EmbeddedCluster
-from service.settings import Settings
-from service.store import Store, game_key
+from service.base.settings import Settings
+from service.runtime.embedded_cluster import EmbeddedCluster
+from service.store.game_store import Store, game_key
 
 RETRY_SECONDS = 30  # bounded: a failover takes ~3.5 s here (node timeout 2 s)
 

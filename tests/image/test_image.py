@@ -21,7 +21,7 @@ from typing import Any
 import httpx
 import pytest
 
-from service.embedded_redis import free_port
+from service.runtime.embedded_redis import free_port
 
 ROOT = Path(__file__).resolve().parents[2]
 # A name of our own (podman's image store is the machine's), one per checkout: two checkouts testing

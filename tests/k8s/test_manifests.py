@@ -233,9 +233,9 @@ def test_every_workload_is_hardened_probed_and_bounded(rendered: tuple[str, list
 
 def test_probes_use_endpoints_that_exist(rendered: tuple[str, list[dict[str, Any]]]) -> None:
     """HTTP probes name a port of their container and a path the process really serves: the API's
-    /healthz and /readyz (service/app.py), a worker's Prometheus /metrics (service/metrics.py)."""
-    from service.app import routes
-    from service.settings import Settings
+    /healthz and /readyz (service/api/app.py), a worker's Prometheus /metrics (service/api/metrics.py)."""
+    from service.api.app import routes
+    from service.base.settings import Settings
 
     api_paths = {getattr(r, "path", None) for r in routes(Settings())} | {"/metrics"}
     overlay, objects = rendered
@@ -264,8 +264,8 @@ def test_probes_use_endpoints_that_exist(rendered: tuple[str, list[dict[str, Any
 
 
 def test_commands_are_real_cli_invocations(rendered: tuple[str, list[dict[str, Any]]]) -> None:
-    """Every container of ours runs a command `atout` parses (service/cli.py), on the atout image."""
-    from service.cli import parser
+    """Every container of ours runs a command `atout` parses (service/runtime/cli.py), on the atout image."""
+    from service.runtime.cli import parser
 
     overlay, objects = rendered
     ours = 0
@@ -284,14 +284,14 @@ def test_commands_are_real_cli_invocations(rendered: tuple[str, list[dict[str, A
 
 
 def test_config_holds_real_settings_and_no_secret(rendered: tuple[str, list[dict[str, Any]]]) -> None:
-    from service.settings import Settings, environment_name
+    from service.base.settings import Settings, environment_name
 
     known = {environment_name(name) for name in Settings.model_fields}
     overlay, objects = rendered
     data = named(objects, "ConfigMap", "atout-config")["data"]
     assert data
     for key in data:
-        assert key in known, f"{overlay}: {key} is not a setting of service/settings.py"
+        assert key in known, f"{overlay}: {key} is not a setting of service/base/settings.py"
     assert not {"REDIS_URL", "ATOUT_ADMIN_TOKEN"} & set(data), "secrets belong in the Secret"
     for workload in (o for o in objects if o["kind"] == "Deployment"):
         for container in containers(workload):
@@ -365,8 +365,8 @@ def test_prod_api_is_replicated_spread_autoscaled_and_protected() -> None:
 
 @needs_kubectl
 def test_prod_workers_per_queue_scaled_by_keda_on_their_rq_list() -> None:
-    from service.bots import queues
-    from service.settings import Settings
+    from service.base.settings import Settings
+    from service.jobs.queue import queues
 
     objects = render("prod")
     bot_queue = named(objects, "ConfigMap", "atout-config")["data"]["ATOUT_BOT_QUEUE"]
@@ -434,7 +434,7 @@ def test_network_policies_guard_redis_and_the_api() -> None:
 def test_prod_trusts_only_its_ingress_to_forward_client_addresses() -> None:
     """Issue 19: behind the ingress every client shared the controller's address (one cap of 100
     games for everyone) unless the API believes the controller's X-Forwarded-For."""
-    from service.http_server import trusted_networks
+    from service.runtime.http_server import trusted_networks
 
     data = named(render("prod"), "ConfigMap", "atout-config")["data"]
     assert all(network.is_private for network in trusted_networks(data["ATOUT_TRUSTED_PROXIES"]))
@@ -491,7 +491,7 @@ def dashboard_metrics() -> set[str]:
 def test_dashboard_queries_only_exported_metrics(client: Any, redis_url: str) -> None:
     """Every metric name in the dashboard's PromQL is one the service exports: the API's /metrics
     (per-app, per-process and read-from-Redis families) scraped from a real app on a real Redis."""
-    from service import metrics
+    from service.base import counters as metrics
 
     text = client.get("/metrics").text
     exported: set[str] = set()

@@ -8,7 +8,7 @@ from collections.abc import Iterator
 import pytest
 import redis
 
-from service.settings import Settings, get_settings
+from service.base.settings import Settings, get_settings
 
 
 @pytest.fixture

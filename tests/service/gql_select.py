@@ -18,7 +18,7 @@ from graphql import (
 )
 
 from schema.graphql_models import GENERATED, graphql_name
-from service.graphql import build_schema
+from service.api.graphql import build_schema
 
 
 @cache

@@ -107,8 +107,8 @@ def served_app(app: Any) -> Iterator[str]:
 
     import uvicorn
 
-    from service.embedded_redis import free_port
-    from service.http_server import server_options
+    from service.runtime.embedded_redis import free_port
+    from service.runtime.http_server import server_options
 
     port = free_port()
     options = server_options(app.state.settings) if hasattr(app, "state") else {}  # as `atout serve`

@@ -5,9 +5,9 @@ from __future__ import annotations
 import pytest
 from starlette.testclient import TestClient
 
-from service.app import create_app
-from service.embedded_redis import free_port
-from service.settings import Settings
+from service.api.app import create_app
+from service.base.settings import Settings
+from service.runtime.embedded_redis import free_port
 
 
 def test_healthz_answers_without_redis(client: TestClient) -> None:
@@ -78,7 +78,7 @@ def test_the_app_refuses_to_start_without_redis_url() -> None:
 def test_an_unexpected_failure_is_a_500_problem_that_reveals_nothing(
     client: TestClient, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from service.store import Store
+    from service.store.game_store import Store
 
     async def broken(self: Store, gid: str) -> None:
         raise RuntimeError("secret internals")

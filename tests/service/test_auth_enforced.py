@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 from starlette.testclient import TestClient
 
-from service.rest import openapi_document
+from service.api.rest import openapi_document
 
 DOCUMENT = openapi_document()
 GUARDED = sorted(

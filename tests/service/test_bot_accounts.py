@@ -106,7 +106,7 @@ def test_bot_account_errors(client: TestClient) -> None:
 
 
 def test_expired_games_drop_out_of_the_bots_list(client: TestClient, redis_client: Any) -> None:
-    from service.store import game_key
+    from service.store.game_store import game_key
 
     bot = register(client)
     gid = create(client, "rough")["game"]["id"]

@@ -11,12 +11,13 @@ from rq.serializers import JSONSerializer
 from starlette.testclient import TestClient
 from svc_helpers import FAST_OPTIONS, Table, admin_headers, fill, wait_for_human
 
-from service import bots
-from service.settings import Settings
+from service.base.settings import Settings
+from service.jobs import queue as bot_jobs
+from service.jobs import turns as bot_turns
 
 
 def drain(connection: redis.Redis, queue_name: str) -> None:
-    queues = [Queue(q, connection=connection, serializer=JSONSerializer) for q in bots.queues(queue_name)]
+    queues = [Queue(q, connection=connection, serializer=JSONSerializer) for q in bot_jobs.queues(queue_name)]
     SimpleWorker(queues, connection=connection, serializer=JSONSerializer).work(burst=True)
 
 
@@ -66,19 +67,19 @@ def test_a_stale_or_duplicate_bot_job_does_nothing(
 ) -> None:
     body = {"game": "rough", "seed": 6, "seats": ["open", "open", "open", "bot:random"]}
     gid = client.post("/v1/games", json=body, headers=admin_headers(client)).json()["game"]["id"]
-    assert bots.play_turn(gid, 0) == "stale"  # still waiting for players
-    assert bots.play_turn("missing", 0) == "stale"
-    bots.enqueue(worker_env, settings.bot_queue, gid, 0)
-    bots.enqueue(worker_env, settings.bot_queue, gid, 0)
+    assert bot_turns.play_turn(gid, 0) == "stale"  # still waiting for players
+    assert bot_turns.play_turn("missing", 0) == "stale"
+    bot_jobs.enqueue(worker_env, settings.bot_queue, gid, 0)
+    bot_jobs.enqueue(worker_env, settings.bot_queue, gid, 0)
     assert Queue(settings.bot_queue, connection=worker_env, serializer=JSONSerializer).count == 1
 
 
 def test_expert_turns_have_their_own_queue(worker_env: redis.Redis, settings: Settings) -> None:
-    bots.enqueue(worker_env, settings.bot_queue, "g", 3, "expert")
-    bots.enqueue(worker_env, settings.bot_queue, "g", 4, "heuristic")
+    bot_jobs.enqueue(worker_env, settings.bot_queue, "g", 3, "expert")
+    bot_jobs.enqueue(worker_env, settings.bot_queue, "g", 4, "heuristic")
     expert = Queue(f"{settings.bot_queue}-expert", connection=worker_env, serializer=JSONSerializer)
     fast = Queue(settings.bot_queue, connection=worker_env, serializer=JSONSerializer)
-    assert expert.job_ids == [bots.job_id("g", 3)] and fast.job_ids == [bots.job_id("g", 4)]
+    assert expert.job_ids == [bot_jobs.job_id("g", 3)] and fast.job_ids == [bot_jobs.job_id("g", 4)]
 
 
 def test_every_level_answers_a_legal_action_from_a_seat_view() -> None:
@@ -89,12 +90,12 @@ def test_every_level_answers_a_legal_action_from_a_seat_view() -> None:
     assert seat is not None
     legal = engine.legal_actions(m, seat)
     for level in ("random", "heuristic", "expert"):
-        action = bots.choose(engine.view(m, seat), legal, level, random.Random(1), budget_s=0.01)
+        action = bot_turns.choose(engine.view(m, seat), legal, level, random.Random(1), budget_s=0.01)
         engine.apply(m, seat, action)
 
 
 def test_a_bot_fills_a_discard_template_with_the_right_number_of_cards() -> None:
     template: dict[str, Any] = {"type": "discard", "count": 2, "from": ["AS", "KS", "QS", "JS"]}
-    chosen = bots.choose({}, [template], "random", random.Random(1))
+    chosen = bot_turns.choose({}, [template], "random", random.Random(1))
     assert chosen["type"] == "discard" and len(set(chosen["cards"])) == 2
     assert set(chosen["cards"]) <= set(template["from"])

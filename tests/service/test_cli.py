@@ -16,8 +16,8 @@ import pytest
 import redis
 from rq import Worker
 
-from service.cli import main, parser
-from service.embedded_redis import free_port
+from service.runtime.cli import main, parser
+from service.runtime.embedded_redis import free_port
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -48,7 +48,7 @@ def serve_without_redis_url(
     env = {k: v for k, v in os.environ.items() if k not in {"REDIS_URL", "ATOUT_REDIS_URL"}}
     env.update(ATOUT_DATA_DIR=str(tmp_path / "redis"), PYTHONPATH=str(ROOT), **extra_env)
     return subprocess.Popen(
-        [sys.executable, "-m", "service.cli", "serve", "--port", str(port)],
+        [sys.executable, "-m", "service.runtime.cli", "serve", "--port", str(port)],
         cwd=tmp_path,
         env=env,
         stdout=output,
@@ -83,7 +83,7 @@ def test_serve_without_redis_url_runs_embedded_redis_and_a_worker(tmp_path: Path
 
 def test_worker_refuses_to_run_without_redis_url(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("REDIS_URL", raising=False)
-    from service.settings import get_settings
+    from service.base.settings import get_settings
 
     get_settings.cache_clear()
     try:
@@ -109,7 +109,7 @@ def test_metrics_add_up_over_several_uvicorn_workers(tmp_path: Path, redis_url: 
     env = {k: v for k, v in os.environ.items() if k != "PROMETHEUS_MULTIPROC_DIR"}
     env.update(REDIS_URL=redis_url, PYTHONPATH=str(ROOT), ATOUT_LOG_LEVEL="warning")
     proc = subprocess.Popen(
-        [sys.executable, "-m", "service.cli", "serve", "--port", str(port), "--workers", "2"],
+        [sys.executable, "-m", "service.runtime.cli", "serve", "--port", str(port), "--workers", "2"],
         cwd=tmp_path,
         env=env,
         stdout=subprocess.DEVNULL,

@@ -9,9 +9,9 @@ from pathlib import Path
 from starlette.testclient import TestClient
 
 from schema.views import EVENT_BODIES
-from service.graphql import sdl
-from service.openapi import build
-from service.settings import END, START, Settings, environment_name, markdown_table, with_table
+from service.api.graphql import sdl
+from service.api.openapi import build
+from service.base.settings import END, START, Settings, environment_name, markdown_table, with_table
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -24,7 +24,7 @@ def test_openapi_json_is_committed_and_current() -> None:
 def test_graphql_sdl_is_committed_and_current() -> None:
     committed = (ROOT / "schema" / "schema.graphql").read_text()
     assert committed == sdl(), (
-        "schema/schema.graphql drifted: run `python -m service.graphql > schema/schema.graphql`"
+        "schema/schema.graphql drifted: run `python -m service.api.graphql > schema/schema.graphql`"
     )
 
 
@@ -71,7 +71,7 @@ def test_every_route_under_v1_is_documented(client: TestClient) -> None:
 
 
 def test_every_documented_error_code_is_a_known_problem_code() -> None:
-    from service.errors import CODES
+    from service.base.problems import CODES
 
     for ops in build()["paths"].values():
         for op in ops.values():

@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 import redis
 
-from service import redis_binary
-from service.embedded_redis import EmbeddedRedis
+from service.runtime import redis_binary
+from service.runtime.embedded_redis import EmbeddedRedis
 
 
 def test_find_returns_an_executable_redis_server() -> None:
@@ -143,14 +143,14 @@ def _sockets(ports: list[int]) -> object:
 
 def test_a_free_port_is_never_one_we_are_about_to_bind(monkeypatch: pytest.MonkeyPatch) -> None:
     """`atout serve` starts its Redis before the API binds its port: the Redis must not take it."""
-    import service.embedded_redis as embedded
+    import service.runtime.embedded_redis as embedded
 
     monkeypatch.setattr(embedded, "socket", _sockets([8000, 6379, 8000, 8001]))
     assert embedded.free_port(exclude={8000}) == 8001
 
 
 def test_the_embedded_redis_avoids_the_api_port(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    import service.embedded_redis as embedded
+    import service.runtime.embedded_redis as embedded
 
     api_port, other = embedded.free_port(), embedded.free_port()
     while other == api_port:

@@ -24,8 +24,8 @@ from svc_helpers import FAST_OPTIONS, Table, auth
 
 import engine
 from engine import fair
-from service.lobby import Lobby
-from service.store import GameStart, StartChanged, Store, events_key
+from service.games.lobby import Lobby
+from service.store.game_store import GameStart, StartChanged, Store, events_key
 
 CREATE = """mutation($input: CreateGameInput!) {
   createGame(input: $input) { game { id commitment seed } inviteCode }
@@ -86,7 +86,7 @@ def finished_log(client: TestClient, seeds: list[str], rng: random.Random) -> tu
 
 def atout_verify(path: Path) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-m", "service.cli", "verify", str(path)],
+        [sys.executable, "-m", "service.runtime.cli", "verify", str(path)],
         capture_output=True,
         text=True,
         timeout=120,

@@ -14,10 +14,10 @@ import pytest
 import redis
 from svc_helpers import served_app
 
-from service.app import create_app
-from service.embedded_redis import EmbeddedRedis
-from service.errors import store_fault
-from service.settings import Settings
+from service.api.app import create_app
+from service.base.settings import Settings
+from service.runtime.embedded_redis import EmbeddedRedis
+from service.store.faults import store_fault
 
 ADMIN = "admin-for-fault-tests"
 
@@ -194,7 +194,7 @@ def test_a_redis_fault_outside_the_routes_is_a_503_too() -> None:
     from starlette.testclient import TestClient
     from starlette.types import Receive, Scope, Send
 
-    from service.edge import EdgeMiddleware
+    from service.api.edge import EdgeMiddleware
 
     async def counting_in_redis(scope: Scope, receive: Receive, send: Send) -> None:
         raise redis.exceptions.ConnectionError("Error 111 connecting to 127.0.0.1:6390. Connection refused.")

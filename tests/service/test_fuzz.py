@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 from hypothesis_graphql import nodes
 from schemathesis.specs.openapi.checks import positive_data_acceptance
 
-from service.errors import CODES
+from service.base.problems import CODES
 
 ROOT = Path(__file__).resolve().parents[2]
 

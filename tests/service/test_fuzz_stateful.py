@@ -22,9 +22,9 @@ from hypothesis import strategies as st
 from schemathesis.specs.openapi.checks import positive_data_acceptance
 from starlette.testclient import TestClient
 
-from service.app import create_app
-from service.rest import OPS, openapi_document
-from service.settings import Settings
+from service.api.app import create_app
+from service.api.rest import OPS, openapi_document
+from service.base.settings import Settings
 
 DERANDOMIZE = not os.environ.get("ATOUT_FUZZ_RANDOM")
 STREAMS = ["streamEvents", "streamBotTurns"]  # they stay open: fuzzed below with follow=false

@@ -12,8 +12,8 @@ from svc_helpers import FAST_OPTIONS, admin_headers, auth, fill
 
 import engine
 from schema.views import STREAM_EVENTS
-from service.app import create_app
-from service.settings import Settings
+from service.api.app import create_app
+from service.base.settings import Settings
 
 CREATE = """mutation($input: CreateGameInput!) {
   createGame(input: $input) { game { id players status version seats { seat kind filled } } inviteCode }

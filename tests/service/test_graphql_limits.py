@@ -10,11 +10,11 @@ import pytest
 from graphql import GraphQLError, get_introspection_query, parse
 from starlette.testclient import TestClient
 
-from service.app import create_app
-from service.errors import PROBLEM_JSON, ProblemError
-from service.graphql import coded
-from service.graphql_limits import QueryLimits, check_document, check_query, limits_of
-from service.settings import Settings
+from service.api.app import create_app
+from service.api.graphql import coded
+from service.api.graphql_limits import QueryLimits, check_document, check_query, limits_of
+from service.base.problems import PROBLEM_JSON, ProblemError
+from service.base.settings import Settings
 
 
 def post(client: TestClient, query: str, **variables: Any) -> dict[str, Any]:

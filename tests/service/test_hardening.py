@@ -1,5 +1,5 @@
 """Issue 19, the second hardening round: each attack replayed against the real HTTP server (uvicorn
-with the options `atout serve` uses, service/http_server.py), over raw sockets where a client library
+with the options `atout serve` uses, service/runtime/http_server.py), over raw sockets where a client library
 would not send what an attacker sends. WebSockets: tests/service/test_websocket_limits.py; rate
 counters: tests/service/test_rate_limits.py; the whole set against a live `atout serve`:
 ``bench/abuse.py``.
@@ -20,10 +20,10 @@ import pytest
 from starlette.testclient import TestClient
 from svc_helpers import served_app
 
-from service.addresses import address_key
-from service.app import create_app
-from service.http_server import trusted_networks
-from service.settings import Settings
+from service.api.app import create_app
+from service.base.addresses import address_key
+from service.base.settings import Settings
+from service.runtime.http_server import trusted_networks
 
 WAIT = 30.0  # the longest any read here waits: a bound, never the thing tested
 
@@ -242,7 +242,8 @@ def test_a_lone_surrogate_is_400_in_both_apis_and_the_connection_lives_on(settin
 
 
 def test_a_problem_quoting_a_lone_surrogate_is_still_encodable() -> None:
-    from service.errors import ProblemError, problem_response
+    from service.api.problems import problem_response
+    from service.base.problems import ProblemError
 
     response = problem_response(ProblemError("invalid_request", "bad key '\ud800'"))
     assert b"\\ud800" in response.body and response.status_code == 422

@@ -10,9 +10,9 @@ import httpx
 import pytest
 from starlette.testclient import TestClient
 
-from service.edge import EdgeMiddleware
-from service.errors import ProblemError
-from service.limits import parse_json
+from service.api.edge import EdgeMiddleware
+from service.api.limits import parse_json
+from service.base.problems import ProblemError
 
 PROBLEM = "application/problem+json"
 JSON = {"content-type": "application/json"}

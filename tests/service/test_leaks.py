@@ -18,9 +18,9 @@ from starlette.testclient import TestClient
 from svc_helpers import FAST_OPTIONS, PLAYERS, Table, auth, fill, seated
 
 import engine
-from service.app import create_app
-from service.settings import Settings
-from service.store import events_key, game_key
+from service.api.app import create_app
+from service.base.settings import Settings
+from service.store.game_store import events_key, game_key
 
 DECKS = {g: set(info["deck"]) for g, info in engine.games().items()}
 REVEALS = {

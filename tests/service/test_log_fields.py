@@ -20,8 +20,8 @@ from svc_helpers import FAST_OPTIONS, seated
 
 import engine
 from engine import fair
-from schema.rest import LogResponse
-from service.openapi import build
+from schema.bodies import LogResponse
+from service.api.openapi import build
 
 DISAGREE = "the log's seed and key disagree"
 
@@ -43,7 +43,7 @@ def atout_verify(log: dict[str, Any], path: Path) -> subprocess.CompletedProcess
     """``atout verify`` on ``log`` saved at ``path``."""
     path.write_text(json.dumps(log))
     return subprocess.run(
-        [sys.executable, "-m", "service.cli", "verify", str(path)],
+        [sys.executable, "-m", "service.runtime.cli", "verify", str(path)],
         capture_output=True,
         text=True,
         timeout=120,

@@ -1,5 +1,6 @@
-"""What a game keeps in Redis (service/retention.py): a finished match fits in 16 KB with no RQ leftovers,
-its compacted log still replays and verifies, and a reader behind a stream's window is told to resync."""
+"""What a game keeps in Redis (service/store/retention.py): a finished match fits in 16 KB with no RQ
+leftovers, its compacted log still replays and verifies, and a reader behind a stream's window is told
+to resync."""
 
 from __future__ import annotations
 
@@ -19,10 +20,10 @@ from starlette.testclient import TestClient
 from svc_helpers import auth, create, fill, seated
 
 import engine
-from service import retention
-from service.app import create_app
-from service.settings import Settings
-from service.store import events_key, log_key
+from service.api.app import create_app
+from service.base.settings import Settings
+from service.store import retention
+from service.store.game_store import events_key, log_key
 
 ROOT = Path(__file__).resolve().parents[2]
 FINISHED_MATCH_BUDGET = 16 * 1024
@@ -60,7 +61,7 @@ def linger_worker(quick_linger: Settings, tmp_path: Path) -> Iterator[None]:
         "PYTHONPATH": str(ROOT),
     }
     with open(tmp_path / "worker.log", "wb") as log:
-        command = [sys.executable, "-m", "service.cli", "worker"]
+        command = [sys.executable, "-m", "service.runtime.cli", "worker"]
         proc = subprocess.Popen(command, env=env, stdout=log, stderr=log)
         try:
             yield
@@ -218,8 +219,8 @@ def test_a_state_stored_in_format_1_still_loads_and_plays(
 
 
 def test_a_subscription_behind_the_window_ends_with_the_resync_code() -> None:
-    from service.fanout import StreamGap
-    from service.graphql import lagged_error
+    from service.api.graphql import lagged_error
+    from service.store.fanout import StreamGap
 
     error = lagged_error(StreamGap("stream_window_passed", "read the view", "12-0"))
     assert error.extensions is not None
@@ -233,7 +234,7 @@ def test_while_a_match_runs_each_folding_compresses_only_its_last_moves(redis_ur
     becomes one chunk. Every form reads back as the same moves."""
     import asyncio
 
-    from service.store import Store
+    from service.store.game_store import Store
 
     moves = [retention.log_entry(v, v % 4, {"type": "play", "card": "AS"}) for v in range(1, 50)]
 

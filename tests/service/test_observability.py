@@ -24,11 +24,12 @@ from rq.utils import utcformat
 from starlette.testclient import TestClient
 from svc_helpers import auth, seated, served_app
 
-from service import bots
-from service.app import create_app
-from service.embedded_redis import EmbeddedRedis, free_port
-from service.errors import ProblemError
-from service.settings import Settings
+from service.api.app import create_app
+from service.base.problems import ProblemError
+from service.base.settings import Settings
+from service.jobs import queue as bot_jobs
+from service.jobs import turns as bot_turns
+from service.runtime.embedded_redis import EmbeddedRedis, free_port
 
 ROOT = Path(__file__).resolve().parents[2]
 ACTIONS_ROUTE = "/v1/games/{game_id}/actions"
@@ -89,15 +90,15 @@ def test_active_games_are_read_from_the_index_of_unfinished_games(client: TestCl
 
 
 def test_queue_depth_and_the_age_of_the_oldest_job(client: TestClient, settings: Settings) -> None:
-    connection = bots.connect(settings.redis_url or "")
+    connection = bot_jobs.connect(settings.redis_url or "")
     try:
         text = scrape(client)
         assert sample(text, "atout_queue_depth", queue=settings.bot_queue) == 0
         assert sample(text, "atout_queue_oldest_job_age_seconds", queue=settings.bot_queue) == 0
-        bots.enqueue(connection, settings.bot_queue, "nogame", 1, "random")  # no worker runs here
-        bots.enqueue(connection, settings.bot_queue, "nogame", 2, "random")
+        bot_jobs.enqueue(connection, settings.bot_queue, "nogame", 1, "random")  # no worker runs here
+        bot_jobs.enqueue(connection, settings.bot_queue, "nogame", 2, "random")
         past = datetime.now(UTC) - timedelta(seconds=90)
-        connection.hset(f"rq:job:{bots.job_id('nogame', 1)}", "enqueued_at", utcformat(past))
+        connection.hset(f"rq:job:{bot_jobs.job_id('nogame', 1)}", "enqueued_at", utcformat(past))
         text = scrape(client)
     finally:
         connection.close()
@@ -164,7 +165,7 @@ def test_a_redis_outage_is_counted_and_scrapes_still_answer(
 
 
 def test_a_redis_fault_in_a_worker_job_is_counted_and_raised_again() -> None:
-    from service.metrics import PROCESS
+    from service.base.counters import PROCESS
 
     def count() -> float:
         text = generate_latest(PROCESS).decode()
@@ -178,9 +179,9 @@ def test_a_redis_fault_in_a_worker_job_is_counted_and_raised_again() -> None:
 
     before = count()
     with pytest.raises(redis.ConnectionError):
-        bots._counting_faults(lost)
+        bot_turns._counting_faults(lost)
     with pytest.raises(ProblemError):
-        bots._counting_faults(refused)  # not a Redis fault: not counted
+        bot_turns._counting_faults(refused)  # not a Redis fault: not counted
     assert count() - before == 1
 
 
@@ -205,7 +206,7 @@ def test_a_standalone_worker_serves_its_bot_decision_time(
     port = free_port()
     log = (tmp_path / "worker.log").open("wb")
     proc = subprocess.Popen(
-        [sys.executable, "-m", "service.cli", "worker", "--metrics-port", str(port)],
+        [sys.executable, "-m", "service.runtime.cli", "worker", "--metrics-port", str(port)],
         env=worker_env(settings.redis_url or ""),
         stdout=log,
         stderr=log,
@@ -242,7 +243,7 @@ def test_under_atout_serve_worker_metrics_reach_the_shared_directory(
     body = {"game": "euchre5", "options": {"target_score": 5}, "seats": ["bot:heuristic"] * 5}
     game = client.post("/v1/games", json=body).json()["game"]
     done = subprocess.run(
-        [sys.executable, "-m", "service.cli", "worker", "--burst", "--metrics-port", "0"],
+        [sys.executable, "-m", "service.runtime.cli", "worker", "--burst", "--metrics-port", "0"],
         env=worker_env(settings.redis_url or "", PROMETHEUS_MULTIPROC_DIR=str(shared)),
         capture_output=True,
         timeout=240,
@@ -355,7 +356,7 @@ def test_request_ids_in_metrics_are_never_labels(client: TestClient) -> None:
 
 def test_the_live_gauges_of_a_dead_process_are_dropped_at_scrape(tmp_path: Path) -> None:
     """A uvicorn worker killed with streams open must not leave them counted for ever."""
-    from service.metrics import forget_dead_processes
+    from service.api.metrics import forget_dead_processes
 
     gone = subprocess.Popen([sys.executable, "-c", "pass"])
     gone.wait(30)  # reaped: its pid names no process now

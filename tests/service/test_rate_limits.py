@@ -15,11 +15,11 @@ import pytest
 import redis
 from starlette.testclient import TestClient
 
-from service.app import create_app
-from service.embedded_redis import EmbeddedRedis
-from service.errors import ProblemError
-from service.ratelimit import CATEGORIES, RateLimits
-from service.settings import Settings
+from service.api.app import create_app
+from service.api.ratelimit import CATEGORIES, RateLimits
+from service.base.problems import ProblemError
+from service.base.settings import Settings
+from service.runtime.embedded_redis import EmbeddedRedis
 
 LOW = 3
 HIGH = "100000/minute"

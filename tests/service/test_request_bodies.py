@@ -7,7 +7,7 @@ from __future__ import annotations
 from starlette.testclient import TestClient
 from svc_helpers import auth
 
-from service.fanout import stream_id
+from service.store.fanout import stream_id
 
 
 def new_game(client: TestClient) -> str:

@@ -7,8 +7,8 @@ import random
 from starlette.testclient import TestClient
 from svc_helpers import FAST_OPTIONS, Table, auth, create, fill, seated, wait_for_human
 
-from service.app import create_app
-from service.settings import Settings
+from service.api.app import create_app
+from service.base.settings import Settings
 
 
 def problem(response: object, status: int, code: str) -> None:

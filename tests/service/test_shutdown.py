@@ -38,10 +38,10 @@ from websockets.exceptions import ConnectionClosed
 from websockets.sync.client import connect as websocket_connect
 
 import engine
-from service import bots
-from service.embedded_redis import EmbeddedRedis, free_port
-from service.store import game_key
-from service.supervisor import cmdline, descendants
+from service.jobs import queue as bot_jobs
+from service.runtime.embedded_redis import EmbeddedRedis, free_port
+from service.runtime.supervisor import cmdline, descendants
+from service.store.game_store import game_key
 
 ROOT = Path(__file__).resolve().parents[2]
 SIGNALS = [pytest.param(signal.SIGINT, id="SIGINT"), pytest.param(signal.SIGTERM, id="SIGTERM")]
@@ -50,7 +50,7 @@ SIGNALS = [pytest.param(signal.SIGINT, id="SIGINT"), pytest.param(signal.SIGTERM
 # of its own
 DELIVERIES = [pytest.param("process", id="to_the_process"), pytest.param("group", id="to_its_group")]
 NOISE = ("Traceback", "Error 111", "Connection refused", "ConnectionError", "Errno 98")
-EXPERT_QUEUE = bots.queue_for("atout-bots", "expert")
+EXPERT_QUEUE = bot_jobs.queue_for("atout-bots", "expert")
 ADMIN_TOKEN = "admin-for-shutdown-tests"
 BUDGET = "4"  # seconds an expert bot thinks: a turn outlasts the moment a signal is sent
 
@@ -62,7 +62,9 @@ def send(proc: subprocess.Popen[bytes], signum: signal.Signals, delivery: str) -
         proc.send_signal(signum)
 
 
-def kill_leftovers(pids: list[int], markers: tuple[str, ...] = ("service.cli", "redis-server")) -> None:
+def kill_leftovers(
+    pids: list[int], markers: tuple[str, ...] = ("service.runtime.cli", "redis-server")
+) -> None:
     """SIGKILL whichever of ``pids`` is still alive and still ours (its command line says so)."""
     for pid in pids:
         if not gone(pid) and any(marker in cmdline(pid) for marker in markers):
@@ -126,7 +128,7 @@ def serving(tmp_path: Path, **settings: str) -> Iterator[Served]:
     )
     with open(log_path, "wb") as log:
         proc = subprocess.Popen(
-            [sys.executable, "-m", "service.cli", "serve", "--port", str(port)],
+            [sys.executable, "-m", "service.runtime.cli", "serve", "--port", str(port)],
             cwd=tmp_path,
             env=env,
             stdout=log,
@@ -244,7 +246,9 @@ def expert_turn_in_progress(served: Served) -> tuple[str, int]:
     try:
         queue = Queue(EXPERT_QUEUE, connection=connection, serializer=JSONSerializer)
         registry = StartedJobRegistry(queue=queue)
-        wait_for(lambda: bots.job_id(gid, 0) in registry.get_job_ids(), "an expert worker to start a turn")
+        wait_for(
+            lambda: bot_jobs.job_id(gid, 0) in registry.get_job_ids(), "an expert worker to start a turn"
+        )
     finally:
         connection.close()
     return gid, 0
@@ -276,7 +280,7 @@ def assert_stopped_cleanly(served: Served, every: list[int], signame: str) -> st
 def assert_finished_after_the_signal(log: str, expert_pid: int, gid: str, version: int) -> None:
     """The expert worker got the signal while it played (gid, version), and finished that turn."""
     asked = log.index(f"[PID {expert_pid}]: warm shut down requested")
-    done = log.index(f"Successfully completed service.bots.play_turn('{gid}', {version})")
+    done = log.index(f"Successfully completed service.jobs.turns.play_turn('{gid}', {version})")
     assert asked < done, "the turn was over before the worker was asked to stop"
 
 
@@ -382,7 +386,7 @@ def lone_worker(redis_url: str, tmp_path: Path) -> Iterator[tuple[subprocess.Pop
     log_path = tmp_path / "worker.log"
     with open(log_path, "wb") as log:
         worker = subprocess.Popen(
-            [sys.executable, "-m", "service.cli", "worker"],
+            [sys.executable, "-m", "service.runtime.cli", "worker"],
             env=env,
             stdout=log,
             stderr=log,
@@ -451,7 +455,9 @@ def test_a_signal_lets_a_lone_worker_finish_the_bot_turn_it_is_playing(
     registry = StartedJobRegistry(queue=Queue(EXPERT_QUEUE, connection=connection, serializer=JSONSerializer))
     try:
         with lone_worker(redis_url, tmp_path) as (worker, log_path, pids):
-            wait_for(lambda: bots.job_id(gid, 0) in registry.get_job_ids(), "the worker to start the turn")
+            wait_for(
+                lambda: bot_jobs.job_id(gid, 0) in registry.get_job_ids(), "the worker to start the turn"
+            )
             wait_for(lambda: any(connection.scan_iter(SCHEDULER_KEY_TEMPLATE % "*")), "its RQ scheduler")
             every = descendants(worker.pid)
             pids += every
@@ -459,7 +465,7 @@ def test_a_signal_lets_a_lone_worker_finish_the_bot_turn_it_is_playing(
             assert worker.wait(60) == 0
             wait_for(lambda: all(gone(p) for p in every), "the worker's scheduler to stop", 30)
         assert client.get(f"/v1/games/{gid}").json()["version"] == 1  # the bot's move was made
-        assert bots.job_id(gid, 0) not in registry.get_job_ids()
+        assert bot_jobs.job_id(gid, 0) not in registry.get_job_ids()
         assert Worker.all(connection=connection) == []
     finally:
         connection.close()

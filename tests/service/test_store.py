@@ -9,7 +9,7 @@ from collections.abc import AsyncIterator
 import pytest
 import redis
 
-from service.store import (
+from service.store.game_store import (
     OPEN_INDEX,
     STATUS_ACTIVE,
     STATUS_FINISHED,

@@ -17,9 +17,9 @@ from starlette.applications import Starlette
 from starlette.testclient import TestClient
 from svc_helpers import auth, seated, served_app
 
-from service.app import create_app
-from service.fanout import Fanout, StreamLagged
-from service.settings import Settings
+from service.api.app import create_app
+from service.base.settings import Settings
+from service.store.fanout import Fanout, StreamLagged
 
 STREAM_QUERY = "subscription($id: ID!) { gameEvents(gameId: $id) { id version type } }"
 
@@ -356,7 +356,7 @@ def test_on_a_cluster_each_xread_names_keys_of_one_hash_slot(redis_url: str) -> 
     and one read names every followed key on a single Redis."""
     from redis.crc import key_slot
 
-    from service.store import bot_turns_key, events_key
+    from service.store.game_store import bot_turns_key, events_key
 
     streams = {events_key(g): "0-0" for g in ("g1", "g2", "g3")} | {bot_turns_key("g1"): "5-0"}
     client = redis.asyncio.Redis.from_url(redis_url)

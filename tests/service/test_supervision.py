@@ -23,10 +23,11 @@ from starlette.testclient import TestClient
 from svc_helpers import FAST_OPTIONS, Table, fill, wait_for_human
 from test_cli import _state, serve_without_redis_url, wait_until_ready
 
-from service import bots
-from service.embedded_redis import free_port
-from service.settings import Settings
-from service.supervisor import Supervisor, WorkerChild, children, cmdline, descendants
+from service.base.settings import Settings
+from service.jobs import queue as bot_jobs
+from service.jobs import watchdog as bot_watchdog
+from service.runtime.embedded_redis import free_port
+from service.runtime.supervisor import Supervisor, WorkerChild, children, cmdline, descendants
 
 ROOT = Path(__file__).resolve().parents[2]
 BOTS_GAME = {"game": "rough", "options": FAST_OPTIONS["rough"], "seats": ["open", *["bot:random"] * 3]}
@@ -194,7 +195,7 @@ def test_a_bot_turn_whose_job_was_lost_is_enqueued_again_after_the_timeout(
     assert game["to_act"] != 0
     connection = redis.Redis.from_url(settings.redis_url or "")
     lost = Job.fetch(
-        bots.job_id(table.game_id, game["version"]), connection=connection, serializer=JSONSerializer
+        bot_jobs.job_id(table.game_id, game["version"]), connection=connection, serializer=JSONSerializer
     )
     lost.delete()  # the job is gone from Redis, as after a restart that lost the last writes
     assert Queue(settings.bot_queue, connection=connection).count == 0
@@ -208,7 +209,7 @@ def test_a_bot_turn_whose_job_was_lost_is_enqueued_again_after_the_timeout(
     }
     with open(tmp_path / "worker.log", "wb") as log:
         worker = subprocess.Popen(
-            [sys.executable, "-m", "service.cli", "worker"], env=env, stdout=log, stderr=log
+            [sys.executable, "-m", "service.runtime.cli", "worker"], env=env, stdout=log, stderr=log
         )
     try:
         wait_for(lambda: table.game()["version"] > game["version"], "the lost bot turn to be played", 60)
@@ -247,23 +248,23 @@ def test_the_index_of_due_bot_turns_forgets_games_gone_or_moved_on(
     joined = client.post(f"/v1/games/{gid}/join", json={"seat": 0, "name": "human"})
     assert joined.status_code == 201, joined.text
     an_hour_ago = time.time() - 3600
-    worker_env.zadd(bots.DUE_KEY, {"no-such-game:7": an_hour_ago, f"{gid}:999": an_hour_ago})
+    worker_env.zadd(bot_jobs.DUE_KEY, {"no-such-game:7": an_hour_ago, f"{gid}:999": an_hour_ago})
     watchdog = settings.model_copy(update={"bot_turn_timeout": 1})
-    assert bots.requeue_stuck_turns(worker_env, watchdog) == 0
-    left = {m.decode() for m in worker_env.zrange(bots.DUE_KEY, 0, -1)}
+    assert bot_watchdog.requeue_stuck_turns(worker_env, watchdog) == 0
+    left = {m.decode() for m in worker_env.zrange(bot_jobs.DUE_KEY, 0, -1)}
     assert "no-such-game:7" not in left and f"{gid}:999" not in left
-    worker_env.delete(bots.WATCHDOG_LOCK)
-    worker_env.zadd(bots.DUE_KEY, {"no-such-game:8": an_hour_ago})
-    worker_env.set(bots.WATCHDOG_LOCK, "1", ex=60)  # another worker is doing this pass
-    assert bots.requeue_stuck_turns(worker_env, watchdog) == 0
-    assert worker_env.zscore(bots.DUE_KEY, "no-such-game:8") is not None
+    worker_env.delete(bot_jobs.WATCHDOG_LOCK)
+    worker_env.zadd(bot_jobs.DUE_KEY, {"no-such-game:8": an_hour_ago})
+    worker_env.set(bot_jobs.WATCHDOG_LOCK, "1", ex=60)  # another worker is doing this pass
+    assert bot_watchdog.requeue_stuck_turns(worker_env, watchdog) == 0
+    assert worker_env.zscore(bot_jobs.DUE_KEY, "no-such-game:8") is not None
 
 
 def test_readyz_says_degraded_with_a_stale_heartbeat_once_the_only_worker_is_killed(
     settings: Settings, tmp_path: Path
 ) -> None:
     """Still 200 (the API's own store answers), but the body says plainly that bots will not move."""
-    from service.app import create_app
+    from service.api.app import create_app
 
     env = {
         **os.environ,
@@ -273,7 +274,7 @@ def test_readyz_says_degraded_with_a_stale_heartbeat_once_the_only_worker_is_kil
     }
     with open(tmp_path / "worker.log", "wb") as log:
         worker = subprocess.Popen(
-            [sys.executable, "-m", "service.cli", "worker"], env=env, stdout=log, stderr=log
+            [sys.executable, "-m", "service.runtime.cli", "worker"], env=env, stdout=log, stderr=log
         )
     try:
         with TestClient(create_app(settings.model_copy(update={"worker_ttl": 5}))) as client:
@@ -306,22 +307,22 @@ def test_a_bot_turn_left_started_by_a_dead_worker_is_enqueued_again(
     created = client.post("/v1/games", json={**BOTS_GAME, "seats": ["bot:random"] * 4})
     assert created.status_code == 201, created.text
     gid, version = created.json()["game"]["id"], created.json()["game"]["version"]
-    job = Job.fetch(bots.job_id(gid, version), connection=worker_env, serializer=JSONSerializer)
+    job = Job.fetch(bot_jobs.job_id(gid, version), connection=worker_env, serializer=JSONSerializer)
     Queue(job.origin, connection=worker_env, serializer=JSONSerializer).remove(job)  # a worker took it
     job.set_status(JobStatus.STARTED)
     watchdog = settings.model_copy(update={"bot_turn_timeout": 60})
-    worker_env.zadd(bots.DUE_KEY, {bots.due_member(gid, version): time.time() - 3600})
+    worker_env.zadd(bot_jobs.DUE_KEY, {bot_jobs.due_member(gid, version): time.time() - 3600})
 
     job.started_at = datetime.now(UTC) - timedelta(seconds=5)  # still within a bot turn: running
     job.save()
-    assert bots.requeue_stuck_turns(worker_env, watchdog) == 0
+    assert bot_watchdog.requeue_stuck_turns(worker_env, watchdog) == 0
     assert job.get_status(refresh=True) == JobStatus.STARTED
 
-    worker_env.delete(bots.WATCHDOG_LOCK)
+    worker_env.delete(bot_jobs.WATCHDOG_LOCK)
     job.started_at = datetime.now(UTC) - timedelta(hours=1)  # its worker is long gone
     job.save()
-    assert bots.requeue_stuck_turns(worker_env, watchdog) == 1
-    requeued = Job.fetch(bots.job_id(gid, version), connection=worker_env, serializer=JSONSerializer)
+    assert bot_watchdog.requeue_stuck_turns(worker_env, watchdog) == 1
+    requeued = Job.fetch(bot_jobs.job_id(gid, version), connection=worker_env, serializer=JSONSerializer)
     assert requeued.get_status() == JobStatus.QUEUED
 
 
@@ -336,17 +337,17 @@ def test_a_bot_turn_dequeued_by_a_worker_that_died_before_starting_it_is_enqueue
     created = client.post("/v1/games", json={**BOTS_GAME, "seats": ["bot:random"] * 4})
     assert created.status_code == 201, created.text
     gid, version = created.json()["game"]["id"], created.json()["game"]["version"]
-    job = Job.fetch(bots.job_id(gid, version), connection=worker_env, serializer=JSONSerializer)
+    job = Job.fetch(bot_jobs.job_id(gid, version), connection=worker_env, serializer=JSONSerializer)
     queue = Queue(job.origin, connection=worker_env, serializer=JSONSerializer)
     watchdog = settings.model_copy(update={"bot_turn_timeout": 60})
-    worker_env.zadd(bots.DUE_KEY, {bots.due_member(gid, version): time.time() - 3600})
+    worker_env.zadd(bot_jobs.DUE_KEY, {bot_jobs.due_member(gid, version): time.time() - 3600})
 
-    assert bots.requeue_stuck_turns(worker_env, watchdog) == 0  # queued behind others: only late
+    assert bot_watchdog.requeue_stuck_turns(worker_env, watchdog) == 0  # queued behind others: only late
     assert job.id in queue.get_job_ids()
 
-    worker_env.delete(bots.WATCHDOG_LOCK)
+    worker_env.delete(bot_jobs.WATCHDOG_LOCK)
     assert worker_env.lmove(queue.key, queue.intermediate_queue_key) == job.id.encode()  # a worker took it
     assert job.get_status(refresh=True) == JobStatus.QUEUED  # ... and died before marking it started
-    assert bots.requeue_stuck_turns(worker_env, watchdog) == 1
+    assert bot_watchdog.requeue_stuck_turns(worker_env, watchdog) == 1
     assert queue.get_job_ids() == [job.id]
     assert worker_env.lrange(queue.intermediate_queue_key, 0, -1) == []  # RQ will not fail the new one

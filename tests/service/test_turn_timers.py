@@ -11,8 +11,9 @@ from rq.serializers import JSONSerializer
 from starlette.testclient import TestClient
 from svc_helpers import Table, auth, seated
 
-from service import bots
-from service.settings import Settings
+from service.base.settings import Settings
+from service.jobs import queue as bot_jobs
+from service.jobs import turns as bot_turns
 
 
 def scheduled(connection: redis.Redis, settings: Settings) -> list[str]:
@@ -26,10 +27,10 @@ def test_each_human_turn_of_a_timed_game_is_scheduled(
 ) -> None:
     table = seated(client, "rough", seed=3, turn_seconds=30)
     assert table.game()["turn_seconds"] == 30
-    assert scheduled(worker_env, settings) == [bots.timer_id(table.game_id, 0)]
+    assert scheduled(worker_env, settings) == [bot_jobs.timer_id(table.game_id, 0)]
     seat = table.game()["to_act"]
     assert table.act(seat, {"type": "pass"}).status_code == 200
-    assert bots.timer_id(table.game_id, 1) in scheduled(worker_env, settings)
+    assert bot_jobs.timer_id(table.game_id, 1) in scheduled(worker_env, settings)
 
 
 def test_when_the_time_runs_out_a_bot_plays_for_the_seat(
@@ -37,14 +38,14 @@ def test_when_the_time_runs_out_a_bot_plays_for_the_seat(
 ) -> None:
     table = seated(client, "five_hundred", seed=4, turn_seconds=10)
     seat = table.game()["to_act"]
-    assert bots.turn_timeout(table.game_id, 0) == "played"
+    assert bot_turns.turn_timeout(table.game_id, 0) == "played"
     game = table.game()
     assert game["version"] == 1 and game["to_act"] != seat
     events = client.get(
         f"/v1/games/{table.game_id}/events?follow=false", headers=auth(table.tokens[seat])
     ).text
     assert "event: turn_timed_out" in events
-    assert bots.turn_timeout(table.game_id, 0) == "stale"  # the seat moved on: a late timer does nothing
+    assert bot_turns.turn_timeout(table.game_id, 0) == "stale"  # the seat moved on: a late timer does nothing
     log = client.get(f"/v1/games/{table.game_id}/log", headers=auth(settings.admin_token or "")).json()
     assert log["actions"][0]["by"] == "timer" and log["actions"][0]["seat"] == seat
 
@@ -75,11 +76,11 @@ def test_a_seat_that_times_out_too_often_becomes_a_bot(
 ) -> None:
     table = seated(client, "euchre5", seed=6, turn_seconds=10, timeouts_to_bot=2)
     first = table.game()["to_act"]
-    assert bots.turn_timeout(table.game_id, 0) == "played"
+    assert bot_turns.turn_timeout(table.game_id, 0) == "played"
     # the others answer in time until the same seat is to act again, then it times out once more
     game = others_answer_until(table, first)
     assert game["seats"][first]["kind"] == "human"
-    assert bots.turn_timeout(table.game_id, game["version"]) == "played"
+    assert bot_turns.turn_timeout(table.game_id, game["version"]) == "played"
     game = table.game()
     assert game["seats"][first]["kind"] == "bot:heuristic"
     response = table.act(first, {"type": "pass"})
@@ -92,11 +93,11 @@ def test_a_move_in_time_clears_the_count_of_timeouts(
 ) -> None:
     table = seated(client, "euchre5", seed=6, turn_seconds=10, timeouts_to_bot=2)
     first = table.game()["to_act"]
-    assert bots.turn_timeout(table.game_id, 0) == "played"
+    assert bot_turns.turn_timeout(table.game_id, 0) == "played"
     for round_ in range(2):  # twice more at this seat: once by the player, once timed out
         game = others_answer_until(table, first)
         if round_ == 0:
             assert table.act(first, table.legal(first)[0]).status_code == 200
         else:
-            assert bots.turn_timeout(table.game_id, game["version"]) == "played"
+            assert bot_turns.turn_timeout(table.game_id, game["version"]) == "played"
     assert table.game()["seats"][first]["kind"] == "human"

@@ -12,8 +12,8 @@ import pytest
 from starlette.testclient import TestClient
 from svc_helpers import Table, auth, create, fill, seated
 
-from service.app import create_app
-from service.settings import Settings
+from service.api.app import create_app
+from service.base.settings import Settings
 
 
 @pytest.fixture

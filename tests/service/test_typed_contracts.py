@@ -18,7 +18,7 @@ from starlette.testclient import TestClient
 from svc_helpers import auth, fill, seated
 
 import engine
-from schema.rest import (
+from schema.bodies import (
     ActionResponse,
     BotStreamFrame,
     GameEvent,
@@ -27,8 +27,8 @@ from schema.rest import (
     ViewResponse,
 )
 from schema.views import LegalAction, StreamEvent, View
-from service.app import create_app
-from service.settings import Settings
+from service.api.app import create_app
+from service.base.settings import Settings
 
 MATCHES = int(os.environ.get("ATOUT_CONTRACT_MATCHES", "12"))
 VIEW = TypeAdapter(View)

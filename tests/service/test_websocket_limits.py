@@ -1,6 +1,6 @@
 """What one client may do to the GraphQL WebSocket (issue 19), checked against a real uvicorn with the
-settings ``atout serve`` runs with (``service.http_server.server_options``) and the ASGI edge
-(``service.edge``). Each test is one attack the service used to take, and the rule that stops it:
+settings ``atout serve`` runs with (``service.runtime.http_server.server_options``) and the ASGI edge
+(``service.api.edge``). Each test is one attack the service used to take, and the rule that stops it:
 
 - **the deflate bomb**: with permessage-deflate on, a ~16 KB compressed frame inflated to a 16.8 MB
   ``connection_init`` (``[{}, {}, …]``) that the server inflated and parsed whole (hundreds of MB of
@@ -40,9 +40,9 @@ from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed, InvalidStatus
 from websockets.protocol import State
 
-from service.app import create_app
-from service.errors import PROBLEM_JSON
-from service.settings import Settings
+from service.api.app import create_app
+from service.base.problems import PROBLEM_JSON
+from service.base.settings import Settings
 
 PROTOCOL = "graphql-transport-ws"
 WAIT = 10.0  # seconds any one answer may take

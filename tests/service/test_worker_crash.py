@@ -16,8 +16,9 @@ from starlette.testclient import TestClient
 from svc_helpers import Table, admin_headers
 
 import engine
-from service import bots
-from service.settings import Settings
+from service.base.settings import Settings
+from service.jobs import queue as bot_jobs
+from service.jobs import turns as bot_turns
 
 
 def bot_first_game(client: TestClient) -> Table:
@@ -54,8 +55,8 @@ def test_a_job_lost_before_its_move_is_retried_and_the_move_is_made_once(
 ) -> None:
     table = bot_first_game(client)
     queue = Queue(settings.bot_queue, connection=worker_env, serializer=JSONSerializer)
-    assert queue.job_ids == [bots.job_id(table.game_id, 0)]
-    die_holding(queue, bots.job_id(table.game_id, 0))
+    assert queue.job_ids == [bot_jobs.job_id(table.game_id, 0)]
+    die_holding(queue, bot_jobs.job_id(table.game_id, 0))
     assert table.game()["version"] == 0
     maintain_and_drain(queue)
     assert table.game()["version"] == 1
@@ -70,8 +71,8 @@ def test_a_job_lost_after_its_move_is_retried_and_does_nothing(
 ) -> None:
     table = bot_first_game(client)
     queue = Queue(settings.bot_queue, connection=worker_env, serializer=JSONSerializer)
-    assert bots.play_turn(table.game_id, 0) == "played"  # the move landed, then the worker died
-    die_holding(queue, bots.job_id(table.game_id, 0))
+    assert bot_turns.play_turn(table.game_id, 0) == "played"  # the move landed, then the worker died
+    die_holding(queue, bot_jobs.job_id(table.game_id, 0))
     maintain_and_drain(queue)
     assert table.game()["version"] == 1
     log = client.get(
@@ -79,5 +80,5 @@ def test_a_job_lost_after_its_move_is_retried_and_does_nothing(
     )
     assert len(log.json()["actions"]) == 1
     # it ran again (found the turn played) and, like every bot job that succeeds, left nothing behind
-    assert queue.fetch_job(bots.job_id(table.game_id, 0)) is None
+    assert queue.fetch_job(bot_jobs.job_id(table.game_id, 0)) is None
     assert not worker_env.keys("rq:results:*")

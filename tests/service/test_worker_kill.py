@@ -27,15 +27,15 @@ from starlette.testclient import TestClient
 from svc_helpers import admin_headers
 
 import engine
-from service import bots
-from service.settings import Settings
+from service.base.settings import Settings
+from service.jobs import queue as bot_jobs
 
 
 def start_worker(redis_url: str, budget: str, log: Path) -> subprocess.Popen[bytes]:
     env = {**os.environ, "REDIS_URL": redis_url, "ATOUT_BOT_BUDGET": budget, "ATOUT_LOG_LEVEL": "info"}
     with open(log, "wb") as out:
         return subprocess.Popen(
-            [sys.executable, "-m", "service.cli", "worker"],
+            [sys.executable, "-m", "service.runtime.cli", "worker"],
             env=env,
             stdout=out,
             stderr=subprocess.STDOUT,
@@ -76,9 +76,9 @@ def test_a_worker_killed_mid_turn_loses_no_move_and_doubles_none(
             assert client.post(f"/v1/games/{gid}/join", json={"seat": seat}).status_code == 201
     connection = redis.Redis.from_url(settings.redis_url)
     queue = Queue(
-        bots.queue_for(settings.bot_queue, "expert"), connection=connection, serializer=JSONSerializer
+        bot_jobs.queue_for(settings.bot_queue, "expert"), connection=connection, serializer=JSONSerializer
     )
-    job_id = bots.job_id(gid, 0)
+    job_id = bot_jobs.job_id(gid, 0)
     registry = StartedJobRegistry(queue=queue)
 
     # 1. A real worker takes the expert's turn and thinks (up to 30 s)...

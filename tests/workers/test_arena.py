@@ -18,7 +18,7 @@ from typing import Any
 
 import pytest
 
-from service.cli import main
+from service.runtime.cli import main
 from workers import arena, bots
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -1,0 +1,403 @@
+"""The request and answer bodies both APIs use, as pydantic models: REST sends them as they are, the
+GraphQL types are generated from them (schema/graphql_models.py), and the OpenAPI document is built
+from them."""
+
+from __future__ import annotations
+
+import unicodedata
+from typing import Annotated, Any, Literal
+
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, RootModel, field_validator
+from pydantic_core import PydanticCustomError
+
+import engine
+from schema.actions import CARD, Action, Model, whole
+from schema.views import EventOfMove, LegalAction, StreamEnd, StreamFrame, View
+
+SEAT_KIND = r"^(open|bot:(random|heuristic|expert))$"
+CLIENT_SEED = r"^[ -~]*$"  # printable ASCII: the same bytes in every language's JSON (docs/fairness.md)
+
+# Bidirectional embeddings, overrides and isolates: they reorder the text shown around a name.
+BIDI_CONTROLS = frozenset("\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
+# Format characters a name may keep: the joiners that emoji sequences and some scripts need.
+ALLOWED_FORMAT = frozenset("\u200c\u200d")
+
+
+def unsafe_character(value: str) -> str | None:
+    """Why ``value`` cannot be shown to other players, or None. Control characters (NUL, newlines,
+    escape) corrupt logs and terminals; bidi controls reorder the text around the name; other
+    invisible format characters (zero-width space, BOM, tags) and unassigned, surrogate or private-use
+    code points let one name pass for another."""
+    for index, char in enumerate(value):
+        category = unicodedata.category(char)
+        if char in BIDI_CONTROLS:
+            kind = "a bidirectional control"
+        elif category == "Cc":
+            kind = "a control character"
+        elif category == "Cf" and char not in ALLOWED_FORMAT:
+            kind = "an invisible format character"
+        elif category in {"Cs", "Co", "Cn"}:
+            kind = "an unassigned, surrogate or private-use code point"
+        else:
+            continue
+        return f"{kind} (U+{ord(char):04X}) at position {index + 1}"
+    return None
+
+
+def _displayable(value: str) -> str:
+    reason = unsafe_character(value)
+    if reason is not None:
+        raise PydanticCustomError("unsafe_character", "must not contain {reason}", {"reason": reason})
+    return value
+
+
+# Every text shown to other people (player and bot names, contacts) is one of these. The rule is
+# said in words: a JSON Schema pattern cannot name Unicode categories portably.
+DISPLAY_RULE = (
+    "Any text but control characters, bidirectional controls, invisible format characters (the "
+    "zero-width joiners excepted) and unassigned, surrogate or private-use code points (422 "
+    "invalid_request with type `unsafe_character`)."
+)
+DisplayText = Annotated[str, AfterValidator(_displayable), Field(description=DISPLAY_RULE)]
+
+
+class ValidationIssue(BaseModel):
+    loc: list[str | int]
+    msg: str
+    type: str
+
+
+class Problem(BaseModel):
+    """RFC 9457 problem details; ``code`` is stable and the same in GraphQL's ``extensions.code``."""
+
+    type: str
+    title: str
+    status: int
+    code: str = Field(examples=["version_conflict", "illegal_action", "not_your_turn"])
+    detail: str
+    instance: str | None = Field(
+        default=None,
+        examples=["urn:atout:request:3f9c2a7e1b4d8c6a0e5f9b21"],
+        description="`urn:atout:request:<id>`: the request's id, also in the `X-Request-ID` response header "
+        "and on every log line of the request (quote it when reporting a problem). GraphQL errors carry it "
+        "in `extensions.instance`.",
+    )
+    current_version: int | None = Field(default=None, description="With version_conflict.")
+    rule: str | None = Field(default=None, description="With illegal_action: the docs/rules.md id.")
+    reason: str | None = Field(
+        default=None,
+        description="With illegal_action: the engine's reason (`malformed_action`, `illegal_action`).",
+    )
+    token_seat: int | None = Field(default=None, description="With wrong_seat: the seat your token holds.")
+    errors: list[ValidationIssue] | None = Field(default=None, description="With invalid_request.")
+
+
+class SeatInfo(BaseModel):
+    seat: int
+    kind: str = Field(description="`open`, `reserved` (a rematch seat), `human` or `bot:<level>`.")
+    name: str
+    filled: bool
+
+
+class GameSummary(BaseModel):
+    id: str
+    game: str
+    players: int
+    options: dict[str, Any]
+    status: Literal["waiting", "active", "finished"]
+    version: int
+    to_act: int | None
+    seats: list[SeatInfo]
+    listed: bool
+    created_at: float
+    winners: list[int] | None
+    seed: int | str | None = Field(
+        description="The match key K (64 hex digits), or the whole number the administrator chose; shown "
+        "once the match is over, or to the administrator (docs/fairness.md)."
+    )
+    commitment: str | None = Field(
+        default=None, description="SHA-256 of the match key, hex: published from the game's creation on."
+    )
+    rematch: str | None = Field(default=None, description="The rematch's game id, once one is offered.")
+    turn_seconds: int | None = Field(default=None, description="Per-turn time limit, if any.")
+
+
+def options_schema() -> dict[str, Any]:
+    """Every rule option of every game with its allowed values (engine.games()), as JSON Schema."""
+    allowed: dict[str, list[Any]] = {}
+    for rules in engine.games().values():
+        for name, option in rules["options"].items():
+            allowed.setdefault(name, [])
+            seen = {(type(v), v) for v in allowed[name]}  # typed: True == 1, but not as an option value
+            allowed[name] += [v for v in option["allowed"] if (type(v), v) not in seen]
+    return {
+        "type": "object",
+        "additionalProperties": False,
+        "properties": {name: {"enum": values} for name, values in sorted(allowed.items())},
+    }
+
+
+class CreateGameRequest(Model):
+    game: Literal["five_hundred", "rough", "euchre5"]
+    options: dict[str, Any] = Field(
+        default_factory=dict,
+        description="Rule options, see /v1/rules: each game's own names and allowed values (another "
+        "game's option, or a value that game does not allow, is 422 invalid_options).",
+        json_schema_extra=lambda schema: schema.update(options_schema()),
+    )
+
+    @field_validator("options", mode="before")
+    @classmethod
+    def _whole_option_values(cls, options: object) -> object:
+        """An option's whole number may be written 1000.0, as any integer of a request."""
+        if isinstance(options, dict):
+            return {name: whole(value) for name, value in options.items()}
+        return options
+
+    seats: list[Annotated[str, Field(pattern=SEAT_KIND)]] | None = Field(
+        default=None,
+        max_length=5,
+        description="One entry per seat, `open` or `bot:random|heuristic|expert`; default all open.",
+    )
+    seed: int | None = Field(
+        default=None,
+        ge=0,
+        le=2**53,
+        description="Administrator only (403 admin_required otherwise): whoever knows it knows every hand. "
+        "Without it the match key comes from `secrets`.",
+    )
+    deal: dict[str, Any] | None = Field(
+        default=None, description="Explicit first deal (administrator only): dealer, hands, kitty."
+    )
+    listed: bool = Field(default=True, description="False: private, joined with the invite code.")
+    turn_seconds: int | None = Field(
+        default=None,
+        ge=5,
+        le=86_400,
+        description="Per-turn time limit; when it runs out a bot plays the move.",
+    )
+    timeouts_to_bot: int | None = Field(
+        default=None,
+        ge=1,
+        le=100,
+        description="With turn_seconds: after this many timed-out turns in a row a heuristic bot takes "
+        "the seat over for good.",
+    )
+
+
+class CreateGameResponse(BaseModel):
+    game: GameSummary
+    invite_code: str | None = Field(description="For unlisted games; shown once.")
+
+
+class GameList(BaseModel):
+    games: list[GameSummary]
+
+
+class JoinRequest(Model):
+    seat: int | None = Field(
+        default=None, ge=0, le=4, description="The first open seat if omitted; 0 to the game's players - 1."
+    )
+    name: DisplayText = Field(default="", max_length=40)
+    invite_code: str | None = Field(default=None, max_length=100)
+    client_seed: str = Field(
+        default="",
+        max_length=64,
+        pattern=CLIENT_SEED,
+        description="Your own entropy (up to 64 printable ASCII characters), mixed into every hand's seed "
+        "so that not even the server can choose a deal (docs/fairness.md).",
+    )
+
+
+class RematchRequest(Model):
+    client_seed: str = Field(default="", max_length=64, pattern=CLIENT_SEED, description="As in a join.")
+
+
+class JoinResponse(BaseModel):
+    game_id: str
+    seat: int
+    token: str = Field(description="The seat token, shown once: send it as `Authorization: Bearer <token>`.")
+    started: bool
+
+
+class LeaveResponse(BaseModel):
+    game_id: str
+    seat: int
+    outcome: Literal["left", "replaced"] = Field(
+        description="`left`: the seat is open again (before the start); `replaced`: a bot plays it out."
+    )
+
+
+class RematchResponse(BaseModel):
+    game: GameSummary
+    seat: int
+    token: str = Field(description="Your token for the same seat in the rematch, shown once.")
+    started: bool
+
+
+class RegisterBotRequest(Model):
+    name: DisplayText = Field(min_length=1, max_length=40)
+    contact: DisplayText | None = Field(
+        default=None, max_length=200, description="How to reach the bot's owner."
+    )
+
+
+class BotRegistered(BaseModel):
+    bot_id: str
+    name: str
+    api_key: str = Field(
+        description="Shown once. Join seats with it (`Authorization: Bearer <api_key>` on joinGame) and "
+        "follow /v1/bots/me/stream to hear when any of its seats is to act."
+    )
+
+
+class BotSeat(BaseModel):
+    game_id: str
+    seat: int
+    status: str
+    version: int
+    your_turn: bool
+
+
+class BotStatus(BaseModel):
+    bot_id: str
+    name: str
+    seats: list[BotSeat]
+
+
+class BotNotice(BaseModel):
+    """One notice of /v1/bots/me/stream: ``your_turn`` (with the seat, its view and its legal actions:
+    answer with one POST …/actions) or ``game_over`` (with the winners)."""
+
+    model_config = ConfigDict(extra="forbid")
+    id: str
+    type: Literal["your_turn", "game_over"]
+    game_id: str
+    version: int
+    seat: int | None = Field(default=None, description="With your_turn: the bot's seat to act.")
+    view: View | None = Field(default=None, description="With your_turn: that seat's view.")
+    legal_actions: list[LegalAction] | None = Field(default=None, description="With your_turn.")
+    winners: list[int] | None = Field(default=None, description="With game_over.")
+
+
+class ViewResponse(BaseModel):
+    model_config = ConfigDict(extra="forbid")  # built with model_construct; checked in tests
+    game_id: str
+    version: int
+    seat: int | None
+    status: str
+    view: View
+
+
+class LegalActionsResponse(BaseModel):
+    model_config = ConfigDict(extra="forbid")  # built with model_construct; checked in tests
+    game_id: str
+    version: int
+    seat: int
+    to_act: int | None
+    actions: list[LegalAction] = Field(
+        description="Empty unless the game is running; a discard comes as a template."
+    )
+
+
+class ActionRequest(Model):
+    action: Action
+    expected_version: int | None = Field(
+        default=None, ge=0, description="Refuse with 409 version_conflict unless the game is at this version."
+    )
+    seat: int | None = Field(default=None, ge=0, le=4, description="If given, must be the token's seat.")
+
+
+class ActionResponse(BaseModel):
+    model_config = ConfigDict(extra="forbid")  # built with model_construct; checked in tests
+    game_id: str
+    version: int
+    seat: int
+    action: Action
+    events: list[EventOfMove] = Field(description="The events of this action, as this seat may see them.")
+    to_act: int | None
+    status: str
+    winners: list[int] | None
+
+
+class LogEntry(BaseModel):
+    version: int
+    seat: int
+    action: Action
+    by: str | None = Field(default=None, description="`timer`: played for the seat when its time ran out.")
+
+
+class HandRecord(BaseModel):
+    """One hand's deal and the material to check it (docs/fairness.md)."""
+
+    hand: int
+    dealer: int | None
+    seeded: bool = Field(description="False for a deal the administrator gave explicitly.")
+    commitment: str | None = Field(description="SHA-256 of the hand seed, published before the deal.")
+    server_part: str | None = Field(description="HMAC-SHA256(K, hand), hex, revealed after the hand.")
+    seed: str | None = Field(description="The hand seed, hex, revealed once the hand is scored.")
+    hands: list[list[str]] | None = Field(description="What each seat was dealt.")
+    kitty: list[str] | None = Field(description="The kitty in dealt order (euchre: the upcard first).")
+
+
+class LogResponse(BaseModel):
+    """A finished match's replay log and what verifies its deals (docs/fairness.md). The match key is
+    `key`; `seed` repeats it and stays only for the clients that read it: one fact, one field to read."""
+
+    game_id: str
+    game: str
+    options: dict[str, Any]
+    seed: int | str = Field(
+        deprecated=True,
+        description="Deprecated: read `key`. The same match key K as `key` (hex), or the administrator's "
+        'whole number K was derived from (`engine.fair.key_of_int`: K = "atout-int-seed:" and its decimal '
+        "digits, docs/fairness.md). Kept for the clients that read it; `atout verify` refuses a log whose "
+        "`seed` and `key` disagree.",
+    )
+    deal: dict[str, Any] | None
+    actions: list[LogEntry]
+    version: int
+    winners: list[int] | None
+    key: str | None = Field(
+        default=None,
+        description="The match key K, hex (once the match is over): the field to read, the deals are "
+        "verified against it (`seed` is its deprecated alias).",
+    )
+    commitment: str | None = Field(default=None, description="SHA-256 of K, as published at creation.")
+    client_seeds: list[str] = Field(default_factory=list, description="Each seat's client seed, by seat.")
+    hands: list[HandRecord] = Field(
+        default_factory=list, description="Every hand's deal with its commitment and revealed seed."
+    )
+
+
+class RuleOption(BaseModel):
+    """One rule option: ``default`` and every ``allowed`` value (whole numbers, or true/false)."""
+
+    default: int | bool
+    allowed: list[int | bool]
+    rule: str = Field(description="The docs/rules.md id of the rule it sets.")
+    doc: str
+
+
+class GameRules(BaseModel):
+    id: Literal["five_hundred", "rough", "euchre5"]
+    name: str
+    players: int
+    teams: bool = Field(description="Two teams of two (Le 500, Le Rough); euchre's partnership is called.")
+    deck: list[CARD] = Field(description="The deck in its canonical order (docs/fairness.md).")
+    options: dict[str, RuleOption]
+
+
+class RulesResponse(BaseModel):
+    games: dict[str, GameRules]
+
+
+class BotStreamFrame(RootModel[Annotated[BotNotice | StreamEnd, Field(discriminator="type")]]):
+    """One frame of /v1/bots/me/stream (SSE ``data``, or one NDJSON line): a notice, or the
+    ``StreamEnd`` frame of a stream that ends early."""
+
+
+class GameEvent(RootModel[StreamFrame]):
+    """One Server-Sent Event's ``data``, typed by its ``type``; the SSE ``id`` is the event's ``id``
+    (send it back as Last-Event-ID) and the SSE ``event`` its ``type``; a stream that ends before the
+    match does ends with a ``StreamEnd`` frame."""

@@ -1,0 +1,424 @@
+"""Every setting of the service, read from the environment in one place."""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from typing import Annotated
+
+from limits import parse_many
+from pydantic import AfterValidator, AliasChoices, Field, model_validator
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+DAY = 24 * 3600
+
+
+def _rate_text(value: str) -> str:
+    """A rate limit in the `limits` notation, checked at startup rather than on the first request."""
+    try:
+        parse_many(value)
+    except ValueError:
+        raise ValueError(f"{value!r} is not a rate such as '600/minute' or '10/second;300/hour'") from None
+    return value
+
+
+RateText = Annotated[str, AfterValidator(_rate_text)]
+
+
+class Settings(BaseSettings):
+    """Environment variables: ``REDIS_URL`` and ``ATOUT_*``."""
+
+    model_config = SettingsConfigDict(env_prefix="ATOUT_", extra="ignore", populate_by_name=True)
+
+    redis_url: str | None = Field(
+        default=None,
+        validation_alias=AliasChoices("REDIS_URL", "ATOUT_REDIS_URL"),
+        description="Redis to use; unset means `atout serve` starts an embedded redis-server.",
+    )
+    admin_token: str | None = Field(
+        default=None,
+        validation_alias=AliasChoices("ATOUT_ADMIN_TOKEN", "admin_token"),
+        description="Bearer token that alone may choose a game's seed or deal, read a key before the end "
+        "and delete bot accounts.",
+    )
+    redis_cluster: bool = Field(
+        default=False,
+        description="true: `REDIS_URL` names any node of a Redis Cluster (a seed; the client finds the "
+        "others). The RQ queues then need a plain Redis: `ATOUT_QUEUE_URL`.",
+    )
+    queue_url: str | None = Field(
+        default=None,
+        description="Plain Redis of the RQ queues (bot turns, turn timers, the watchdog's set); unset: "
+        "`REDIS_URL`. Required with `ATOUT_REDIS_CLUSTER` (RQ does not speak Cluster).",
+    )
+    redis_wait_replicas: int = Field(
+        default=1,
+        ge=0,
+        le=5,
+        description="When the game's Redis master has replicas, a move (and a join, a new game) is "
+        "acknowledged only once this many replicas have it (`WAIT`); 0: never wait.",
+    )
+    redis_wait_ms: int = Field(
+        default=1000,
+        ge=10,
+        le=30_000,
+        description="Milliseconds a write waits for its replicas; a write not confirmed in time answers "
+        "503 store_unavailable (retry it with the same Idempotency-Key).",
+    )
+    data_dir: str = Field(default="var/redis", description="Data folder of the embedded redis-server.")
+    host: str = Field(default="127.0.0.1", description="Address `atout serve` listens on (`--host`).")
+    port: int = Field(default=8000, ge=1, le=65535, description="Port `atout serve` listens on (`--port`).")
+    abandoned_ttl: int = Field(
+        default=7 * DAY,
+        ge=1,
+        description="Seconds without activity before an unfinished game expires (refreshed every 16 moves).",
+    )
+    finished_ttl: int = Field(
+        default=30 * DAY, ge=1, description="Seconds a finished game (and its replay log) is kept."
+    )
+    idempotency_ttl: int = Field(default=DAY, ge=1, description="Seconds an Idempotency-Key is remembered.")
+    cas_retries: int = Field(
+        default=5,
+        ge=0,
+        description="Retries of a move lost to a race when the client sent no expected_version.",
+    )
+    sse_ping: float = Field(default=15.0, gt=0, description="Seconds between SSE keep-alive comments.")
+    sse_block_ms: int = Field(
+        default=5000,
+        ge=1,
+        description="Milliseconds a stream may stay idle before it checks that its game still exists.",
+    )
+    # --- open streams (service/store/fanout.py): SSE and GraphQL subscriptions ---
+    streams_per_client: int = Field(
+        default=32,
+        ge=1,
+        description="Open streams (SSE and subscriptions) one token, or one address without a token, may "
+        "hold on one API process; one more gets 429 too_many_streams.",
+    )
+    streams_per_process: int = Field(
+        default=5000,
+        ge=1,
+        description="Open streams one API process holds in all; one more gets 503 server_full.",
+    )
+    redis_pool: int = Field(
+        default=100,
+        ge=4,
+        description="Redis connections of one API process's requests; a burst beyond waits for one "
+        "(up to redis_pool_wait seconds, then 503 store_unavailable) instead of failing.",
+    )
+    redis_pool_wait: float = Field(
+        default=5.0, gt=0, le=60, description="Seconds a request waits for a free Redis connection."
+    )
+    stream_pool: int = Field(
+        default=16,
+        ge=2,
+        description="Redis connections of the stream readers, apart from the pool of requests (streams "
+        "never take a connection a request needs).",
+    )
+    stream_readers: int = Field(
+        default=4,
+        ge=1,
+        description="Reader tasks per process; each XREADs every followed stream of its group at once "
+        "(fewer than stream_pool, which also serves catch-up reads).",
+    )
+    stream_poll_ms: int = Field(
+        default=50,
+        ge=5,
+        le=1000,
+        description="On a Redis Cluster (where a read may not block on keys of several slots), how often "
+        "an idle stream reader polls its games: one pipelined XREAD per node; lower means less delivery "
+        "lag and more Redis work (each followed game is read once per poll).",
+    )
+    stream_queue: int = Field(
+        default=256,
+        ge=1,
+        description="Events a stream may fall behind before it is ended with a retry hint (the client "
+        "resumes from its last event id).",
+    )
+    stream_window: int = Field(
+        default=256,
+        ge=16,
+        description="Events a running match keeps in its Redis stream (about: trimmed every 32 moves); a "
+        "reader resuming from an older id is told to resync from the view (`stream_window_passed`).",
+    )
+    finished_stream_ttl: int = Field(
+        default=300,
+        ge=1,
+        description="Seconds a finished match's event stream stays for its last readers; then only the "
+        "final state and the compact move log remain (`/log` replays it; a late reader gets "
+        "`events_expired`).",
+    )
+    bot_queue: str = Field(
+        default="atout-bots", description="RQ queue of bot turns (expert turns use `<name>-expert`)."
+    )
+    bot_budget: float = Field(
+        default=1.0, gt=0, le=30, description="Seconds an expert bot may think per move."
+    )
+    bot_turn_timeout: int = Field(
+        default=120,
+        ge=1,
+        description="Seconds a bot turn may stay unplayed before a worker's watchdog enqueues its job again "
+        "(a job lost with a Redis restart or a deleted queue).",
+    )
+    worker_ttl: int = Field(
+        default=30,
+        ge=5,
+        description="Seconds a worker's heartbeat stays fresh (an idle worker beats every ttl-15 s, at "
+        "least every second); /readyz reports a queue whose freshest heartbeat is older as stale.",
+    )
+    worker_metrics_port: int = Field(
+        default=0,
+        ge=0,
+        le=65535,
+        description="Port on which `atout worker` serves its Prometheus `/metrics` (bot decision time, Redis "
+        "errors); 0: not served (`--metrics-port`). Under `atout serve` the API's /metrics includes them.",
+    )
+    worker_metrics_host: str = Field(
+        default="127.0.0.1",
+        description="Address of the worker's `/metrics`; `0.0.0.0` to let Prometheus scrape a worker pod.",
+    )
+    embedded_maxmemory: str = Field(
+        default="512mb",
+        description="maxmemory of the embedded redis-server (noeviction: when full, writes are refused "
+        "with 503 server_full and no game is ever evicted).",
+    )
+    supervisor_max_backoff: float = Field(
+        default=30.0,
+        gt=0,
+        description="Longest wait, in seconds, before `atout serve` restarts a redis-server or worker that "
+        "keeps dying (the wait doubles from 0.5 s at each quick death).",
+    )
+    log_json: bool = Field(default=True, description="JSON logs (true) or console logs (false).")
+    access_log: bool = Field(default=True, description="One structured log line per HTTP request.")
+    cors_origins: str = Field(
+        default="*",
+        description="Comma-separated origins web front ends may call from ('*': any; tokens are bearer "
+        "headers, never cookies).",
+    )
+    log_level: str = Field(default="info", description="debug, info, warning or error.")
+    # --- GraphQL document limits (service/api/graphql_limits.py), checked before any validation ---
+    graphql_max_bytes: int = Field(
+        default=32_768, ge=1024, description="Largest GraphQL document (the `query` text) in bytes."
+    )
+    graphql_max_tokens: int = Field(
+        default=2_000,
+        ge=100,
+        description="Most lexical tokens in a GraphQL document (parsing stops there; GraphiQL's "
+        "introspection query has 184).",
+    )
+    graphql_max_operations: int = Field(
+        default=20, ge=1, description="Most operations in one GraphQL document."
+    )
+    graphql_max_fragments: int = Field(
+        default=100, ge=0, description="Most fragment definitions in one GraphQL document."
+    )
+    graphql_max_spreads: int = Field(default=200, ge=0, description="Most fragment spreads in one document.")
+    graphql_max_aliases: int = Field(default=30, ge=0, description="Most aliased fields in one document.")
+    graphql_max_selections: int = Field(
+        default=500,
+        ge=10,
+        description="Most selections (fields, spreads, inline fragments) written in one document.",
+    )
+    graphql_max_depth: int = Field(
+        default=15,
+        ge=1,
+        description="Deepest nesting of selections (root fields at 0); the introspection query needs 14.",
+    )
+    graphql_max_cost: int = Field(
+        default=2000,
+        ge=10,
+        description="Most fields an operation may resolve: each field costs 1 times the sizes of the lists "
+        "around it (games 50 or its limit, seats 5, actions 50, events 50), fragments expanded.",
+    )
+    graphql_max_value_depth: int = Field(
+        default=32, ge=2, description="Deepest nesting of lists and objects in an argument literal."
+    )
+    graphql_introspection: bool = Field(
+        default=True,
+        description="false: `__schema` and `__type` queries are refused (introspection_disabled).",
+    )
+    # --- input limits (service/api/limits.py) ---
+    max_body_bytes: int = Field(
+        default=65_536, ge=1024, description="Largest request body in bytes; a larger one gets 413."
+    )
+    max_json_depth: int = Field(
+        default=32, ge=2, le=200, description="Deepest nesting of arrays/objects in a JSON body (400 beyond)."
+    )
+    max_int_digits: int = Field(
+        default=30, ge=1, le=4000, description="Most digits of an integer in a JSON body (422 beyond)."
+    )
+    # --- the HTTP server (service/runtime/http_server.py): connections, headers, WebSockets, proxies ---
+    trusted_proxies: str = Field(
+        default="",
+        description="Comma-separated addresses or CIDRs of the reverse proxies whose `X-Forwarded-For` "
+        "and `X-Forwarded-Proto` are believed (the client address behind every per-address limit); "
+        "empty: none, the client address is the connection's peer.",
+    )
+    max_connections: int = Field(
+        default=4000,
+        ge=16,
+        description="Open connections (streams and WebSockets included) one API process accepts; one more "
+        "is answered 503 and closed. Keep it below the process's file-descriptor limit.",
+    )
+    max_connections_per_address: int = Field(
+        default=256,
+        ge=1,
+        description="Open connections one peer address (an IPv6 /64) may hold on one API process; one "
+        "more is answered 503 and closed. Trusted proxies are exempt.",
+    )
+    header_timeout: float = Field(
+        default=10.0,
+        gt=0,
+        le=300,
+        description="Seconds a client has to send a request's whole header, from its connection (or its "
+        "first byte on a kept-alive connection); then the connection is closed (408).",
+    )
+    body_timeout: float = Field(
+        default=30.0,
+        gt=0,
+        le=600,
+        description="Seconds a client has to send a request's whole body once its header is in; then "
+        "408 request_timeout.",
+    )
+    max_header_bytes: int = Field(
+        default=16_384,
+        ge=1024,
+        le=1_048_576,
+        description="Largest request line and header in bytes; a larger one is answered 431 and closed.",
+    )
+    keep_alive_timeout: float = Field(
+        default=5.0, gt=0, le=300, description="Seconds an idle kept-alive HTTP connection stays open."
+    )
+    ws_max_message_bytes: int = Field(
+        default=65_536,
+        ge=1024,
+        description="Largest WebSocket message (after decompression); a larger one closes the connection "
+        "(1009).",
+    )
+    ws_compression: bool = Field(
+        default=False,
+        description="true: offer permessage-deflate on WebSockets (the message cap still applies to the "
+        "decompressed size).",
+    )
+    ws_messages_per_second: int = Field(
+        default=20,
+        ge=1,
+        description="WebSocket messages a connection may send per second (bursts of twice that); more "
+        "closes it (1008).",
+    )
+    ws_connections_per_address: int = Field(
+        default=16,
+        ge=1,
+        description="GraphQL WebSockets one client address (an IPv6 /64) may hold open on one API "
+        "process; one more is refused 429 too_many_connections.",
+    )
+    metrics_admin_only: bool = Field(
+        default=False,
+        description="true: `/metrics` on the API port answers only the administrator token (Prometheus "
+        "sends it as a bearer token: `authorization` in its scrape config).",
+    )
+    # --- rate limits (service/api/ratelimit.py), in Redis so every replica shares them ---
+    rate_limits: bool = Field(default=True, description="false: no rate limits at all.")
+    rate_sync_ms: int = Field(
+        default=50,
+        ge=5,
+        le=5000,
+        description="Milliseconds between two syncs of a process's rate-limit counters with Redis (one "
+        "pipelined round trip): each process enforces its own count at once, and every replica's "
+        "within this delay.",
+    )
+    rate_create_game: RateText = Field(default="60/minute", description="Games created per token.")
+    rate_create_game_per_address: RateText = Field(
+        default="300/minute", description="Games created per client address."
+    )
+    rate_join: RateText = Field(default="300/minute", description="Joins per token (a bot's API key).")
+    rate_join_per_address: RateText = Field(default="600/minute", description="Joins per client address.")
+    rate_act: RateText = Field(default="600/minute", description="Actions per token (one seat).")
+    rate_act_per_address: RateText = Field(
+        default="12000/minute",
+        description="Actions per client address: 200 a second, so a bot playing 50 games at once is not "
+        "slowed (one address, one seat token per game).",
+    )
+    rate_register_bot: RateText = Field(default="30/hour", description="Bot registrations per token.")
+    rate_register_bot_per_address: RateText = Field(
+        default="60/hour", description="Bot registrations per client address."
+    )
+    rate_open_stream: RateText = Field(
+        default="120/minute", description="SSE streams and subscriptions opened per token."
+    )
+    rate_open_stream_per_address: RateText = Field(
+        default="600/minute", description="SSE streams and subscriptions opened per client address."
+    )
+    # --- bounded data (service/games/quotas.py, the indexes of service/store/game_store.py) ---
+    max_open_games_per_creator: int = Field(
+        default=100,
+        ge=1,
+        description="Unfinished games one creator (a bot account, else a client address) may have; "
+        "one more gets 429 too_many_games.",
+    )
+    max_open_games: int = Field(
+        default=1_000_000,
+        ge=1,
+        description="Unfinished games on the whole server (approximate across replicas); one more gets "
+        "503 server_full.",
+    )
+    bot_idle_ttl: int = Field(
+        default=90 * DAY,
+        ge=1,
+        description="Seconds a bot account is kept without its API key being used; then it expires.",
+    )
+
+    @model_validator(mode="after")
+    def _queues_need_plain_redis(self) -> Settings:
+        if self.redis_cluster and self.redis_url and not self.queue_url:
+            raise ValueError(
+                "ATOUT_REDIS_CLUSTER needs ATOUT_QUEUE_URL: RQ queues live on a plain Redis, not a Cluster"
+            )
+        return self
+
+    @property
+    def queue_redis_url(self) -> str | None:
+        """The Redis of the RQ queues: ``queue_url``, else the games' Redis."""
+        return self.queue_url or self.redis_url
+
+
+@lru_cache(maxsize=1)
+def get_settings() -> Settings:
+    return Settings()
+
+
+def environment_name(name: str) -> str:
+    """The environment variable of a setting (``REDIS_URL`` for ``redis_url``, else ``ATOUT_*``)."""
+    alias = Settings.model_fields[name].validation_alias
+    if isinstance(alias, AliasChoices) and isinstance(alias.choices[0], str):
+        return alias.choices[0]
+    return f"ATOUT_{name.upper()}"
+
+
+def markdown_table() -> str:
+    """Every setting with its default and meaning, as the README shows it (a test keeps them equal)."""
+    rows = ["| Variable | Default | Meaning |", "| --- | --- | --- |"]
+    for name, field in Settings.model_fields.items():
+        default = "(unset)" if field.default is None else f"`{field.default}`"
+        meaning = (field.description or "").replace("|", "\\|")
+        rows.append(f"| `{environment_name(name)}` | {default} | {meaning} |")
+    return "\n".join(rows) + "\n"
+
+
+START, END = "<!-- settings:start -->\n", "<!-- settings:end -->"
+
+
+def with_table(readme: str) -> str:
+    """``readme`` with the text between its settings markers replaced by the current table."""
+    head, rest = readme.split(START, 1)
+    return head + START + markdown_table() + END + rest.split(END, 1)[1]
+
+
+if __name__ == "__main__":
+    import sys
+    from pathlib import Path
+
+    if sys.argv[1:2] == ["--readme"]:  # python -m service.base.settings --readme README.md
+        path = Path(sys.argv[2])
+        path.write_text(with_table(path.read_text()))
+    else:
+        sys.stdout.write(markdown_table())

@@ -1,0 +1,98 @@
+"""Bot accounts: registration and the notices of a bot's stream (its turns in any game)."""
+
+from __future__ import annotations
+
+import secrets
+from typing import Any
+
+import engine
+from service.base.problems import ProblemError
+from service.games.core import (
+    GameCore,
+    new_game_id,
+)
+from service.store.game_store import (
+    STATUS_ACTIVE,
+    STATUS_FINISHED,
+    StoreError,
+    hash_token,
+)
+
+
+class BotAccounts(GameCore):
+    """Bot accounts and the notices of their streams."""
+
+    async def register_bot(self, name: str, contact: str | None = None) -> tuple[str, str]:
+        """A new bot account: its id and its API key (``atb_<id>_<secret>``, stored only hashed)."""
+        bid = new_game_id()
+        key = f"atb_{bid}_{secrets.token_urlsafe(32)}"
+        await self.store.create_bot(bid, name, hash_token(key), contact or "", self.settings.bot_idle_ttl)
+        return bid, key
+
+    async def delete_bot(self, bid: str, token: str | None) -> list[tuple[str, int]]:
+        """The administrator's delete: the key stops working at once, and the seats the bot holds are
+        given up (open again before the start, played out by a random bot after), so no game waits
+        for a bot that is gone. Returns the (game, seat) pairs given up."""
+        if not token:
+            raise ProblemError(
+                "missing_token", "Send the administrator token as `Authorization: Bearer <token>`."
+            )
+        if not self.is_admin(token):
+            raise ProblemError("admin_required", "Deleting a bot account needs the administrator token.")
+        games = await self.store.bot_games(bid) if await self.store.load_bot(bid) else None
+        if games is None or not await self.store.delete_bot(bid):
+            raise ProblemError("bot_not_found", f"There is no bot account {bid!r} (it may have expired).")
+        released: list[tuple[str, int]] = []
+        for gid in games:
+            record = await self.store.load(gid)
+            for i, seat in enumerate(record.seats if record and record.status != STATUS_FINISHED else []):
+                if seat.owner != bid or not seat.token_hash:
+                    continue
+                try:
+                    outcome = await self.store.leave(gid, i, seat.token_hash, "bot:random")
+                except StoreError:
+                    continue  # the seat changed hands or the game ended meanwhile
+                released.append((gid, i))
+                self._records.pop(gid, None)
+                if outcome == "replaced":
+                    fresh = await self.get(gid)
+                    await self._maybe_enqueue_bot(fresh, self.match_of(fresh))
+        return released
+
+    async def bot_notice(self, notice: dict[str, Any]) -> dict[str, Any] | None:
+        """A stored notice as delivered: ``your_turn`` gains the seat's view and legal actions, or is
+        dropped when its game has moved on; ``game_over`` is delivered as is."""
+        if notice.get("type") != "your_turn":
+            return notice
+        record = await self.store.load(str(notice["game_id"]))
+        if record is None or record.version != notice["version"] or record.status != STATUS_ACTIVE:
+            return None
+        m = self.match_of(record)
+        seat = int(notice["seat"])
+        return {**notice, "view": engine.view(m, seat), "legal_actions": engine.legal_actions(m, seat)}
+
+    async def bot_status(self, key: str | None) -> tuple[str, str, list[dict[str, Any]]]:
+        """The bot's id, name and seats, with whether each is to act now (to catch up after a gap)."""
+        bid = await self.bot_of(key)
+        bot = await self.store.load_bot(bid)
+        assert bot is not None
+        seats: list[dict[str, Any]] = []
+        for gid in await self.store.bot_games(bid):
+            record = await self.store.load(gid)
+            if record is None:
+                await self.store.forget_bot_game(bid, gid)  # the game expired
+                continue
+            m = self.match_of(record)
+            for i, seat in enumerate(record.seats):
+                if seat.owner == bid:
+                    to_act = m.to_act if record.status == STATUS_ACTIVE else None
+                    seats.append(
+                        {
+                            "game_id": gid,
+                            "seat": i,
+                            "status": record.status,
+                            "version": record.version,
+                            "your_turn": to_act == i,
+                        }
+                    )
+        return bid, bot.get("name", ""), seats

@@ -1,0 +1,236 @@
+"""What every concern of the server loop shares: the game cache, who is calling, and what to
+set going after a change (a bot's job, a turn timer, a bot account's notice).
+
+The concerns themselves live in one module each (Nakama's ``core_<concern>`` split):
+:mod:`service.games.lobby`, :mod:`service.games.play`, :mod:`service.games.bot_accounts`,
+:mod:`service.games.events`;
+:class:`service.games.Games` is their composition, the one object REST and GraphQL call.
+"""
+
+from __future__ import annotations
+
+import hmac
+import secrets
+from collections import OrderedDict
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+
+import engine
+from service.base.counters import Metrics
+from service.base.problems import ProblemError
+from service.base.settings import Settings
+from service.store.game_store import (
+    STATUS_ACTIVE,
+    STATUS_FINISHED,
+    STATUS_WAITING,
+    GameRecord,
+    Store,
+    hash_token,
+)
+
+EnqueueBot = Callable[[str, int, str], Awaitable[None]]  # game, version, bot level
+ScheduleTimer = Callable[[str, int, int], Awaitable[None]]
+
+# engine IllegalAction.code -> our problem code
+ENGINE_CODES = {
+    "malformed_action": "illegal_action",
+    "illegal_action": "illegal_action",
+    "not_your_turn": "not_your_turn",
+    "match_over": "game_over",
+    "unknown_game": "unknown_game",
+    "invalid_options": "invalid_options",
+    "invalid_deal": "invalid_deal",
+    "invalid_seed": "invalid_options",
+    "not_started": "game_not_started",
+}
+
+
+def engine_problem(error: engine.IllegalAction) -> ProblemError:
+    code = ENGINE_CODES.get(getattr(error, "code", "illegal_action"), "illegal_action")
+    return ProblemError(code, str(error), rule=error.rule, reason=getattr(error, "code", "illegal_action"))
+
+
+@dataclass(frozen=True)
+class Caller:
+    """Who sent the request: a seat of this game, the administrator, or nobody (a spectator)."""
+
+    seat: int | None = None
+    admin: bool = False
+    token_hash: str = ""
+
+
+def new_game_id() -> str:
+    return secrets.token_urlsafe(9).replace("-", "x").replace("_", "y")
+
+
+class GameCore:
+    """State and helpers shared by every concern; subclassed by each concern's mixin."""
+
+    def __init__(
+        self,
+        store: Store,
+        settings: Settings,
+        metrics: Metrics | None = None,
+        enqueue_bot: EnqueueBot | None = None,
+        schedule_timer: ScheduleTimer | None = None,
+    ) -> None:
+        self.store = store
+        self.schedule_timer = schedule_timer
+        self.settings = settings
+        self.metrics = metrics
+        self.enqueue_bot = enqueue_bot
+        self._matches: OrderedDict[tuple[str, int], engine.Match] = OrderedDict()
+        self._records: OrderedDict[str, GameRecord] = OrderedDict()
+
+    MATCH_CACHE_SIZE = 1024
+
+    def match_of(self, record: GameRecord) -> engine.Match:
+        """The engine's match for ``record``, parsed once per (game, version).
+
+        A version names exactly one state (compare-and-set), and the service never changes a
+        ``Match`` in place (``engine.apply`` returns a new one), so a parsed match can be reused.
+        """
+        key = (record.id, record.version)
+        m = self._matches.get(key)
+        # The one state change without a new version: a waiting game's start deals the first hand
+        # (version 0 stays the first move's version), so a cached undealt match is stale once active.
+        if m is None or (m.phase == "waiting" and record.status != STATUS_WAITING):
+            m = engine.from_json(record.state)
+            self._remember(key, m)
+        else:
+            self._matches.move_to_end(key)
+        return m
+
+    def _remember(self, key: tuple[str, int], m: engine.Match) -> None:
+        self._matches[key] = m
+        if len(self._matches) > self.MATCH_CACHE_SIZE:
+            self._matches.popitem(last=False)
+
+    def cached(self, gid: str) -> GameRecord | None:
+        """The last version of ``gid`` this process read or wrote, possibly stale.
+
+        Good enough to start a move: the compare-and-set refuses a stale version or a seat token
+        given up since, and every refusal is re-checked against a fresh read.
+        """
+        return self._records.get(gid)
+
+    def _keep(self, record: GameRecord) -> None:
+        self._records[record.id] = record
+        self._records.move_to_end(record.id)
+        if len(self._records) > self.MATCH_CACHE_SIZE:
+            self._records.popitem(last=False)
+
+    def is_admin(self, token: str | None) -> bool:
+        admin = self.settings.admin_token
+        return bool(token and admin and hmac.compare_digest(token.encode(), admin.encode()))
+
+    def caller(
+        self, record: GameRecord, token: str | None, required: bool, claimed_seat: int | None = None
+    ) -> Caller:
+        """Resolve a bearer token to a seat of ``record``; 401 for a missing or foreign token, 403 for
+        a token of another seat than the one claimed."""
+        if not token:
+            if required:
+                raise ProblemError(
+                    "missing_token",
+                    "Send your seat token as `Authorization: Bearer <token>` (from the join).",
+                )
+            return Caller()
+        if self.is_admin(token):
+            if required:
+                raise ProblemError(
+                    "invalid_token", "The administrator token is not a seat token; join a seat."
+                )
+            return Caller(admin=True)
+        digest = hash_token(token)
+        for i, seat in enumerate(record.seats):
+            if seat.token_hash and hmac.compare_digest(seat.token_hash, digest):
+                if claimed_seat is not None and claimed_seat != i:
+                    raise ProblemError(
+                        "wrong_seat", f"Your token is for seat {i}, not seat {claimed_seat}.", token_seat=i
+                    )
+                return Caller(seat=i, token_hash=digest)
+        raise ProblemError("invalid_token", f"This token does not hold a seat in game {record.id}.")
+
+    @staticmethod
+    def seat_of(record: GameRecord, token: str) -> int | None:
+        """The seat of ``record`` that ``token`` holds, or None."""
+        digest = hash_token(token)
+        for i, seat in enumerate(record.seats):
+            if seat.token_hash and hmac.compare_digest(seat.token_hash, digest):
+                return i
+        return None
+
+    async def get(self, gid: str) -> GameRecord:
+        record = await self.store.load(gid)
+        if record is None:
+            self._records.pop(gid, None)
+            raise ProblemError("game_not_found", f"There is no game {gid!r} (it may have expired).")
+        self._keep(record)
+        return record
+
+    async def account_token(self, token: str | None) -> str | None:
+        """``token`` when it is the administrator's or a bot account's API key, else None: only a token
+        the service issued is counted by the rate limits on its own (service/api/ratelimit.py)."""
+        if not token:
+            return None
+        if self.is_admin(token):
+            return token
+        try:
+            await self.bot_of(token)
+        except ProblemError:
+            return None
+        return token
+
+    async def bot_of(self, key: str | None) -> str:
+        """The bot account of an API key; 401 otherwise."""
+        if not key:
+            raise ProblemError("missing_token", "Send the bot's API key as `Authorization: Bearer <key>`.")
+        parts = key.split("_", 2)
+        bot = await self.store.load_bot(parts[1]) if len(parts) == 3 and parts[0] == "atb" else None
+        if bot is None or not hmac.compare_digest(bot["key_hash"], hash_token(key)):
+            raise ProblemError(
+                "invalid_token", "This is not a bot API key (register one with POST /v1/bots)."
+            )
+        return parts[1]
+
+    async def _notify_bots(self, record: GameRecord, m: engine.Match) -> None:
+        """Tell bot accounts that it is their turn (or that a match of theirs is over)."""
+        if record.status == STATUS_ACTIVE and m.to_act is not None:
+            owner = record.seats[m.to_act].owner
+            if owner:
+                notice = {
+                    "type": "your_turn",
+                    "game_id": record.id,
+                    "seat": m.to_act,
+                    "version": record.version,
+                }
+                await self.store.notify_bot(owner, notice)
+        elif record.status == STATUS_FINISHED:
+            for owner in sorted({s.owner for s in record.seats if s.owner}):
+                notice = {
+                    "type": "game_over",
+                    "game_id": record.id,
+                    "winners": m.winners,
+                    "version": record.version,
+                }
+                await self.store.notify_bot(owner, notice)
+
+    async def _maybe_enqueue_bot(self, record: GameRecord, m: engine.Match) -> None:
+        """A bot seat to act gets a job now; a human seat of a timed game gets a turn timer."""
+        if record.status != STATUS_ACTIVE or m.to_act is None:
+            return
+        if record.seats[m.to_act].is_bot:
+            if self.enqueue_bot is not None:
+                level = record.seats[m.to_act].kind.partition(":")[2]
+                await self.enqueue_bot(record.id, record.version, level)
+        elif self.schedule_timer is not None and record.extra.get("turn_seconds"):
+            await self.schedule_timer(record.id, record.version, int(record.extra["turn_seconds"]))
+
+    @staticmethod
+    def _conflict(current: int) -> ProblemError:
+        return ProblemError(
+            "version_conflict",
+            f"The game is at version {current}: reload the view and decide again.",
+            current_version=current,
+        )

@@ -1,0 +1,252 @@
+"""Event delivery: a game's events as one seat may see them (ALL-7), followed live.
+
+Live streams read through the process's hub (:mod:`service.store.fanout`): one reader per group of
+followed games, on a Redis pool of its own, so open streams never take a connection a request
+needs. The seat filter stays per subscriber: the hub hands every subscriber the raw events.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import time
+from collections.abc import AsyncGenerator, AsyncIterator, Callable
+from typing import Any
+
+from redis.exceptions import RedisError
+
+import engine
+from service.base.counters import count_redis_error
+from service.games.core import (
+    GameCore,
+)
+from service.store.fanout import Fanout, StreamClosing, StreamGap, StreamLagged, StreamSlot, stream_id
+from service.store.game_store import (
+    STATUS_FINISHED,
+    Store,
+    StreamEvent,
+    bot_key,
+    bot_turns_key,
+    events_key,
+)
+
+SEEN_CACHE_SIZE = 4096  # decoded events kept for the other subscribers of the same game and seat
+
+
+class EventDelivery(GameCore):
+    """A game's events as one seat may see them."""
+
+    streams: Fanout | None = None
+    stream_store: Store | None = None
+    _seen_cache: dict[tuple[str, str, int | None], dict[str, Any] | None]
+    _frames: dict[tuple[str, str, int | None], bytes]
+    _over_checked: dict[str, tuple[float, bool]]
+
+    def use_streams(self, hub: Fanout) -> None:
+        """Follow games through ``hub``; its client also serves the streams' own reads (catch-up,
+        the idle check), so that none of them waits for, or takes, a request's connection."""
+        self.streams = hub
+        self._seen_cache = {}
+        self._frames = {}
+        self._over_checked = {}
+        self.stream_store = Store(
+            hub.client, self.store.abandoned_ttl, self.store.finished_ttl, self.store.idempotency_ttl
+        )
+
+    def _hub(self) -> tuple[Fanout, Store]:
+        if self.streams is None or self.stream_store is None:
+            raise RuntimeError("no stream hub: the app's lifespan starts one (use_streams)")
+        return self.streams, self.stream_store
+
+    def admit_stream(self, client: str) -> StreamSlot:
+        """A place for one more open stream of ``client`` (429 ``too_many_streams`` / 503 ``server_full``)."""
+        return self._hub()[0].admit(client)
+
+    async def events_after(self, gid: str, seat: int | None, after: str) -> list[dict[str, Any]]:
+        return [e for e in (self.deliver(ev, seat) for ev in await self.store.events(gid, after)) if e]
+
+    async def follow(
+        self, gid: str, seat: int | None, after: str, block_ms: int, wait: bool = True
+    ) -> AsyncIterator[dict[str, Any]]:
+        """The game's events after the stream id ``after`` as ``seat`` may see them (ALL-7), one by
+        one: :meth:`follow_batches` for the GraphQL subscription."""
+        async with contextlib.aclosing(self.follow_batches(gid, seat, after, block_ms, wait)) as batches:
+            async for batch in batches:
+                for seen in batch:
+                    yield seen
+
+    async def follow_batches(
+        self, gid: str, seat: int | None, after: str, block_ms: int, wait: bool = True
+    ) -> AsyncGenerator[list[dict[str, Any]], None]:
+        """:meth:`_follow_batches`, whose answer has started by the time it reads the store: a store
+        fault there can no longer be a 503, so the stream ends as a lagged one (StreamLagged after
+        the last event delivered) and the client resumes from there."""
+        delivered = after
+        inner = self._follow_batches(gid, seat, after, block_ms, wait)
+        try:
+            async for batch in inner:
+                delivered = batch[-1]["id"]
+                yield batch
+        except RedisError as fault:
+            count_redis_error("streams", fault)
+            raise StreamLagged(delivered) from None
+        finally:
+            await inner.aclose()
+
+    async def _follow_batches(
+        self, gid: str, seat: int | None, after: str, block_ms: int, wait: bool = True
+    ) -> AsyncGenerator[list[dict[str, Any]], None]:
+        """The game's events after the stream id ``after`` as ``seat`` may see them (ALL-7), in the
+        batches they were read in, waiting for new ones while the match runs (unless ``wait`` is
+        false); it ends once the match is over, or with :class:`service.store.fanout.StreamLagged` (naming
+        the last event this seat received) when the reader fell too far behind. The one loop behind
+        the SSE stream and the GraphQL subscription; ``block_ms`` is how long it may stay idle
+        before it checks that the game still exists."""
+        hub, store = self._hub()
+        current = await store.load(gid)
+        if current is not None:
+            await self._check_window(store, gid, after, current.status == STATUS_FINISHED)
+        if not wait or current is None or current.status == STATUS_FINISHED:
+            async for batch in self._backlog(store, gid, seat, after):
+                yield batch
+            return
+        cursor = delivered_id = after
+        entries = hub.follow(events_key(gid), after, block_ms / 1000)
+        try:
+            async for read in entries:
+                if read is None:  # idle: an expired game ends its streams; a finished one is drained
+                    if await self._over(store, gid, block_ms):
+                        async for batch in self._backlog(store, gid, seat, cursor):
+                            yield batch
+                        return
+                    continue
+                cursor = read[-1][0]
+                batch = [seen for eid, fields in read if (seen := self._seen(gid, eid, fields, seat))]
+                if not batch:
+                    continue
+                delivered_id = batch[-1]["id"]
+                yield batch
+                last = batch[-1]
+                if last.get("type") == "turn" and last.get("status") == STATUS_FINISHED:
+                    return
+        except StreamGap:
+            raise
+        except StreamLagged as ended:
+            # resume after what this seat last received (the hidden events after it are skipped again)
+            again = StreamClosing if isinstance(ended, StreamClosing) else StreamLagged
+            raise again(delivered_id) from None
+        finally:
+            await entries.aclose()
+
+    async def follow_notices(
+        self, bid: str, after: str, block_ms: int, wait: bool = True
+    ) -> AsyncIterator[tuple[str, dict[str, Any]]]:
+        """The stored notices of bot ``bid`` after the id ``after`` (its turns, its games over), then
+        the new ones as they come (unless ``wait`` is false); it ends when the account is gone, or
+        with :class:`service.store.fanout.StreamLagged`. Behind the bot's SSE/NDJSON stream and
+        ``myTurns``."""
+        hub, store = self._hub()
+        if not wait:
+            cursor = after
+            while batch := await store.bot_notices(bid, cursor):
+                for eid, notice in batch:
+                    cursor = eid
+                    yield eid, notice
+            return
+        async with contextlib.aclosing(hub.follow(bot_turns_key(bid), after, block_ms / 1000)) as entries:
+            async for read in entries:
+                if read is None:
+                    if not await store.r.exists(bot_key(bid)):  # deleted or expired: nothing more will come
+                        return
+                    continue
+                for eid, fields in read:
+                    yield eid, json.loads(fields["e"])
+
+    async def _check_window(self, store: Store, gid: str, after: str, finished: bool) -> None:
+        """Raise :class:`StreamGap` when events right after ``after`` were dropped from the stream (the
+        window of a running match, or the whole stream of a match over for a while:
+        service/store/retention.py).
+        A stream never trimmed still starts with the game's ``game_created`` event."""
+        first = await store.r.xrange(events_key(gid), "-", "+", count=1)
+        if not first:
+            if finished:
+                raise StreamGap(
+                    "events_expired",
+                    f"Game {gid} is over and its event stream was compacted away: GET /v1/games/{gid} for "
+                    f"its final state and GET /v1/games/{gid}/log for the whole match (the replay log).",
+                    after,
+                )
+            return
+        eid, fields = first[0]
+        if json.loads(fields["e"]).get("type") == "game_created" or stream_id(after) >= stream_id(eid):
+            return
+        newest = await store.r.xrevrange(events_key(gid), "+", "-", count=1)
+        last = newest[0][0] if newest else eid
+        raise StreamGap(
+            "stream_window_passed",
+            f"Events after {after} are no longer kept (a running match keeps only its last events): read "
+            f"GET /v1/games/{gid}/view (your seat's whole view), then follow with Last-Event-ID {last}, "
+            "skipping events whose version the view already has.",
+            last,
+        )
+
+    async def _over(self, store: Store, gid: str, block_ms: int) -> bool:
+        """Whether ``gid`` is gone or finished, read at most once per ``block_ms`` for all the idle
+        streams of the game in this process (a thousand idle streams do not mean a thousand reads)."""
+        now = time.monotonic()
+        checked = self._over_checked.get(gid)
+        if checked is not None and now - checked[0] < block_ms / 1000:
+            return checked[1]
+        current = await store.load(gid)
+        over = current is None or current.status == STATUS_FINISHED
+        self._over_checked[gid] = (time.monotonic(), over)
+        if len(self._over_checked) > SEEN_CACHE_SIZE:
+            del self._over_checked[next(iter(self._over_checked))]
+        return over
+
+    def _seen(self, gid: str, eid: str, fields: dict[str, str], seat: int | None) -> dict[str, Any] | None:
+        """The entry as ``seat`` sees it, decoded and filtered once for every subscriber of this process
+        that shares the seat (twenty spectators of a game cost one ``json.loads`` per event, not twenty).
+        Callers only read what they get."""
+        key = (gid, eid, seat)
+        cache = self._seen_cache
+        if key in cache:
+            return cache[key]
+        event = StreamEvent(id=eid, version=int(fields["v"]), event=json.loads(fields["e"]))
+        delivered = cache[key] = self.deliver(event, seat)
+        if len(cache) > SEEN_CACHE_SIZE:
+            del cache[next(iter(cache))]  # the oldest: every subscriber has moved past it
+        return delivered
+
+    def frame(
+        self, gid: str, seat: int | None, seen: dict[str, Any], encode: Callable[[dict[str, Any]], bytes]
+    ) -> bytes:
+        """``encode(seen)``, computed once for every stream of this process showing ``seen`` to
+        ``seat`` in game ``gid`` (the SSE bytes of one event are the same for all its spectators)."""
+        key = (gid, str(seen["id"]), seat)
+        frames = self._frames
+        data = frames.get(key)
+        if data is None:
+            data = frames[key] = encode(seen)
+            if len(frames) > SEEN_CACHE_SIZE:
+                del frames[next(iter(frames))]
+        return data
+
+    async def _backlog(
+        self, store: Store, gid: str, seat: int | None, after: str
+    ) -> AsyncIterator[list[dict[str, Any]]]:
+        """What is stored after ``after``, page by page, without waiting for more."""
+        cursor = after
+        while page := await store.events(gid, cursor):
+            cursor = page[-1].id
+            batch = [seen for item in page if (seen := self.deliver(item, seat)) is not None]
+            if batch:
+                yield batch
+
+    @staticmethod
+    def deliver(stream_event: StreamEvent, seat: int | None) -> dict[str, Any] | None:
+        """The stream event as ``seat`` may see it (ALL-7), with its stream id and version."""
+        seen = engine.event_for(stream_event.event, seat)
+        if seen is None:
+            return None
+        return {"id": stream_event.id, "version": stream_event.version, **seen}

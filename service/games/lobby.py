@@ -1,0 +1,344 @@
+"""The lobby: create, list, join, leave and rematch games."""
+
+from __future__ import annotations
+
+import hmac
+import json
+import secrets
+import time
+
+import engine
+from schema.bodies import (
+    CreateGameRequest,
+    GameSummary,
+    SeatInfo,
+)
+from service.base.problems import ProblemError
+from service.games import quotas
+from service.games.core import (
+    Caller,
+    GameCore,
+    engine_problem,
+    new_game_id,
+)
+from service.store.game_store import (
+    STATUS_ACTIVE,
+    STATUS_FINISHED,
+    STATUS_WAITING,
+    GameMissing,
+    GameOver,
+    GameRecord,
+    GameStart,
+    Seat,
+    SeatLost,
+    SeatTaken,
+    StartChanged,
+    hash_token,
+)
+
+JOIN_ATTEMPTS = 8
+"""Reads of the game a join may take when other seats change under it (each retry is one read)."""
+
+
+class Lobby(GameCore):
+    """Create, list, join, leave and rematch games."""
+
+    def summary(self, record: GameRecord, caller: Caller | None = None) -> GameSummary:
+        m = self.match_of(record)
+        show_seed = record.status == STATUS_FINISHED or (caller is not None and caller.admin)
+        return GameSummary(
+            id=record.id,
+            game=record.game,
+            players=record.players,
+            options=record.options,
+            status=record.status,  # type: ignore[arg-type]
+            version=record.version,
+            to_act=m.to_act if record.status == STATUS_ACTIVE else None,
+            seats=[
+                SeatInfo(seat=i, kind=s.kind, name=s.name, filled=not s.is_open)
+                for i, s in enumerate(record.seats)
+            ],
+            listed=record.listed,
+            created_at=record.created_at,
+            winners=m.winners,
+            seed=record.seed if show_seed else None,
+            commitment=engine.match_commitment(m),
+            rematch=record.rematch or None,
+            turn_seconds=record.extra.get("turn_seconds"),
+        )
+
+    async def open_games(self, limit: int = 50) -> list[GameSummary]:
+        return [self.summary(r) for r in await self.store.open_games(limit)]
+
+    async def create(self, request: CreateGameRequest, token: str | None) -> tuple[GameRecord, str | None]:
+        admin = self.is_admin(token)
+        if (request.deal is not None or request.seed is not None) and not admin:
+            chosen = "an explicit deal" if request.deal is not None else "a chosen seed"
+            raise ProblemError(
+                "admin_required",
+                f"Creating a game with {chosen} needs the administrator token: whoever knows the seed "
+                "knows every hand. Omit `seed` and `deal` (add your own `client_seed` when you join).",
+            )
+        players = int(engine.games()[request.game]["players"])
+        seats = request.seats or ["open"] * players
+        if len(seats) != players:
+            raise ProblemError(
+                "invalid_seats",
+                f"{request.game} is played by {players}; give one seat entry each, not {len(seats)}.",
+            )
+        # The match key K: fresh from `secrets` for every game (docs/fairness.md); its commitment is
+        # published now, before any seat joins. A waiting game deals when its last seat is taken.
+        key: int | bytes = request.seed if request.seed is not None else secrets.token_bytes(32)
+        status = STATUS_WAITING if "open" in seats else STATUS_ACTIVE
+        try:
+            m = engine.new_match(
+                request.game,
+                seed=key,
+                options=request.options or None,
+                deal=request.deal,
+                wait=status == STATUS_WAITING,
+            )
+        except engine.IllegalAction as error:
+            raise engine_problem(error) from None
+        invite = None if request.listed else secrets.token_urlsafe(12)
+        now = time.time()
+        record = GameRecord(
+            id=new_game_id(),
+            game=request.game,
+            players=players,
+            options=engine.view(m, None).get("options", request.options),
+            seed=key.hex() if isinstance(key, bytes) else key,
+            version=0,
+            state=engine.to_json(m),
+            status=status,
+            seats=[Seat(kind=k, name=k if k.startswith("bot:") else "") for k in seats],
+            listed=request.listed,
+            invite_hash=hash_token(invite) if invite else "",
+            explicit_deal=request.deal is not None,
+            created_at=now,
+            updated_at=now,
+            extra={
+                **({"deal": request.deal} if request.deal is not None else {}),
+                **({"turn_seconds": request.turn_seconds} if request.turn_seconds else {}),
+                **({"timeouts_to_bot": request.timeouts_to_bot} if request.timeouts_to_bot else {}),
+            },
+        )
+        created = {
+            "type": "game_created",
+            "game": request.game,
+            "seats": seats,
+            "commitment": engine.match_commitment(m),
+        }
+        events = [created]
+        if status == STATUS_ACTIVE:  # no seat to wait for: no client seed either
+            events.append({"type": "game_started", "client_seeds": list(m.client_seeds)})
+        events += m.events
+        await quotas.admit(self, record, token)  # 429/503 past the caps on unfinished games
+        await self.store.create(record, [json.dumps(e) for e in events])
+        if self.metrics:
+            self.metrics.games_created.labels(request.game).inc()
+        if status == STATUS_ACTIVE:
+            await self._maybe_enqueue_bot(record, m)
+        return record, invite
+
+    async def join(
+        self,
+        gid: str,
+        seat: int | None,
+        name: str,
+        invite_code: str | None,
+        bot_key: str | None = None,
+        client_seed: str = "",
+    ) -> tuple[int, str, bool]:
+        """Take a seat; with a bot account's API key the seat is the bot's, and its turns are
+        announced on the bot's stream. ``client_seed`` is the seat's own entropy, mixed into every
+        hand (docs/fairness.md)."""
+        owner = await self.bot_of(bot_key) if bot_key else ""
+        record = await self.get(gid)
+        if record.invite_hash and not (
+            invite_code and hmac.compare_digest(record.invite_hash, hash_token(invite_code))
+        ):
+            raise ProblemError(
+                "invalid_invite", "This game is private: send the invite code its creator got."
+            )
+        if seat is not None and seat >= record.players:
+            raise ProblemError("invalid_seats", f"Seats of this game are 0..{record.players - 1}.")
+        token = secrets.token_urlsafe(32)
+        try:
+            taken, started = await self._take_seat(
+                record, seat, hash_token(token), name, "", owner, client_seed
+            )
+        except SeatTaken as error:
+            if error.seat is None:
+                raise ProblemError("game_full", "Every seat of this game is taken.") from None
+            raise ProblemError(
+                "seat_taken", f"Seat {error.seat} is taken; join another or omit `seat`."
+            ) from None
+        if owner:
+            await self.store.add_bot_game(owner, gid)
+        if started:
+            record = await self.get(gid)
+            await self._maybe_enqueue_bot(record, self.match_of(record))
+            await self._notify_bots(record, self.match_of(record))
+        return taken, token, started
+
+    async def _take_seat(
+        self,
+        record: GameRecord,
+        seat: int | None,
+        token_hash: str,
+        name: str,
+        reservation: str,
+        owner: str,
+        client_seed: str,
+    ) -> tuple[int, bool]:
+        """The store's join, with the game's start computed here when this join takes the last seat:
+        the first hand is dealt from every seat's client seed, so it cannot be dealt before. The store
+        writes that start only if the seeds read still hold; otherwise read again (bounded)."""
+        gid = record.id
+        for _ in range(JOIN_ATTEMPTS):
+            start = self._start_if_last(record, seat, client_seed)
+            try:
+                return await self.store.join(
+                    gid,
+                    seat,
+                    token_hash,
+                    name,
+                    reservation,
+                    owner=owner,
+                    client_seed=client_seed,
+                    start=start,
+                )
+            except GameMissing:
+                raise ProblemError(
+                    "game_not_found", f"There is no game {gid!r} (it may have expired)."
+                ) from None
+            except StartChanged:
+                record = await self.get(gid)
+        raise ProblemError(
+            "version_conflict",
+            "The seats of this game kept changing while you joined; join again.",
+            current_version=record.version,
+        )
+
+    def _start_if_last(self, record: GameRecord, seat: int | None, client_seed: str) -> GameStart | None:
+        """The start of ``record`` if joining ``seat`` (None: the first open one) takes its last seat."""
+        if record.status != STATUS_WAITING:
+            return None
+        if seat is None:
+            seat = next((i for i, s in enumerate(record.seats) if s.is_open), None)
+            if seat is None:
+                return None
+        waiting = [i for i, s in enumerate(record.seats) if s.kind in ("open", "reserved") and i != seat]
+        if waiting:
+            return None
+        seeds = [client_seed if i == seat else s.client_seed for i, s in enumerate(record.seats)]
+        try:
+            started = engine.start(self.match_of(record), seeds, deal=record.extra.get("deal"))
+        except engine.IllegalAction as error:
+            raise engine_problem(error) from None
+        events = [{"type": "game_started", "client_seeds": seeds}, *started.events]
+        return GameStart(engine.to_json(started), seeds, [json.dumps(e) for e in events])
+
+    async def leave(self, gid: str, token: str | None) -> tuple[int, str]:
+        """Give up the caller's seat. Before the start the seat opens again; during the match a
+        random bot plays it out so the others can finish (the token stops working either way)."""
+        record = await self.get(gid)
+        caller = self.caller(record, token, required=True)
+        assert caller.seat is not None
+        if record.status == STATUS_FINISHED:
+            raise ProblemError("game_over", "The match is over; there is no seat to give up.")
+        try:
+            outcome = await self.store.leave(gid, caller.seat, caller.token_hash, "bot:random")
+        except GameMissing:
+            raise ProblemError("game_not_found", f"There is no game {gid!r} (it may have expired).") from None
+        except SeatLost:
+            raise ProblemError("invalid_token", "This token no longer holds a seat in this game.") from None
+        except GameOver:
+            raise ProblemError("game_over", "The match is over; there is no seat to give up.") from None
+        self._records.pop(gid, None)
+        if outcome == "replaced":
+            await self._maybe_enqueue_bot(await self.get(gid), self.match_of(record))
+        return caller.seat, outcome
+
+    async def rematch(
+        self, gid: str, token: str | None, client_seed: str = ""
+    ) -> tuple[GameRecord, int, str, bool]:
+        """Offer (or take up) the rematch of a finished game: the same game, options and seats, a fresh
+        key and a random id (nothing about it follows from the finished game's public record). Each
+        player claims the same seat with the token of the old game; bots stay bots. Players asking at
+        once all land in one rematch: the finished game's ``rematch`` field is set once (HSETNX).
+        Returns the rematch, the caller's seat, its new token and whether the rematch started."""
+        record = await self.get(gid)
+        caller = self.caller(record, token, required=True)
+        assert caller.seat is not None
+        if record.status != STATUS_FINISHED:
+            raise ProblemError("game_not_over", "A rematch is offered once the match is over.")
+        rid = record.rematch
+        if not rid:
+            key = secrets.token_bytes(32)
+            m = engine.new_match(record.game, seed=key, options=record.options, wait=True)
+            now = time.time()
+            seats = [
+                Seat(kind=s.kind, name=s.name)
+                if s.is_bot
+                else Seat(kind="reserved", name=s.name, reserved_for=s.token_hash)
+                for s in record.seats
+            ]
+            rematch = GameRecord(
+                id=new_game_id(),
+                game=record.game,
+                players=record.players,
+                options=record.options,
+                seed=key.hex(),
+                version=0,
+                state=engine.to_json(m),
+                status=STATUS_WAITING,
+                seats=seats,
+                listed=False,
+                created_at=now,
+                updated_at=now,
+                extra={
+                    "rematch_of": gid,
+                    **{k: v for k, v in record.extra.items() if k in {"turn_seconds", "timeouts_to_bot"}},
+                },
+            )
+            created = {
+                "type": "game_created",
+                "game": record.game,
+                "seats": [s.kind for s in seats],
+                "commitment": engine.match_commitment(m),
+            }
+            await quotas.admit(self, rematch, token, owner=record.seats[caller.seat].owner)
+            # Created before it is linked, so whoever reads the link finds the game.
+            await self.store.create(rematch, [json.dumps(created)])
+            rid = await self.store.claim_rematch(gid, rematch.id)
+            if rid != rematch.id:  # another player's rematch won the claim a moment ago
+                await self.store.drop_unstarted(rematch.id)
+            if not rid:
+                raise ProblemError("game_not_found", f"There is no game {gid!r} (it may have expired).")
+        self._records.pop(gid, None)
+        token_new = secrets.token_urlsafe(32)
+        old_seat = record.seats[caller.seat]
+        try:
+            seat, started = await self._take_seat(
+                await self.get(rid),
+                caller.seat,
+                hash_token(token_new),
+                old_seat.name,
+                caller.token_hash,
+                old_seat.owner,
+                client_seed,
+            )
+            if old_seat.owner:
+                await self.store.add_bot_game(old_seat.owner, rid)
+        except SeatTaken:
+            raise ProblemError("seat_taken", f"Seat {caller.seat} of the rematch is already taken.") from None
+        except ProblemError as error:
+            if error.code == "game_not_found":
+                raise ProblemError("game_not_found", "The rematch has expired.") from None
+            raise
+        fresh = await self.get(rid)
+        if started:
+            await self._maybe_enqueue_bot(fresh, self.match_of(fresh))
+        return fresh, seat, token_new, started

@@ -1,0 +1,194 @@
+"""Caps on unfinished games: per creator and on the whole server, so no client can fill Redis.
+
+Who is the creator: the bot account whose API key is the bearer token, else the client address
+(a bearer token that is not a valid bot key is not trusted as an identity: a made-up token per
+request would otherwise be a fresh quota per request). A rematch counts for the bot account of the
+seat that asked for it, else for the caller's address. The administrator is exempt from the
+per-creator cap (not from the total).
+
+Bookkeeping, Cluster-friendly (each script touches one key; no key grows without bound):
+
+- ``atout:creator:{c}``: a sorted set of the creator's unfinished games scored by the time each
+  would expire if abandoned. Admission is one atomic script on that key (prune the expired,
+  count, add), so two racing creates cannot both take the last place. A finished game is not
+  removed when it finishes (the finishing write knows the game, not its creator): when the count
+  reaches the cap, the set is checked against the games themselves, finished or vanished games
+  leave it and live ones are re-scored with their current TTL, and admission is tried again.
+- ``atout:opengames:{0..15}``: the server-wide count, sharded by game id; each shard is a sorted set
+  scored by expiry, pruned when written, and a game leaves its shard as it finishes
+  (:meth:`Store.commit`). The total is the sum of the shards' sizes, recounted when the last count
+  is over a second old or near the cap, so far from the cap admission costs one write.
+
+Approximations, on purpose: a game still running past ``abandoned_ttl`` after it was created (its
+TTL is refreshed every 16 moves) leaves the total early; with several API replicas, each may admit
+a few games past the total cap between two recounts. The per-creator cap is exact.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import time
+import weakref
+from contextvars import ContextVar
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from service.base.problems import ProblemError
+from service.store.game_store import (
+    OPEN_GAME_SHARDS,
+    STATUS_FINISHED,
+    GameRecord,
+    Store,
+    creator_key,
+    game_key,
+    open_games_key,
+    open_games_shard,
+)
+from service.store.redis_clients import run_scripts
+
+if TYPE_CHECKING:
+    from service.games.core import GameCore
+
+RETRY_AFTER = "60"  # seconds: a running game may finish any minute
+RECOUNT_SECONDS = 1.0
+
+client_address: ContextVar[str] = ContextVar("atout_client_address", default="")
+
+# KEYS: creator set;  ARGV: now, expiry of the new game, cap, game id, key ttl
+# Returns -1 when admitted, else the number of unfinished games the creator has.
+ADMIT_LUA = """
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', ARGV[1])
+local n = redis.call('ZCARD', KEYS[1])
+if n >= tonumber(ARGV[3]) then return n end
+redis.call('ZADD', KEYS[1], ARGV[2], ARGV[4])
+redis.call('EXPIRE', KEYS[1], tonumber(ARGV[5]))
+return -1
+"""
+
+# KEYS: a shard of the total;  ARGV: now, expiry, game id, key ttl
+COUNT_LUA = """
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', ARGV[1])
+redis.call('ZADD', KEYS[1], ARGV[2], ARGV[3])
+redis.call('EXPIRE', KEYS[1], tonumber(ARGV[4]))
+return 1
+"""
+
+
+@dataclass
+class _Total:
+    value: int = 0
+    counted_at: float = float("-inf")
+    admitted_since: int = 0
+
+
+_totals: weakref.WeakKeyDictionary[Store, _Total] = weakref.WeakKeyDictionary()
+_scripts: weakref.WeakKeyDictionary[Store, tuple[Any, Any]] = weakref.WeakKeyDictionary()
+
+
+def _scripts_of(store: Store) -> tuple[Any, Any]:
+    scripts = _scripts.get(store)
+    if scripts is None:
+        scripts = _scripts[store] = (store.r.register_script(ADMIT_LUA), store.r.register_script(COUNT_LUA))
+    return scripts
+
+
+async def creator_of(core: GameCore, token: str | None, owner: str = "") -> str | None:
+    """The creator's quota id (a digest: no address or key in Redis), or None for the administrator."""
+    if core.is_admin(token):
+        return None
+    if owner:
+        who = f"bot:{owner}"
+    elif token and token.startswith("atb_"):
+        try:
+            who = f"bot:{await core.bot_of(token)}"
+        except ProblemError:
+            who = f"addr:{client_address.get()}"
+    else:
+        who = f"addr:{client_address.get()}"
+    return hashlib.sha256(f"atout-creator\0{who}".encode()).hexdigest()[:32]
+
+
+async def admit(core: GameCore, record: GameRecord, token: str | None, owner: str = "") -> None:
+    """Count ``record`` (about to be written) against its creator's cap and the server's, or refuse:
+    429 ``too_many_games`` for the creator, 503 ``server_full`` for the server."""
+    store, settings = core.store, core.settings
+    await _check_total(store, settings.max_open_games)
+    now = time.time()
+    expiry = now + store.abandoned_ttl
+    creator = await creator_of(core, token, owner)
+    admit_script, count_script = _scripts_of(store)
+    cap = settings.max_open_games_per_creator
+    args = [repr(now), repr(expiry), str(cap), record.id, str(store.abandoned_ttl)]
+    shard = open_games_key(record.id)
+    # One round trip in the common case: the creator's script and the count's (two slots, so two
+    # scripts, pipelined); a refused game is taken off the count again.
+    calls: list[tuple[Any, list[str], list[Any]]] = []
+    if creator is not None:
+        calls.append((admit_script, [creator_key(creator)], args))
+    calls.append((count_script, [shard], [repr(now), repr(expiry), record.id, str(store.game_lifetime)]))
+    replies = await run_scripts(store.r, calls)
+    count = int(replies[0]) if creator is not None else -1
+    if count >= 0 and creator is not None:
+        await _recheck(store, creator_key(creator), now)
+        count = int(await admit_script(keys=[creator_key(creator)], args=args))
+    if count >= 0:
+        await store.r.zrem(shard, record.id)
+        raise ProblemError(
+            "too_many_games",
+            f"You already have {count} unfinished games, the most one creator may have; finish one "
+            "(an abandoned game expires on its own) before creating another.",
+            headers={"Retry-After": RETRY_AFTER},
+            limit=cap,
+        )
+    _totals.setdefault(store, _Total()).admitted_since += 1
+
+
+async def _check_total(store: Store, cap: int) -> None:
+    total = _totals.setdefault(store, _Total())
+    now = time.monotonic()
+    estimate = total.value + total.admitted_since
+    if now - total.counted_at > RECOUNT_SECONDS or estimate >= cap * 0.9:
+        total.value, total.counted_at, total.admitted_since = await count_unfinished(store), now, 0
+        estimate = total.value
+    if estimate >= cap:
+        raise ProblemError(
+            "server_full",
+            f"The server holds its most unfinished games ({cap}); retry once some have finished.",
+            headers={"Retry-After": RETRY_AFTER},
+        )
+
+
+async def count_unfinished(store: Store) -> int:
+    """The server's unfinished games: the expired leave each shard first (one round trip)."""
+    cutoff = repr(time.time())
+    async with store.r.pipeline(transaction=False) as pipe:
+        for shard in range(OPEN_GAME_SHARDS):
+            pipe.zremrangebyscore(open_games_shard(shard), "-inf", cutoff)
+            pipe.zcard(open_games_shard(shard))
+        replies = await pipe.execute()
+    return sum(int(n) for n in replies[1::2])
+
+
+async def _recheck(store: Store, key: str, now: float) -> None:
+    """Check a creator's set against the games: finished or vanished ones leave it, and the others are
+    re-scored with the TTL their game has now (a running game's TTL is refreshed as it is played)."""
+    gids: list[str] = await store.r.zrange(key, 0, -1)
+    if not gids:
+        return
+    async with store.r.pipeline(transaction=False) as pipe:
+        for gid in gids:
+            pipe.hget(game_key(gid), "status")
+            pipe.ttl(game_key(gid))
+        replies = await pipe.execute()
+    gone = [gid for gid, status in zip(gids, replies[::2], strict=True) if status in (None, STATUS_FINISHED)]
+    alive = {
+        gid: now + int(ttl)
+        for gid, status, ttl in zip(gids, replies[::2], replies[1::2], strict=True)
+        if status not in (None, STATUS_FINISHED) and int(ttl) > 0
+    }
+    async with store.r.pipeline(transaction=True) as pipe:
+        if gone:
+            pipe.zrem(key, *gone)
+        if alive:
+            pipe.zadd(key, alive, xx=True)
+        await pipe.execute()

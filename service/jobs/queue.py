@@ -1,0 +1,148 @@
+"""Bot turns as RQ jobs, the producer side the API calls: one job per (game, version) when a bot seat
+is to act, a timer job per turn with a time limit, and the workers' health.
+
+The job sees only the bot seat's view and legal actions, and commits through the same
+compare-and-set path as a human (``Games.act_as``), so a duplicate or late job is harmless.
+The worker side is ``service.jobs.turns``; the watchdog ``service.jobs.watchdog``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import time
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+import redis
+from redis.backoff import ExponentialBackoff
+from redis.retry import Retry as RedisRetry
+from rq import Queue, Retry, Worker
+from rq.exceptions import DuplicateJobError
+from rq.serializers import JSONSerializer
+
+from service.base import logs
+
+log = logs.get_logger("atout.bots")
+
+JOB_TIMEOUT = 60
+"""Seconds a bot turn may take; a job still "started" after that (its worker died) is retried by
+another worker's maintenance (every 30 s, see ``atout worker``)."""
+
+FAILURE_TTL = 24 * 3600
+"""Seconds a failed bot or timer job stays in RQ's failed registry for an operator to read (``rq info``);
+a successful one is deleted at once (``result_ttl=0``): bounded either way."""
+
+DUE_KEY = "atout:botdue"
+"""Sorted set of the bot turns enqueued and not yet played: member ``<game>:<version>``, score the
+time it was (last) enqueued. The watchdog reads only its oldest entries (bounded), never scans keys;
+an entry leaves when its job ran, or when the watchdog finds its game moved on or gone."""
+
+WATCHDOG_LOCK = "atout:botdue:lock"
+WATCHDOG_BATCH = 100
+
+
+def connect(url: str) -> redis.Redis:
+    """The one place a synchronous Redis client (the API's enqueues, the workers) is built, as resilient
+    as ``Store.from_url``'s: stale pooled connections are PINGed or retried on a fresh connection, and
+    connecting gives up after 2 s, so a Redis restart costs a failed attempt, never a stuck process."""
+
+    return redis.Redis.from_url(
+        url,
+        socket_connect_timeout=2,
+        socket_timeout=10,  # an RQ worker raises it above its BLPOP timeout itself
+        socket_keepalive=True,
+        health_check_interval=5,
+        retry=RedisRetry(
+            ExponentialBackoff(cap=0.2, base=0.02), retries=2, supported_errors=(redis.ConnectionError,)
+        ),
+    )
+
+
+def due_member(game_id: str, version: int) -> str:
+    return f"{game_id}:{version}"
+
+
+def job_id(game_id: str, version: int) -> str:
+    return f"bot-{game_id}-{version}"
+
+
+def queue_for(queue_name: str, level: str) -> str:
+    """Expert turns (a second of search each) have their own queue, so they never delay the others."""
+    return f"{queue_name}-expert" if level == "expert" else queue_name
+
+
+def queues(queue_name: str, which: str = "all") -> list[str]:
+    return {"fast": [queue_name], "expert": [f"{queue_name}-expert"]}.get(
+        which, [queue_name, f"{queue_name}-expert"]
+    )
+
+
+def enqueue(
+    connection: redis.Redis, queue_name: str, game_id: str, version: int, level: str = "random"
+) -> None:
+    """Enqueue the bot turn of ``game_id`` at ``version``; a duplicate is dropped. A job lost with
+    its worker is retried (twice); the compare-and-set makes a second run of a played turn a no-op."""
+    # Indexed first (a fast worker could run the job before a later write) and NX: asking again for
+    # a turn already due does not restart its clock.
+    connection.zadd(DUE_KEY, {due_member(game_id, version): time.time()}, nx=True)
+    queue = Queue(queue_for(queue_name, level), connection=connection, serializer=JSONSerializer)
+    with contextlib.suppress(DuplicateJobError):
+        queue.enqueue_call(
+            "service.jobs.turns.play_turn",
+            args=(game_id, version),
+            job_id=job_id(game_id, version),
+            unique=True,
+            result_ttl=0,  # the move is in the game's log: a kept result (~6.8 KB a move) serves nobody
+            failure_ttl=FAILURE_TTL,
+            retry=Retry(max=2),
+            timeout=JOB_TIMEOUT,
+        )
+
+
+def timer_id(game_id: str, version: int) -> str:
+    return f"timer-{game_id}-{version}"
+
+
+def schedule_timeout(
+    connection: redis.Redis, queue_name: str, game_id: str, version: int, seconds: int
+) -> None:
+    """In ``seconds``, if the game is still at ``version``, a bot plays the absent seat's move."""
+    queue = Queue(queue_name, connection=connection, serializer=JSONSerializer)
+    queue.enqueue_in(
+        timedelta(seconds=seconds),
+        "service.jobs.turns.turn_timeout",
+        game_id,
+        version,
+        job_id=timer_id(game_id, version),
+        retry=Retry(max=2),
+        job_timeout=JOB_TIMEOUT,
+        result_ttl=0,
+        failure_ttl=FAILURE_TTL,
+    )
+
+
+def worker_health(connection: redis.Redis, queue_name: str, worker_ttl: int) -> dict[str, Any]:
+    """Per queue: how many workers are registered and the age of the freshest heartbeat. A queue is
+    ``ok`` when some worker heartbeat within ``worker_ttl`` seconds, ``stale`` when its workers stopped
+    beating (killed, hung) and ``missing`` when none is registered."""
+
+    now = datetime.now(UTC)
+    report: dict[str, Any] = {}
+    for name in queues(queue_name):
+        workers = Worker.all(queue=Queue(name, connection=connection, serializer=JSONSerializer))
+        ages = [
+            (
+                now - (w.last_heartbeat if w.last_heartbeat.tzinfo else w.last_heartbeat.replace(tzinfo=UTC))
+            ).total_seconds()
+            for w in workers
+            if w.last_heartbeat is not None
+        ]
+        age = max(0.0, min(ages)) if ages else None
+        status = "missing" if not workers else "ok" if age is not None and age <= worker_ttl else "stale"
+        report[name] = {
+            "status": status,
+            "workers": len(workers),
+            "heartbeat_age_seconds": None if age is None else round(age, 1),
+        }
+    overall = "ok" if all(q["status"] == "ok" for q in report.values()) else "stale"
+    return {"status": overall, "queues": report}

@@ -1,0 +1,143 @@
+"""The worker side of bot turns: one event loop, Redis pool and ``Games`` per worker process, and the
+job functions RQ runs (:func:`play_turn`, :func:`turn_timeout`). The job sees only the bot seat's
+view and legal actions and commits through the same compare-and-set path as a human
+(``Games.act_as``), so a duplicate or late job is harmless. The strategies (``random``,
+``heuristic``, ``expert``) live in ``workers.bots``.
+
+RQ stores a job's function by its import path: jobs queued before this module existed name
+``service.bots.play_turn``, which ``service/jobs/queue.py`` keeps importable."""
+
+from __future__ import annotations
+
+import asyncio
+import random
+import time
+from collections.abc import Callable
+from typing import Any
+
+import engine
+from service.base.counters import observe_bot_decision
+from service.base.problems import ProblemError
+from service.base.settings import Settings, get_settings
+from service.games import Games
+from service.jobs.queue import DUE_KEY, connect, due_member, enqueue, schedule_timeout
+from service.store.faults import store_fault
+from service.store.game_store import STATUS_ACTIVE, Store
+from workers import bots as strategies
+
+
+def turn_timeout(game_id: str, version: int) -> str:
+    """RQ job: the seat to act at ``version`` let its time run out; a heuristic bot plays for it."""
+    return _counting_faults(lambda: runtime().run(game_id, version, timer=True))
+
+
+def _counting_faults(job: Callable[[], str]) -> str:
+    """Run ``job``; a Redis fault it raises is counted (``atout_redis_errors_total{operation="worker"}``)
+    and raised again, so RQ retries the job."""
+    try:
+        return job()
+    except Exception as exc:
+        store_fault(exc, "worker")
+        raise
+
+
+def choose(
+    view: dict[str, Any], legal: list[dict[str, Any]], level: str, rng: random.Random, budget_s: float = 1.0
+) -> dict[str, Any]:
+    """The bot ``level``'s action for the seat whose ``view`` this is (``workers.bots`` strategies)."""
+
+    action: dict[str, Any] = strategies.choose(level, view, legal, rng, budget_s)
+    return action
+
+
+def play_turn(game_id: str, version: int) -> str:
+    """RQ job: play the bot seat's move at ``version`` (or do nothing if the game moved on). The turn
+    leaves the watchdog's index only once the job has run: a job lost on the way stays due."""
+
+    def job() -> str:
+        rt = runtime()
+        outcome = rt.run(game_id, version, timer=False)
+        rt.sync.zrem(DUE_KEY, due_member(game_id, version))
+        return outcome
+
+    return _counting_faults(job)
+
+
+class _Runtime:
+    """One event loop, Redis pool and Games per worker process, reused by every job: a bot's
+    reply then costs milliseconds, not a new loop and new connections per move."""
+
+    def __init__(self, settings: Settings) -> None:
+
+        assert settings.redis_url, "the worker needs REDIS_URL"
+        self.settings = settings
+        self.loop = asyncio.new_event_loop()
+        self.store = Store.from_url(
+            settings.redis_url,
+            settings.abandoned_ttl,
+            settings.finished_ttl,
+            settings.idempotency_ttl,
+            socket_timeout=10,  # a worker never blocks on a stream
+            cluster=settings.redis_cluster,
+            wait_replicas=settings.redis_wait_replicas,
+            wait_ms=settings.redis_wait_ms,
+        )
+        self.sync = connect(settings.queue_redis_url or settings.redis_url)
+
+        async def enqueue_next(gid: str, v: int, level: str) -> None:
+            enqueue(self.sync, settings.bot_queue, gid, v, level)
+
+        async def schedule_next(gid: str, v: int, seconds: int) -> None:
+            schedule_timeout(self.sync, settings.bot_queue, gid, v, seconds)
+
+        self.games = Games(self.store, settings, enqueue_bot=enqueue_next, schedule_timer=schedule_next)
+
+    def run(self, game_id: str, version: int, timer: bool) -> str:
+        return self.loop.run_until_complete(_play_turn(self, game_id, version, timer))
+
+    def level_to_act(self, game_id: str, version: int) -> str | None:
+        """The bot level to act in ``game_id`` at ``version``; None: moved on, over, a human to act."""
+        record = self.loop.run_until_complete(self.store.load(game_id))
+        if record is None or record.version != version or record.status != STATUS_ACTIVE:
+            return None
+        seat = self.games.match_of(record).to_act
+        if seat is None or not record.seats[seat].is_bot:
+            return None
+        return record.seats[seat].kind.partition(":")[2]
+
+
+_runtimes: dict[str, _Runtime] = {}
+
+
+def runtime() -> _Runtime:
+    settings = get_settings()
+    key = f"{settings.redis_url}|{settings.bot_queue}|{settings.bot_budget}"
+    if key not in _runtimes:
+        _runtimes[key] = _Runtime(settings)
+    return _runtimes[key]
+
+
+async def _play_turn(rt: _Runtime, game_id: str, version: int, timer: bool = False) -> str:
+    store, games, settings = rt.store, rt.games, rt.settings
+    record = await store.load(game_id)
+    if record is None or record.version != version or record.status != STATUS_ACTIVE:
+        return "stale"
+    m = games.match_of(record)
+    seat = m.to_act
+    if seat is None or record.seats[seat].is_bot == timer:
+        return "a bot seat has no timer" if timer else "not a bot's turn"
+    level = "heuristic" if timer else record.seats[seat].kind.partition(":")[2]
+    rng = random.Random(f"{game_id}:{version}")
+    started = time.perf_counter()
+    action = choose(engine.view(m, seat), engine.legal_actions(m, seat), level, rng, settings.bot_budget)
+    observe_bot_decision(record.game, level, time.perf_counter() - started)
+    try:
+        if timer:
+            await games.act_as(record, seat, action, expected_version=version, by="timer")
+        else:
+            await games.act_as(record, seat, action, expected_version=version, credential="bot")
+    except ProblemError as error:
+        if error.code == "version_conflict":
+            return "lost the race"
+        raise
+    return "played"

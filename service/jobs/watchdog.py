@@ -1,0 +1,80 @@
+"""The watchdog of bot turns, run from every worker's maintenance: a turn whose job was lost (a Redis
+restart, a killed worker between RQ's bookkeeping steps) is enqueued again after
+``ATOUT_BOT_TURN_TIMEOUT``."""
+
+from __future__ import annotations
+
+import time
+from datetime import UTC
+from typing import Any
+
+import redis
+from rq import Queue
+from rq.exceptions import NoSuchJobError
+from rq.job import Job, JobStatus
+from rq.serializers import JSONSerializer
+
+from service.base.settings import Settings
+from service.jobs.queue import DUE_KEY, WATCHDOG_BATCH, WATCHDOG_LOCK, enqueue, job_id, log
+from service.jobs.turns import runtime
+
+
+def requeue_stuck_turns(connection: redis.Redis, settings: Settings) -> int:
+    """Enqueue again every bot turn due for longer than ``bot_turn_timeout`` whose job is neither
+    queued nor running (lost with a Redis restart, deleted, or failed past its retries), and drop
+    the index entries of games that moved on. Run from every worker's maintenance: a short lock
+    lets one worker of the cluster do a pass at a time. Returns the number of turns enqueued again."""
+
+    now = time.time()
+    lock_seconds = max(1, int(settings.bot_turn_timeout // 2))
+    if not connection.set(WATCHDOG_LOCK, "1", nx=True, ex=lock_seconds):
+        return 0
+    connection.zremrangebyscore(DUE_KEY, "-inf", now - settings.abandoned_ttl)  # those games expired
+    due = connection.zrangebyscore(
+        DUE_KEY, "-inf", now - settings.bot_turn_timeout, start=0, num=WATCHDOG_BATCH
+    )
+    requeued = 0
+    for raw in due:
+        member = raw.decode() if isinstance(raw, bytes) else str(raw)
+        game_id, _, v = member.rpartition(":")
+        level = runtime().level_to_act(game_id, int(v))
+        if level is None:
+            connection.zrem(DUE_KEY, member)
+            continue
+        try:
+            job = Job.fetch(job_id(game_id, int(v)), connection=connection, serializer=JSONSerializer)
+            status = job.get_status()
+        except NoSuchJobError:
+            job, status = None, None
+        if status in (JobStatus.SCHEDULED, JobStatus.DEFERRED):
+            continue
+        if status == JobStatus.QUEUED and _waiting_in_queue(connection, job):
+            continue
+        if status == JobStatus.STARTED and _started_within(job, settings.bot_turn_timeout, now):
+            continue
+        # Also a job "started" longer than a bot turn may take: its worker died with it (killed, or
+        # Redis went down under it, so the job's end was never written). RQ would fail it only after
+        # its timeout; the turn is due now. Should it still be running, the copy loses the race.
+        # Also a job "queued" but in no queue: a worker moved it to RQ's intermediate list and died
+        # (or lost Redis) before marking it started. RQ fails such a job only after a minute.
+        if job is not None:
+            # finished or failed under the same id: the unique enqueue would refuse; and RQ's own
+            # cleanup must not later fail the new job for the old one's place in the intermediate list
+            connection.lrem(Queue(job.origin, connection=connection).intermediate_queue_key, 0, job.id)
+            job.delete()
+        enqueue(connection, settings.bot_queue, game_id, int(v), level)
+        connection.zadd(DUE_KEY, {member: time.time()})  # its clock starts again
+        log.warning("bot_turn_requeued", game=game_id, version=int(v), level=level, job_status=str(status))
+        requeued += 1
+    return requeued
+
+
+def _waiting_in_queue(connection: redis.Redis, job: Any) -> bool:
+    """Whether ``job`` is still in its queue's list (LPOS: no copy of the list), waiting for a worker."""
+    queue_key = Queue(job.origin, connection=connection).key
+    return connection.lpos(queue_key, job.id) is not None
+
+
+def _started_within(job: Any, seconds: float, now: float) -> bool:
+    started = getattr(job, "started_at", None)
+    return started is not None and now - started.replace(tzinfo=started.tzinfo or UTC).timestamp() < seconds
