@@ -8,7 +8,7 @@ from typing import Any
 import strawberry
 
 import engine
-from schema import rest, views
+from schema import bodies, views
 from schema.actions import Action
 from schema.graphql_models import (
     OPTIONS_OF_GAME,
@@ -68,7 +68,7 @@ class Game:
     turn_seconds: int | None = strawberry.field(default=None, description="Per-turn time limit, if any.")
 
     @classmethod
-    def of(cls, s: rest.GameSummary) -> Game:
+    def of(cls, s: bodies.GameSummary) -> Game:
         return cls(
             id=strawberry.ID(s.id),
             game=s.game,
@@ -97,7 +97,7 @@ class View:
     view: GameView
 
     @classmethod
-    def of(cls, v: rest.ViewResponse) -> View:
+    def of(cls, v: bodies.ViewResponse) -> View:
         return cls(
             game_id=strawberry.ID(v.game_id),
             version=v.version,
@@ -116,7 +116,7 @@ class LegalActions:
     actions: list[LegalAction]
 
     @classmethod
-    def of(cls, la: rest.LegalActionsResponse) -> LegalActions:
+    def of(cls, la: bodies.LegalActionsResponse) -> LegalActions:
         return cls(
             game_id=strawberry.ID(la.game_id),
             version=la.version,
@@ -168,7 +168,7 @@ class ActionResult:
     replayed: bool
 
     @classmethod
-    def of(cls, r: rest.ActionResponse, replayed: bool) -> ActionResult:
+    def of(cls, r: bodies.ActionResponse, replayed: bool) -> ActionResult:
         return cls(
             game_id=strawberry.ID(r.game_id),
             version=r.version,
