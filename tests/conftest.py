@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import re
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import suppress
 from pathlib import Path
 
+import httpx
 import pytest
 import redis
 
@@ -210,3 +212,42 @@ def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter, exitstatu
     terminalreporter.section("the machine")
     for line in [*FIRST_FAILURE, "at the end:", *machine_snapshot()]:
         terminalreporter.write_line(line)
+
+
+# --- what a deployment serves ---------------------------------------------------------------------
+
+STATIC = Path(ROOT) / "service" / "static"
+DEV_ONLY = {"play/tsconfig.json"}  # tsc's settings for checking the page's JSDoc: never served in use
+
+
+def shipped_assets() -> dict[str, bytes]:
+    """Every page and asset the checkout serves, by path, with the bytes of each static file (pages
+    are generated: None). Swagger UI's assets come from its own package, not from this tree."""
+    assets: dict[str, bytes] = {
+        f"/static/{path.relative_to(STATIC).as_posix()}": path.read_bytes()
+        for path in sorted(STATIC.rglob("*"))
+        if path.is_file() and path.relative_to(STATIC).as_posix() not in DEV_ONLY
+    }
+    return assets
+
+
+@pytest.fixture
+def serves_everything() -> Callable[[str], None]:
+    """A check that the service at a base URL serves every page and asset the checkout serves:
+    ``/play``, ``/docs``, GraphiQL at ``/graphql``, ``/openapi.json``, the scripts the pages name, and
+    each static file byte for byte (the installed wheel and the image must ship them all)."""
+
+    def check(base: str) -> None:
+        with httpx.Client(base_url=base, timeout=30) as http:
+            for page in ("/play", "/docs", "/graphql"):
+                response = http.get(page, headers={"Accept": "text/html"})
+                assert response.status_code == 200, (page, response.status_code, response.text[:300])
+                for src in re.findall(r'(?:src|href)="(/static/[^"]+)"', response.text):
+                    assert http.get(src).status_code == 200, (page, src)
+            assert http.get("/openapi.json").json()["openapi"].startswith("3.")
+            for path, content in shipped_assets().items():
+                response = http.get(path)
+                assert response.status_code == 200, (path, response.status_code)
+                assert response.content == content, f"{path} differs from the checkout's"
+
+    return check

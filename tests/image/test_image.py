@@ -196,7 +196,7 @@ def test_the_image_has_no_compiler_the_compiled_engine_and_none_of_the_hosts_cer
 
 
 def test_serve_and_a_worker_from_the_image_play_a_match_and_stop_cleanly_on_sigterm(
-    image: str, redis_url: str, containers: list[str]
+    image: str, redis_url: str, containers: list[str], serves_everything: Callable[[str], None]
 ) -> None:
     port = free_port()
     tag = f"{os.getpid()}-{port}"
@@ -210,6 +210,7 @@ def test_serve_and_a_worker_from_the_image_play_a_match_and_stop_cleanly_on_sigt
     wait_for(
         lambda: httpx.get(f"{base}/readyz", timeout=2).json()["status"] == "ready", "the worker's heartbeat"
     )
+    serves_everything(base)  # /play and its modules, /docs, GraphiQL, every static file (issue 20)
     # every process of each container (the init, atout, this exec) runs as 10001
     for name in (api, worker):
         uids = podman("exec", name, "sh", "-c", "cat /proc/[0-9]*/status | grep ^Uid:").stdout.split("\n")
