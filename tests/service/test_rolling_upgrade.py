@@ -1,0 +1,74 @@
+"""A rolling upgrade across the move of ``service/`` into layers (issue 20): RQ stores a job's function
+by its import path, so a bot turn queued by an API of the old layout (``service.bots.play_turn``)
+must still be played by a worker of the new one. ``service/bots.py`` keeps that path importable."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import redis
+from rq import Queue
+from rq.job import Job
+from rq.serializers import JSONSerializer
+from starlette.testclient import TestClient
+from svc_helpers import FAST_OPTIONS, admin_headers
+
+from service.base.settings import Settings
+from service.jobs import queue as bot_jobs
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def test_a_bot_turn_queued_under_the_old_job_path_is_played_by_a_new_worker(
+    client: TestClient, settings: Settings, tmp_path: Path
+) -> None:
+    body = {
+        "game": "rough",
+        "seed": 41,
+        "options": FAST_OPTIONS["rough"],
+        "seats": ["bot:random"] * 3 + ["open"],
+    }
+    gid = client.post("/v1/games", json=body, headers=admin_headers(client)).json()["game"]["id"]
+    token = client.post(f"/v1/games/{gid}/join", json={"seat": 3}).json()["token"]
+    game = client.get(f"/v1/games/{gid}").json()
+    for _ in range(4):  # until a bot is to act: the human passes
+        if game["to_act"] != 3:
+            break
+        answer = client.post(
+            f"/v1/games/{gid}/actions",
+            json={"action": {"type": "pass"}},
+            headers={"Authorization": f"Bearer {token}"},
+        )
+        assert answer.status_code == 200, answer.text
+        game = client.get(f"/v1/games/{gid}").json()
+    assert game["to_act"] != 3, game
+    version = game["version"]
+
+    connection = redis.Redis.from_url(settings.redis_url or "")
+    try:
+        queue = Queue(settings.bot_queue, connection=connection, serializer=JSONSerializer)
+        assert queue.job_ids == [bot_jobs.job_id(gid, version)]  # queued by this API, under the new path
+        assert queue.fetch_job(queue.job_ids[0]).func_name == "service.jobs.turns.play_turn"
+        queue.empty()
+        # as an API of the old layout queued it
+        old = queue.enqueue_call("service.bots.play_turn", args=(gid, version), job_id="old-layout-turn")
+        env = {**os.environ, "REDIS_URL": settings.redis_url or "", "PYTHONPATH": str(ROOT)}
+        worker = subprocess.run(
+            [sys.executable, "-m", "service.runtime.cli", "worker", "--burst", "--queues", "fast"],
+            env={**env, "ATOUT_BOT_BUDGET": "0.01"},
+            cwd=tmp_path,
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+        assert worker.returncode == 0, worker.stderr[-3000:]
+        job = Job.fetch(old.id, connection=connection, serializer=JSONSerializer)
+        assert job.func_name == "service.bots.play_turn"
+        assert job.get_status() == "finished", worker.stderr[-3000:]
+        assert job.return_value() == "played"
+    finally:
+        connection.close()
+    assert client.get(f"/v1/games/{gid}").json()["version"] > version
