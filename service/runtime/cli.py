@@ -21,7 +21,7 @@ from rq.serializers import JSONSerializer
 from starlette.applications import Starlette
 
 import engine
-from service.api.openapi import build
+from service.api.rest import openapi_document
 from service.base import logs
 from service.base.counters import serve_worker_metrics
 from service.base.settings import get_settings
@@ -267,9 +267,9 @@ def worker(args: argparse.Namespace) -> int:
 
 
 def openapi(args: argparse.Namespace) -> int:
-    """Print (or write) the OpenAPI document generated from the app's routes."""
+    """Print (or write) the OpenAPI document, generated from the REST endpoint table (service.api.rest)."""
 
-    text = json.dumps(build(), indent=2, sort_keys=False) + "\n"
+    text = json.dumps(openapi_document(), indent=2, sort_keys=False) + "\n"
     if args.output:
         with open(args.output, "w", encoding="utf-8") as out:
             out.write(text)

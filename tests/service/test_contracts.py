@@ -10,7 +10,7 @@ from starlette.testclient import TestClient
 
 from schema.views import EVENT_BODIES
 from service.api.graphql import sdl
-from service.api.openapi import build
+from service.api.rest import openapi_document
 from service.base.settings import END, START, Settings, environment_name, markdown_table, with_table
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -18,7 +18,8 @@ ROOT = Path(__file__).resolve().parents[2]
 
 def test_openapi_json_is_committed_and_current() -> None:
     committed = json.loads((ROOT / "openapi" / "openapi.json").read_text())
-    assert committed == build(), "openapi/openapi.json drifted: run `atout openapi -o openapi/openapi.json`"
+    drifted = "openapi/openapi.json drifted: run `atout openapi -o openapi/openapi.json`"
+    assert committed == openapi_document(), drifted
 
 
 def test_graphql_sdl_is_committed_and_current() -> None:
@@ -55,12 +56,13 @@ def test_the_readme_lists_every_setting_with_its_default() -> None:
 
 
 def test_the_app_serves_its_openapi_document_and_docs(client: TestClient) -> None:
-    assert client.get("/openapi.json").json() == build()
+    assert client.get("/openapi.json").json() == openapi_document()
     assert "swagger-ui" in client.get("/docs").text
 
 
 def test_every_route_under_v1_is_documented(client: TestClient) -> None:
-    documented = {(path, method.upper()) for path, ops in build()["paths"].items() for method in ops}
+    paths = openapi_document()["paths"]
+    documented = {(path, method.upper()) for path, ops in paths.items() for method in ops}
     routes = {
         (route.path, method)
         for route in client.app.routes  # type: ignore[attr-defined]
@@ -73,7 +75,7 @@ def test_every_route_under_v1_is_documented(client: TestClient) -> None:
 def test_every_documented_error_code_is_a_known_problem_code() -> None:
     from service.base.problems import CODES
 
-    for ops in build()["paths"].values():
+    for ops in openapi_document()["paths"].values():
         for op in ops.values():
             for status, response in op["responses"].items():
                 if "Problem" in response["description"]:

@@ -21,7 +21,7 @@ from svc_helpers import FAST_OPTIONS, seated
 import engine
 from engine import fair
 from schema.bodies import LogResponse
-from service.api.openapi import build
+from service.api.rest import openapi_document
 
 DISAGREE = "the log's seed and key disagree"
 
@@ -173,7 +173,7 @@ def test_all_3_an_explicit_first_deal_is_reported_and_every_contradiction_about_
 
 
 def test_the_openapi_document_marks_the_logs_seed_deprecated_and_points_to_key() -> None:
-    properties = build()["components"]["schemas"]["LogResponse"]["properties"]
+    properties = openapi_document()["components"]["schemas"]["LogResponse"]["properties"]
     assert properties["seed"]["deprecated"] is True
     assert "read `key`" in properties["seed"]["description"]
     assert "deprecated" not in properties["key"]

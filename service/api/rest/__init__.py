@@ -1,0 +1,18 @@
+"""REST under /v1: one table of endpoints gives both the Starlette routes and the OpenAPI document.
+
+- :mod:`~service.api.rest.requests`: what every handler does with a request (token, body, query) and
+  its answer;
+- :mod:`~service.api.rest.games` and :mod:`~service.api.rest.bots`: the handlers, by resource;
+- :mod:`~service.api.rest.streams`: the SSE and NDJSON streams (a game's events, a bot's turns);
+- :mod:`~service.api.rest.table`: the endpoints declared once (:data:`OPS`);
+- :mod:`~service.api.rest.routing`: the Starlette routes read from the table;
+- :mod:`~service.api.rest.openapi`: the OpenAPI document read from the table.
+"""
+
+from __future__ import annotations
+
+from service.api.rest.openapi import openapi_document
+from service.api.rest.routing import routes
+from service.api.rest.table import OPS
+
+__all__ = ["OPS", "openapi_document", "routes"]

@@ -1,0 +1,121 @@
+"""The REST handlers of games and their play: the rules, create, list, get, join, leave, rematch, the
+seat's view and legal actions, an action, the replay log. Each parses its request, calls
+:class:`service.games.Games` and answers; Games raises the problems (problem+json) a call may meet.
+The game's event stream is in :mod:`service.api.rest.streams`, with the other streams."""
+
+from __future__ import annotations
+
+from starlette.requests import Request
+from starlette.responses import Response
+
+import engine
+from schema.bodies import (
+    ActionRequest,
+    CreateGameRequest,
+    CreateGameResponse,
+    GameList,
+    JoinRequest,
+    JoinResponse,
+    LeaveResponse,
+    RematchRequest,
+    RematchResponse,
+    RulesResponse,
+)
+from service.api.ratelimit import counted, rate_limit
+from service.api.rest.requests import bearer, games_of, int_query, ok, parse_body
+from service.base.problems import ProblemError
+
+
+async def rules(request: Request) -> Response:
+    return ok(RulesResponse.model_validate({"games": engine.games()}))
+
+
+async def create_game(request: Request) -> Response:
+    games = games_of(request)
+    await rate_limit(request, "create_game", await games.account_token(bearer(request)))
+    body = await parse_body(request, CreateGameRequest)
+    record, invite = await games.create(body, bearer(request))
+    summary = games.summary(record)
+    return ok(
+        CreateGameResponse(game=summary, invite_code=invite),
+        201,
+        headers={"Location": f"/v1/games/{record.id}"},
+    )
+
+
+async def list_games(request: Request) -> Response:
+    limit = int_query(request, "limit", 50, 1, 100) or 50
+    return ok(GameList(games=await games_of(request).open_games(limit)))
+
+
+async def get_game(request: Request) -> Response:
+    games = games_of(request)
+    record = await games.get(request.path_params["game_id"])
+    caller = games.caller(record, bearer(request), required=False)
+    return ok(games.summary(record, caller))
+
+
+async def join_game(request: Request) -> Response:
+    gid = request.path_params["game_id"]
+    bot_key = bearer(request)
+    await rate_limit(request, "join", await games_of(request).account_token(bot_key))
+    body = await parse_body(request, JoinRequest)
+    seat, token, started = await games_of(request).join(
+        gid, body.seat, body.name, body.invite_code, bot_key, client_seed=body.client_seed
+    )
+    return ok(JoinResponse(game_id=gid, seat=seat, token=token, started=started), 201)
+
+
+async def get_view(request: Request) -> Response:
+    seat = int_query(request, "seat", None, 0, 4)
+    return ok(await games_of(request).view(request.path_params["game_id"], bearer(request), seat))
+
+
+async def get_legal_actions(request: Request) -> Response:
+    return ok(await games_of(request).legal_actions(request.path_params["game_id"], bearer(request)))
+
+
+async def post_action(request: Request) -> Response:
+    gid = request.path_params["game_id"]
+    games = games_of(request)
+    token = bearer(request)
+    key = request.headers.get("idempotency-key")
+    if key is not None and not 1 <= len(key) <= 200:
+        raise ProblemError("invalid_request", "Idempotency-Key must be 1 to 200 characters.")
+    # Start from this process's last copy of the game when the token holds a seat in it: the atomic
+    # write checks the version and the seat's token again, and any refusal is decided on a fresh read.
+    record, fresh = games.cached(gid), False
+    async with counted(request, "act", token):
+        if record is None or not token or games.seat_of(record, token) is None:
+            record, fresh = await games.get(gid), True
+        games.caller(record, token, required=True)  # 401 before a body error tells a stranger anything
+    body = await parse_body(request, ActionRequest)
+    caller = games.caller(record, token, required=True, claimed_seat=body.seat)
+    response, replayed = await games.act_checked(
+        record,
+        caller,
+        body.action.model_dump(exclude_none=True),
+        expected_version=body.expected_version,
+        idempotency_key=key,
+        fresh=fresh,
+    )
+    return ok(response, headers={"Idempotent-Replayed": "true"} if replayed else None)
+
+
+async def leave_game(request: Request) -> Response:
+    gid = request.path_params["game_id"]
+    seat, outcome = await games_of(request).leave(gid, bearer(request))
+    return ok(LeaveResponse(game_id=gid, seat=seat, outcome=outcome))  # type: ignore[arg-type]
+
+
+async def rematch_game(request: Request) -> Response:
+    games = games_of(request)
+    body = await parse_body(request, RematchRequest)
+    record, seat, token, started = await games.rematch(
+        request.path_params["game_id"], bearer(request), client_seed=body.client_seed
+    )
+    return ok(RematchResponse(game=games.summary(record), seat=seat, token=token, started=started), 201)
+
+
+async def get_log(request: Request) -> Response:
+    return ok(await games_of(request).replay_log(request.path_params["game_id"], bearer(request)))

@@ -1,0 +1,218 @@
+"""The OpenAPI 3.1 document of the REST endpoints, generated from their table
+(:data:`service.api.rest.table.OPS`): served at /openapi.json, printed by ``atout openapi`` and
+committed as openapi/openapi.json, from which clients generate their types (openapi-typescript) and
+schemathesis its tests. Pydantic writes the body schemas; this module says the rest (parameters,
+problem codes by status, auth, stream frames, links) and shapes the schemas for code generators."""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Mapping
+from typing import Any
+
+from pydantic import BaseModel
+from pydantic.json_schema import JsonSchemaMode, JsonSchemaValue, models_json_schema
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
+
+from schema.bodies import Problem
+from service.api.rest.table import EVERY_OPERATION, OPS, Op
+from service.base.problems import CODES, PROBLEM_JSON
+
+API_VERSION = "1.0.0"
+PATH_PARAM = re.compile(r"\{(\w+)\}")
+
+Refs = Mapping[tuple[Any, JsonSchemaMode], JsonSchemaValue]
+"""Each body model's ``$ref`` into components/schemas, by model and mode (as pydantic returns them)."""
+
+
+def _link(
+    operation_id: str, description: str, game_id: str | None, token: str | None, body: Any = None
+) -> dict[str, Any]:
+    parameters = {} if game_id is None else {"path.game_id": game_id}
+    if token is not None:
+        parameters["header.Authorization"] = f"Bearer {{{token}}}"
+    link = {"operationId": operation_id, "description": description, "parameters": parameters}
+    return link if body is None else {**link, "requestBody": body}
+
+
+# OpenAPI links: how a client (and schemathesis' stateful runs) goes from one answer to the next
+# call, e.g. create -> join -> act with the seat token the join returned.
+_CREATED = "$response.body#/game/id"
+_JOINED, _SEAT_TOKEN = "$response.body#/game_id", "$response.body#/token"
+LINKS: dict[str, dict[str, Any]] = {
+    "createGame": {
+        "JoinGame": _link("joinGame", "Take the first open seat of the new game.", _CREATED, None, {}),
+        "GetGame": _link("getGame", "The new game.", _CREATED, None),
+        "GetSpectatorView": _link("getView", "The new game as a spectator sees it.", _CREATED, None),
+    },
+    "joinGame": {
+        "JoinAgain": _link("joinGame", "Take another seat (all taken: it starts).", _JOINED, None, {}),
+        "GetView": _link("getView", "The seat's view, with its token.", _JOINED, _SEAT_TOKEN),
+        "GetLegalActions": _link("getLegalActions", "The seat's legal actions.", _JOINED, _SEAT_TOKEN),
+        "SubmitAction": _link("submitAction", "Act for the seat.", _JOINED, _SEAT_TOKEN),
+        "LeaveGame": _link("leaveGame", "Give the seat up.", _JOINED, _SEAT_TOKEN),
+        "RematchGame": _link("rematchGame", "The rematch, once the match is over.", _JOINED, _SEAT_TOKEN),
+        "GetReplayLog": _link("getReplayLog", "The replay log, once it is over.", _JOINED, _SEAT_TOKEN),
+    },
+    "rematchGame": {
+        "GetView": _link("getView", "The seat's view of the rematch.", _CREATED, _SEAT_TOKEN),
+    },
+    "registerBot": {
+        "GetBot": _link("getBot", "The bot account, with its API key.", None, "$response.body#/api_key"),
+    },
+}
+
+
+async def openapi_json(request: Request) -> Response:
+    return JSONResponse(openapi_document())
+
+
+def without_null_defaults(schema: Any) -> Any:
+    """``schema`` without its ``"default": null`` entries. A null default says nothing that the
+    field's being optional does not, and code generators (openapi-typescript) read a field with a
+    default as one the server always fills in, so a request type would require it."""
+    if isinstance(schema, dict):
+        return {k: without_null_defaults(v) for k, v in schema.items() if not (k == "default" and v is None)}
+    if isinstance(schema, list):
+        return [without_null_defaults(v) for v in schema]
+    return schema
+
+
+def defaults_in_words(schema: dict[str, Any]) -> dict[str, Any]:
+    """A request body's schema with each property's default said in its description instead: code
+    generators (openapi-typescript by default) make a property with a ``default`` required, as if
+    the server always sent it, and the client would have to send what the server fills in itself."""
+    properties = {}
+    for name, prop in schema.get("properties", {}).items():
+        if "default" in prop:
+            prop = {k: v for k, v in prop.items() if k != "default"}
+            said = f"Default: `{json.dumps(schema['properties'][name]['default'])}`."
+            prop["description"] = f"{prop['description']} {said}" if prop.get("description") else said
+        properties[name] = prop
+    return {**schema, "properties": properties} if properties else schema
+
+
+def _parameters(op: Op) -> list[dict[str, Any]]:
+    parameters: list[dict[str, Any]] = []
+    for name in PATH_PARAM.findall(op.path):
+        parameters.append({"name": name, "in": "path", "required": True, "schema": {"type": "string"}})
+    for p in op.params:
+        parameters.append({"name": p.name, "in": p.where, "required": False, "schema": p.schema,
+                           "description": p.description})  # fmt: skip
+    return parameters
+
+
+def _stream_frame(response: type[BaseModel], ref: JsonSchemaValue) -> dict[str, Any]:
+    """One frame of a stream, as OpenAPI 3.2's itemSchema would say it (and schemathesis reads it):
+    `data` is JSON text holding one event."""
+    return {
+        "type": "object",
+        "description": f"Server-Sent Events, one frame each: `data` is one {response.__name__}"
+        " as JSON, `id` the event's id (send it back as Last-Event-ID), `event` its type; a "
+        "frame that ends the stream early has no `id` and sets `retry` (ms).",
+        "properties": {
+            "data": {"type": "string", "contentMediaType": "application/json", "contentSchema": ref},
+            "event": {"type": "string"},
+            "id": {"type": "string"},
+            "retry": {"type": "integer"},
+        },
+        "required": ["data"],
+    }
+
+
+def _responses(op: Op, refs: Refs) -> dict[str, Any]:
+    responses: dict[str, Any] = {}
+    if op.response:
+        media = "text/event-stream" if op.stream else "application/json"
+        ref = refs[(op.response, "serialization")]
+        content_schema = _stream_frame(op.response, ref) if op.stream else ref
+        responses[str(op.status)] = {
+            "description": op.summary,
+            "content": {media: {"schema": content_schema}},
+        }
+    elif op.status == 204:
+        responses["204"] = {"description": op.summary}
+    if op.operation_id in LINKS:
+        responses[str(op.status)]["links"] = LINKS[op.operation_id]
+    by_status: dict[int, list[str]] = {}
+    # Any call may meet the store down (503 store_unavailable, with Retry-After): say so everywhere.
+    for code in (*op.errors, *(c for c in EVERY_OPERATION if c not in op.errors)):
+        by_status.setdefault(CODES[code][0], []).append(code)
+    for status, codes in sorted(by_status.items()):
+        responses[str(status)] = {
+            "description": "Problem: " + ", ".join(f"`{c}`" for c in codes),
+            "content": {PROBLEM_JSON: {"schema": refs[(Problem, "serialization")]}},
+        }
+    return responses
+
+
+def _security(op: Op) -> list[dict[str, list[str]]]:
+    if op.auth == "seat":
+        return [{"seatToken": []}]
+    if op.auth == "optional":
+        return [{}, {"seatToken": []}]
+    return []  # said outright: no credentials
+
+
+def _operation(op: Op, refs: Refs) -> dict[str, Any]:
+    operation: dict[str, Any] = {
+        "operationId": op.operation_id,
+        "summary": op.summary,
+        "tags": [op.tag],
+        "parameters": _parameters(op),
+    }
+    if op.description:
+        operation["description"] = op.description
+    if op.request:
+        operation["requestBody"] = {
+            # no body reads as {} (parse_body): a body is required only where a field is
+            "required": any(field.is_required() for field in op.request.model_fields.values()),
+            "content": {"application/json": {"schema": refs[(op.request, "validation")]}},
+        }
+    operation["responses"] = _responses(op, refs)
+    operation["security"] = _security(op)
+    return operation
+
+
+def openapi_document() -> dict[str, Any]:
+    """The document of every endpoint in :data:`OPS`: what GET /openapi.json answers and ``atout openapi``
+    prints (test_contracts checks that openapi/openapi.json is this, byte for byte)."""
+    models: list[tuple[type[BaseModel], JsonSchemaMode]] = [(Problem, "serialization")]
+    for op in OPS:
+        if op.request:
+            models.append((op.request, "validation"))
+        if op.response:
+            models.append((op.response, "serialization"))
+    refs, defs = models_json_schema(models, ref_template="#/components/schemas/{model}")
+    request_bodies = {refs[(op.request, "validation")]["$ref"].rpartition("/")[2] for op in OPS if op.request}
+    paths: dict[str, dict[str, Any]] = {}
+    for op in OPS:
+        paths.setdefault(op.path, {})[op.method.lower()] = _operation(op, refs)
+    return {
+        "openapi": "3.1.0",
+        "info": {
+            "title": "Atout",
+            "version": API_VERSION,
+            "license": {"name": "MIT", "identifier": "MIT"},
+            "description": "Le 500, Le Rough and five-handed euchre for app and bot developers. "
+            "Errors are application/problem+json with a stable `code`.",
+        },
+        # relative: the service that serves this document (GET /openapi.json) is the one it describes
+        "servers": [{"url": "/", "description": "This service (`make serve` runs it on localhost:8000)."}],
+        "paths": paths,
+        "components": {
+            "schemas": {
+                name: defaults_in_words(schema) if name in request_bodies else schema
+                for name, schema in without_null_defaults(defs.get("$defs", {})).items()
+            },
+            "securitySchemes": {
+                "seatToken": {
+                    "type": "http",
+                    "scheme": "bearer",
+                    "description": "The seat token from joinGame (or the administrator token).",
+                }
+            },
+        },
+    }

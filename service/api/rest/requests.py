@@ -1,0 +1,75 @@
+"""What every REST handler does with its request and its answer: find the games, read the bearer token,
+parse a JSON body or a whole-number query parameter (refusals as problem+json), answer a model as JSON.
+Kept apart from the handlers so that each of them stays a parse, a call to :class:`Games`, an answer."""
+
+from __future__ import annotations
+
+from typing import Any, TypeVar
+
+from pydantic import BaseModel, ValidationError
+from starlette.requests import Request
+from starlette.responses import Response
+
+from service.api.limits import parse_json
+from service.api.problems import invalid_request
+from service.base.problems import ProblemError
+from service.games import Games
+
+M = TypeVar("M", bound=BaseModel)
+
+
+def games_of(request: Request) -> Games:
+    games: Games = request.app.state.games
+    return games
+
+
+def bearer(request: Request) -> str | None:
+    header = request.headers.get("authorization")
+    if header is None:
+        return None
+    scheme, _, token = header.partition(" ")
+    if scheme.lower() != "bearer" or not token.strip():
+        raise ProblemError("invalid_token", "Send the token as `Authorization: Bearer <token>`.")
+    return token.strip()
+
+
+async def parse_body(request: Request, model: type[M]) -> M:
+    raw = await request.body()
+    settings = request.app.state.settings
+    if not raw:
+        data: Any = {}  # no body: every field at its default (a required one is then missing)
+    else:
+        data = parse_json(raw, settings.max_json_depth, settings.max_int_digits)
+    try:
+        return model.model_validate(data)
+    except ValidationError as exc:
+        raise invalid_request(exc) from None
+
+
+def int_query(request: Request, name: str, default: int | None, low: int, high: int) -> int | None:
+    raw = request.query_params.get(name)
+    if raw is None:
+        return default
+    try:
+        value = int(raw)
+    except ValueError:
+        value = low - 1
+    if not low <= value <= high:
+        raise ProblemError(
+            "invalid_request",
+            f"Query parameter {name} must be a whole number from {low} to {high}.",
+            errors=[{"loc": ["query", name], "msg": f"must be {low}..{high}", "type": "value_error"}],
+        )
+    return value
+
+
+def ok(model: BaseModel, status: int = 200, headers: dict[str, str] | None = None) -> Response:
+    """The model as JSON, serialized by pydantic-core in one step (no intermediate dict)."""
+    return Response(
+        # warnings off: responses are built with model_construct from the engine's trusted dicts, which
+        # the typed fields (schema/views.py) describe but do not hold as model instances
+        model.model_dump_json(warnings=False),
+        status_code=status,
+        headers=headers,
+        media_type="application/json",
+    )

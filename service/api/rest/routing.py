@@ -1,0 +1,32 @@
+"""The Starlette routes of the REST endpoints, read from their table (:data:`service.api.rest.table.OPS`),
+with GET /openapi.json beside them."""
+
+from __future__ import annotations
+
+from starlette.requests import Request
+from starlette.responses import Response
+from starlette.routing import BaseRoute, Route
+
+from service.api.rest.openapi import openapi_json
+from service.api.rest.table import OPS, Endpoint
+
+HOT_PATHS = {"/v1/games/{game_id}/actions", "/v1/games/{game_id}/view"}
+
+
+def _dispatch(by_method: dict[str, Endpoint]) -> Endpoint:
+    async def endpoint(request: Request) -> Response:
+        method = "GET" if request.method == "HEAD" else request.method
+        return await by_method[method](request)
+
+    return endpoint
+
+
+def routes() -> list[BaseRoute]:
+    """One route per path, so a 405's Allow header lists every method of the resource."""
+    paths: dict[str, dict[str, Endpoint]] = {}
+    for op in sorted(OPS, key=lambda op: op.path not in HOT_PATHS):  # the router tries routes in order
+        paths.setdefault(op.path, {})[op.method] = op.endpoint
+    return [
+        *(Route(path, _dispatch(by_method), methods=list(by_method)) for path, by_method in paths.items()),
+        Route("/openapi.json", openapi_json, include_in_schema=False),
+    ]

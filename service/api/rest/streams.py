@@ -1,0 +1,188 @@
+"""The REST streams: a game's events (SSE) and a bot's turns (SSE or NDJSON), both resumable with
+Last-Event-ID. They read through the process's one hub (:mod:`service.store.fanout`), hold a slot of
+the caps on open streams while open, and end with a notice rather than a cut connection when they fall
+behind or the server stops, so that a client knows to reconnect and where to resume."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+from collections.abc import AsyncGenerator, AsyncIterator
+from typing import Any
+
+import anyio
+from sse_starlette import EventSourceResponse, ServerSentEvent
+from starlette.requests import Request
+from starlette.responses import Response, StreamingResponse
+
+from service.api.ratelimit import counted
+from service.api.rest.requests import bearer, games_of
+from service.base.problems import ProblemError
+from service.store.fanout import StreamClosing, StreamGap, StreamLagged, client_key
+from service.store.game_store import STREAM_ID_PATTERN
+
+LAGGED_RETRY_MS = 1000  # a stream ended for lagging: reconnect after a second
+STALLED_SEND_SECONDS = 30  # a stream whose client reads nothing for this long is ended, its slot freed
+SHUTDOWN_GRACE_SECONDS = 2.0  # what a stream has, once the server is stopping, to send its goodbye
+
+SERVER_CLOSING = {
+    "type": "server_closing",
+    "code": "server_closing",
+    "detail": "This server is shutting down: reconnect with your Last-Event-ID after retry_after seconds "
+    "(another replica serves you), and the stream resumes without a gap.",
+    "retry_after": LAGGED_RETRY_MS // 1000,
+}
+_WATCHERS: set[asyncio.Future[None]] = set()  # one per open stream, until it ends (a reference)
+
+
+def stream_client(request: Request, token: str | None) -> str:
+    """Whom an open stream counts against: its token (or bot id), else the client's address."""
+    return client_key(token, request.client.host if request.client else None)
+
+
+def resume_after(request: Request) -> str:
+    """The event id a stream starts after: the Last-Event-ID header, or ``last_event_id`` in the query
+    (an EventSource sets no header of its own on its first connection), else the very beginning."""
+    after = request.headers.get("last-event-id") or request.query_params.get("last_event_id") or "0-0"
+    if not STREAM_ID_PATTERN.fullmatch(after):
+        raise ProblemError("invalid_request", "Last-Event-ID must be an event id such as 1733140000000-0.")
+    return after
+
+
+def follows(request: Request) -> bool:
+    """Whether the stream waits for new events (the default) or ends after those so far (``follow=false``)."""
+    return request.query_params.get("follow", "true").lower() not in {"false", "0", "no"}
+
+
+def lagged_notice(lagged: StreamLagged) -> dict[str, Any]:
+    """The last message of a stream that fell too far behind: resume after ``last_event_id``; or, when
+    the events after its cursor are gone (:class:`service.store.fanout.StreamGap`), resync from the view."""
+    if isinstance(lagged, StreamClosing):
+        return {**SERVER_CLOSING, "last_event_id": lagged.last_id}
+    if isinstance(lagged, StreamGap):
+        return {
+            "type": "resync",
+            "code": lagged.code,
+            "detail": lagged.detail,
+            "last_event_id": lagged.last_id,
+        }
+    return {
+        "type": "lagged",
+        "code": "stream_lagged",
+        "detail": "This stream fell too far behind and was closed; reconnect with Last-Event-ID "
+        f"{lagged.last_id} to resume without a gap.",
+        "last_event_id": lagged.last_id,
+        "retry_after": LAGGED_RETRY_MS // 1000,
+    }
+
+
+def event_source(request: Request, items: AsyncGenerator[Any, None], ping: float) -> EventSourceResponse:
+    """An SSE response of ``items`` that, when the server stops (SIGTERM, Ctrl-C), ends with a
+    ``server_closing`` notice carrying a reconnection delay instead of a cut connection: an
+    EventSource, or a bot, reconnects with its Last-Event-ID to another replica. sse-starlette sets
+    ``closing`` when uvicorn is told to exit; the hub then ends every stream of the process
+    (:class:`service.store.fanout.StreamClosing`), within ``SHUTDOWN_GRACE_SECONDS``."""
+    closing = anyio.Event()
+    hub = request.app.state.streams
+
+    async def watch() -> None:
+        await closing.wait()
+        hub.server_closing()
+
+    watcher = asyncio.ensure_future(watch())
+    _WATCHERS.add(watcher)
+    watcher.add_done_callback(_WATCHERS.discard)
+
+    async def until_done() -> AsyncIterator[Any]:
+        try:
+            async with contextlib.aclosing(items) as source:  # closed with this one, as if unwrapped
+                async for item in source:
+                    yield item
+        finally:
+            watcher.cancel()
+
+    return EventSourceResponse(
+        until_done(),
+        ping=ping,
+        send_timeout=STALLED_SEND_SECONDS,
+        shutdown_event=closing,
+        shutdown_grace_period=SHUTDOWN_GRACE_SECONDS,
+    )
+
+
+def sse_of(item: dict[str, Any]) -> ServerSentEvent:
+    """An event as SSE; a notice that ends the stream (lagged, resync, server closing) has no id (the
+    client's Last-Event-ID stays its last event) and sets the reconnection delay."""
+    if item["type"] in ("lagged", "resync", "server_closing"):
+        return ServerSentEvent(data=json.dumps(item), event=item["type"], retry=LAGGED_RETRY_MS)
+    return ServerSentEvent(data=json.dumps(item), id=item["id"], event=str(item.get("type", "event")))
+
+
+def sse_bytes(item: dict[str, Any]) -> bytes:
+    return sse_of(item).encode()
+
+
+async def game_events(request: Request) -> Response:
+    """Server-Sent Events of one game, filtered for the caller's seat, resumable with Last-Event-ID."""
+    games = games_of(request)
+    gid = request.path_params["game_id"]
+    token = bearer(request) or request.query_params.get("access_token")
+    async with counted(request, "open_stream", token):  # a seat's token, the admin's, or none
+        record = await games.get(gid)
+        caller = games.caller(record, token, required=False)
+    after = resume_after(request)
+    settings = request.app.state.settings
+    follow = follows(request)
+
+    slot = games.admit_stream(stream_client(request, token))
+
+    async def stream() -> AsyncGenerator[ServerSentEvent | bytes, None]:
+        with slot:
+            try:
+                batches = games.follow_batches(gid, caller.seat, after, settings.sse_block_ms, wait=follow)
+                async for batch in batches:  # one write for what was read together
+                    yield b"".join(games.frame(gid, caller.seat, seen, sse_bytes) for seen in batch)
+            except StreamLagged as lagged:
+                yield sse_of(lagged_notice(lagged))
+
+    return event_source(request, stream(), settings.sse_ping)
+
+
+async def bot_stream(request: Request) -> Response:
+    """One connection for all of a bot's games: ``your_turn`` with the seat's view and legal actions
+    (only while still current), and ``game_over``. SSE, or NDJSON with ``Accept: application/x-ndjson``
+    (like the lichess bot API); resumable with Last-Event-ID / ``last_event_id``."""
+    games = games_of(request)
+    key = bearer(request) or request.query_params.get("access_token")
+    async with counted(request, "open_stream", key):
+        bid = await games.bot_of(key)
+    after = resume_after(request)
+    settings = request.app.state.settings
+    follow = follows(request)
+
+    slot = games.admit_stream(stream_client(request, bid))
+
+    async def notices() -> AsyncIterator[dict[str, Any]]:
+        with slot:
+            try:
+                async for eid, notice in games.follow_notices(bid, after, settings.sse_block_ms, follow):
+                    delivered = await games.bot_notice(notice)
+                    if delivered is not None:
+                        yield {"id": eid, **delivered}
+            except StreamLagged as lagged:
+                yield lagged_notice(lagged)
+
+    if "application/x-ndjson" in request.headers.get("accept", ""):
+
+        async def lines() -> AsyncIterator[bytes]:
+            async for notice in notices():
+                yield json.dumps(notice).encode() + b"\n"
+
+        return StreamingResponse(lines(), media_type="application/x-ndjson")
+
+    async def events() -> AsyncGenerator[ServerSentEvent, None]:
+        async for notice in notices():
+            yield sse_of(notice)
+
+    return event_source(request, events(), settings.sse_ping)

@@ -1,0 +1,346 @@
+"""The REST endpoints under /v1, declared once: each :class:`Op` is a method and path, its handler, and
+what the OpenAPI document says of it (summary, bodies, problem codes, auth, parameters). The Starlette
+routes (:mod:`service.api.rest.routing`) and the document (:mod:`service.api.rest.openapi`) are both
+read from :data:`OPS`, so an endpoint cannot be served without being described, nor the reverse."""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from typing import Any
+
+from pydantic import BaseModel
+from starlette.requests import Request
+from starlette.responses import Response
+
+from schema.bodies import (
+    ActionRequest,
+    ActionResponse,
+    BotRegistered,
+    BotStatus,
+    BotStreamFrame,
+    CreateGameRequest,
+    CreateGameResponse,
+    GameEvent,
+    GameList,
+    GameSummary,
+    JoinRequest,
+    JoinResponse,
+    LeaveResponse,
+    LegalActionsResponse,
+    LogResponse,
+    RegisterBotRequest,
+    RematchRequest,
+    RematchResponse,
+    RulesResponse,
+    ViewResponse,
+)
+from service.api.rest.bots import bot_me, delete_bot, register_bot
+from service.api.rest.games import (
+    create_game,
+    get_game,
+    get_legal_actions,
+    get_log,
+    get_view,
+    join_game,
+    leave_game,
+    list_games,
+    post_action,
+    rematch_game,
+    rules,
+)
+from service.api.rest.streams import bot_stream, game_events
+from service.store.game_store import STREAM_ID_PATTERN
+
+Endpoint = Callable[[Request], Awaitable[Response]]
+"""A REST handler: a request in, a response out."""
+
+
+@dataclass(frozen=True)
+class Param:
+    """A query or header parameter an endpoint reads (path parameters are read from the path)."""
+
+    name: str
+    where: str  # "query" or "header"
+    schema: dict[str, Any]
+    description: str
+
+
+@dataclass(frozen=True)
+class Op:
+    """One endpoint: the handler that serves it and what the OpenAPI document says of it. ``errors`` are
+    the problem codes it may answer (grouped by status in the document, which adds EVERY_OPERATION's to
+    each); ``stream`` marks a Server-Sent Events answer, whose ``response`` is the model of one event."""
+
+    method: str
+    path: str
+    endpoint: Endpoint
+    operation_id: str
+    summary: str
+    tag: str
+    response: type[BaseModel] | None
+    status: int = 200
+    request: type[BaseModel] | None = None
+    errors: tuple[str, ...] = ()
+    auth: str = "none"  # none | optional | seat
+    params: tuple[Param, ...] = ()
+    stream: bool = False
+    description: str = ""
+
+
+EVERY_OPERATION = ("store_unavailable",)
+GAME = ("game_not_found",)
+# Any POST body: too large (413) or not application/json (415), refused by service.api.limits.
+UPLOAD = ("payload_too_large", "unsupported_media_type")
+BODY = ("malformed_body", "invalid_request", *UPLOAD)
+LIMITED = "rate_limited"  # service.api.ratelimit
+SEAT = ("missing_token", "invalid_token")
+STREAMS = ("too_many_streams", "server_full")  # the caps on open streams (service.store.fanout)
+CAPPED = ("too_many_games", "server_full")  # service.games.quotas: caps on unfinished games
+
+# A stream id (Redis's ``<ms>-<seq>``), as service.store.game_store.STREAM_ID_PATTERN accepts it.
+STREAM_ID_SCHEMA = {"type": "string", "pattern": STREAM_ID_PATTERN.pattern, "examples": ["1733140000000-0"]}
+
+
+OPS: tuple[Op, ...] = (
+    Op("GET", "/v1/rules", rules, "getRules", "Rules and options of each game", "rules", RulesResponse),
+    Op(
+        "POST",
+        "/v1/games",
+        create_game,
+        "createGame",
+        "Create a game",
+        "games",
+        CreateGameResponse,
+        201,
+        CreateGameRequest,
+        (*BODY, LIMITED, *CAPPED, "admin_required", "invalid_seats", "invalid_options", "invalid_deal"),
+        "optional",
+        description="Seats are `open` or `bot:<level>`. An explicit `deal` needs the administrator token.",
+    ),
+    Op(
+        "GET",
+        "/v1/games",
+        list_games,
+        "listGames",
+        "List open games (listed, waiting for players)",
+        "games",
+        GameList,
+        errors=("invalid_request",),
+        params=(
+            Param("limit", "query", {"type": "integer", "minimum": 1, "maximum": 100}, "At most this many."),
+        ),
+    ),
+    Op(
+        "GET",
+        "/v1/games/{game_id}",
+        get_game,
+        "getGame",
+        "Get a game",
+        "games",
+        GameSummary,
+        errors=(*GAME, "invalid_token"),
+        auth="optional",
+    ),
+    Op(
+        "POST",
+        "/v1/games/{game_id}/join",
+        join_game,
+        "joinGame",
+        "Join a seat: the seat token is shown once",
+        "games",
+        JoinResponse,
+        201,
+        JoinRequest,
+        (
+            *GAME,
+            *BODY,
+            LIMITED,
+            "invalid_invite",
+            "invalid_seats",
+            "seat_taken",
+            "game_full",
+            "invalid_token",
+        ),
+        "optional",
+        description="A bot account joins with its API key as bearer token: the seat becomes the bot's and "
+        "its turns are announced on /v1/bots/me/stream.",
+    ),
+    Op(
+        "POST",
+        "/v1/games/{game_id}/leave",
+        leave_game,
+        "leaveGame",
+        "Give up the caller's seat: it opens again before the start, a bot plays it out after",
+        "games",
+        LeaveResponse,
+        errors=(*GAME, *SEAT, *UPLOAD, "game_over"),
+        auth="seat",
+    ),
+    Op(
+        "POST",
+        "/v1/games/{game_id}/rematch",
+        rematch_game,
+        "rematchGame",
+        "Offer or accept the rematch of a finished game: same game, options and seats, new seed",
+        "games",
+        RematchResponse,
+        201,
+        RematchRequest,
+        errors=(*GAME, *SEAT, *BODY, *CAPPED, "game_not_over", "seat_taken"),
+        auth="seat",
+        description="Each player calls it with the token of the finished game and gets a token for "
+        "the same seat of the rematch; the rematch starts when every player has.",
+    ),
+    Op(
+        "GET",
+        "/v1/games/{game_id}/view",
+        get_view,
+        "getView",
+        "The caller's seat view (spectator view without a token)",
+        "play",
+        ViewResponse,
+        errors=(*GAME, *SEAT, "wrong_seat", "invalid_request"),
+        auth="optional",
+        params=(
+            Param("seat", "query", {"type": "integer", "minimum": 0, "maximum": 4}, "Must be the token's."),
+        ),
+    ),
+    Op(
+        "GET",
+        "/v1/games/{game_id}/actions",
+        get_legal_actions,
+        "getLegalActions",
+        "The caller's legal actions (discards come as a template: choose `count` of `from`)",
+        "play",
+        LegalActionsResponse,
+        errors=(*GAME, *SEAT),
+        auth="seat",
+    ),
+    Op(
+        "POST",
+        "/v1/games/{game_id}/actions",
+        post_action,
+        "submitAction",
+        "Submit an action for the caller's seat",
+        "play",
+        ActionResponse,
+        200,
+        ActionRequest,
+        (
+            *GAME,
+            *BODY,
+            *SEAT,
+            LIMITED,
+            "wrong_seat",
+            "game_not_started",
+            "game_over",
+            "not_your_turn",
+            "version_conflict",
+            "illegal_action",
+            "idempotency_key_reused",
+        ),
+        "seat",
+        (
+            Param(
+                "Idempotency-Key",
+                "header",
+                {"type": "string", "minLength": 1, "maxLength": 200},
+                "A retried request with the same key returns the first result.",
+            ),
+        ),
+    ),
+    Op(
+        "GET",
+        "/v1/games/{game_id}/events",
+        game_events,
+        "streamEvents",
+        "Server-Sent Events of the game, as the caller's seat may see them",
+        "play",
+        GameEvent,
+        errors=(*GAME, "invalid_token", "invalid_request", LIMITED, *STREAMS),
+        auth="optional",
+        params=(
+            Param("Last-Event-ID", "header", STREAM_ID_SCHEMA, "Resume after this event id."),
+            Param("last_event_id", "query", STREAM_ID_SCHEMA, "Same as the Last-Event-ID header."),
+            Param("access_token", "query", {"type": "string"}, "Seat token, for EventSource clients."),
+            Param("follow", "query", {"type": "boolean"}, "false: send the events so far, then end."),
+        ),
+        stream=True,
+        description="Each event's `id` is its stream id; the stream ends after the match is over. A "
+        "stream that falls behind ends with `event: lagged` (reconnect with the given Last-Event-ID); one "
+        "whose Last-Event-ID is older than the events a running match keeps (ATOUT_STREAM_WINDOW), or "
+        "than a finished match's stream (kept ATOUT_FINISHED_STREAM_TTL seconds), gets `event: resync` "
+        "with code `stream_window_passed` (read the view, then follow after `last_event_id`) or "
+        "`events_expired` (read the game and its /log). When the server stops (a deploy, SIGTERM) the "
+        "stream ends with `event: server_closing` and `retry: 1000`: reconnect with your Last-Event-ID.",
+    ),
+    Op(
+        "POST",
+        "/v1/bots",
+        register_bot,
+        "registerBot",
+        "Register a bot account: its API key is shown once",
+        "bots",
+        BotRegistered,
+        201,
+        RegisterBotRequest,
+        (*BODY, LIMITED),
+    ),
+    Op(
+        "GET",
+        "/v1/bots/me",
+        bot_me,
+        "getBot",
+        "The bot account and its seats, with whether each is to act now",
+        "bots",
+        BotStatus,
+        errors=SEAT,
+        auth="seat",
+    ),
+    Op(
+        "GET",
+        "/v1/bots/me/stream",
+        bot_stream,
+        "streamBotTurns",
+        "`your_turn` (with the view and legal actions) in any of the bot's games, and `game_over`",
+        "bots",
+        BotStreamFrame,
+        errors=(*SEAT, "invalid_request", LIMITED, *STREAMS),
+        auth="seat",
+        params=(
+            Param("Last-Event-ID", "header", STREAM_ID_SCHEMA, "Resume after this notice id."),
+            Param("last_event_id", "query", STREAM_ID_SCHEMA, "Same as the Last-Event-ID header."),
+            Param("access_token", "query", {"type": "string"}, "The API key, for EventSource clients."),
+            Param("follow", "query", {"type": "boolean"}, "false: send the notices so far, then end."),
+        ),
+        stream=True,
+        description="Server-Sent Events by default; NDJSON (one JSON object a line) with "
+        "`Accept: application/x-ndjson`. A `your_turn` whose game has moved on is left out.",
+    ),
+    Op(
+        "DELETE",
+        "/v1/bots/{bot_id}",
+        delete_bot,
+        "deleteBot",
+        "Delete a bot account (administrator): its key stops working, its seats are given up",
+        "bots",
+        None,
+        204,
+        errors=(*SEAT, "admin_required", "bot_not_found"),
+        auth="seat",
+        description="Needs the administrator token. A seat the bot holds opens again before the start "
+        "and is played out by a random bot after.",
+    ),
+    Op(
+        "GET",
+        "/v1/games/{game_id}/log",
+        get_log,
+        "getReplayLog",
+        "The replay log (seed, options, deal, every action) once the match is over",
+        "games",
+        LogResponse,
+        errors=(*GAME, "invalid_token", "game_not_over"),
+        auth="optional",
+    ),
+)
