@@ -31,7 +31,7 @@ sys.path.insert(0, str(ROOT))
 
 from service.api.app import _freeze_once  # noqa: E402
 from service.api.graphql import build_schema  # noqa: E402
-from service.api.graphql_limits import QueryLimits  # noqa: E402
+from service.api.graphql.limits import QueryLimits  # noqa: E402
 
 
 def doubling(count: int) -> str:

@@ -24,6 +24,7 @@ from typing import Annotated, Any, Literal, NewType, Union, get_args, get_origin
 
 import strawberry
 from pydantic import BaseModel
+from strawberry.types.scalar import ScalarDefinition
 
 from schema import actions, views
 
@@ -49,7 +50,9 @@ def _card(value: object) -> str:
 
 
 Card = NewType("Card", str)
-SCALARS = {
+# Typed as StrawberryConfig's scalar_map takes it (Mapping[object, …]): a dict inferred as keyed by
+# type[Card] is not one, a Mapping's key type being invariant.
+SCALARS: dict[object, ScalarDefinition] = {
     Card: strawberry.scalar(
         name="Card",
         description="A card: its rank (A K Q J T 9 8 7 6 5 4) then its suit (S spades, C clubs, D "

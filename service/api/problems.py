@@ -69,6 +69,7 @@ def invalid_request(exc: ValidationError) -> ProblemError:
     return ProblemError("invalid_request", f"{where}: {first['msg']}", errors=issues)
 
 
+# graphql-java's extended error types, for clients that sort errors by class
 CLASSIFICATION = {401: "UNAUTHORIZED", 403: "FORBIDDEN", 404: "NOT_FOUND"}
 
 

@@ -195,7 +195,7 @@ class Settings(BaseSettings):
         "headers, never cookies).",
     )
     log_level: str = Field(default="info", description="debug, info, warning or error.")
-    # --- GraphQL document limits (service/api/graphql_limits.py), checked before any validation ---
+    # --- GraphQL document limits (service/api/graphql/limits.py), checked before any validation ---
     graphql_max_bytes: int = Field(
         default=32_768, ge=1024, description="Largest GraphQL document (the `query` text) in bytes."
     )

@@ -11,8 +11,8 @@ from graphql import GraphQLError, get_introspection_query, parse
 from starlette.testclient import TestClient
 
 from service.api.app import create_app
-from service.api.graphql import coded
-from service.api.graphql_limits import QueryLimits, check_document, check_query, limits_of
+from service.api.graphql.errors import coded
+from service.api.graphql.limits import QueryLimits, check_document, check_query, limits_of
 from service.base.problems import PROBLEM_JSON, ProblemError
 from service.base.settings import Settings
 

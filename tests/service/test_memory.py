@@ -21,8 +21,10 @@ from svc_helpers import auth, create, fill, seated
 
 import engine
 from service.api.app import create_app
+from service.api.graphql.subscriptions import lagged_error
 from service.base.settings import Settings
 from service.store import retention
+from service.store.fanout import StreamGap
 from service.store.game_store import events_key, log_key
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -219,9 +221,6 @@ def test_a_state_stored_in_format_1_still_loads_and_plays(
 
 
 def test_a_subscription_behind_the_window_ends_with_the_resync_code() -> None:
-    from service.api.graphql import lagged_error
-    from service.store.fanout import StreamGap
-
     error = lagged_error(StreamGap("stream_window_passed", "read the view", "12-0"))
     assert error.extensions is not None
     assert error.extensions["code"] == "stream_window_passed"

@@ -53,7 +53,7 @@ VALIDATION_BUDGET = 20_000
 
 @dataclass(frozen=True)
 class QueryLimits:
-    """The bounds of one document; ``Settings.query_limits()`` builds them from ``ATOUT_GRAPHQL_*``."""
+    """The bounds of one document; :func:`limits_of` builds them from the ``ATOUT_GRAPHQL_*`` settings."""
 
     max_bytes: int = 32_768
     max_tokens: int = 2_000

@@ -1,0 +1,50 @@
+"""What every resolver reads off its GraphQL context (built by ``AtoutGraphQL.get_context``): the Games
+service and the caller's bearer token; and the REST problem a call raises, turned into the GraphQL
+error with the same ``extensions.code``."""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from typing import TypeVar
+
+from strawberry.types import Info
+
+from service.api.problems import problem_error
+from service.base.problems import ProblemError
+from service.games import Games
+
+R = TypeVar("R")
+
+
+async def guarded(call: Callable[[], Awaitable[R]]) -> R:
+    """Await ``call``; a ProblemError it raises (a missing game, a wrong token…) is re-raised as the
+    GraphQL error of the same code, without the ProblemError chained to it."""
+    try:
+        return await call()
+    except ProblemError as error:
+        raise problem_error(error) from None
+
+
+def games_of(info: Info) -> Games:
+    games: Games = info.context["games"]
+    return games
+
+
+def token_of(info: Info) -> str | None:
+    """The caller's bearer token: from the HTTP ``Authorization`` header, else (a subscription over a
+    WebSocket) from the ``connection_init`` payload; ``None`` when none was sent."""
+    context = info.context
+    params = context.get("connection_params") or {}
+    header = None
+    request = context.get("request")
+    if request is not None:
+        header = request.headers.get("authorization")
+    header = header or params.get("Authorization") or params.get("authorization")
+    if not header:
+        return None
+    scheme, _, token = str(header).partition(" ")
+    if scheme.lower() != "bearer" or not token.strip():
+        raise problem_error(
+            ProblemError("invalid_token", "Send the token as `Authorization: Bearer <token>`.")
+        )
+    return token.strip()

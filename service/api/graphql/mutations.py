@@ -1,0 +1,188 @@
+"""The ``Mutation`` root: create, join, leave and rematch a game, register and delete a bot account,
+and submit an action; each checks its arguments with the REST rules and answers the REST codes.
+
+The resolvers are plain functions given to ``strawberry.mutation(resolver=…)``, the typed form (see
+:mod:`service.api.graphql.queries`).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Annotated, Any
+
+import strawberry
+from pydantic import TypeAdapter, ValidationError
+from strawberry.types import Info
+
+from schema import graphql_types as t
+from schema.actions import Action
+from schema.bodies import CLIENT_SEED, CreateGameRequest
+from schema.graphql_models import action_of, given
+from service.api.graphql.context import games_of, guarded, token_of
+from service.api.limits import refuse_unsafe_names
+from service.api.problems import invalid_request, problem_error
+from service.api.ratelimit import counted_graphql, rate_limit_graphql
+from service.base.problems import ProblemError
+
+ACTION = TypeAdapter(Action)
+CLIENT_SEED_DOC = (
+    "Your own entropy (up to 64 printable ASCII characters), mixed into every hand's seed (docs/fairness.md)."
+)
+ClientSeed = Annotated[str, strawberry.argument(description=CLIENT_SEED_DOC)]
+
+
+def check_client_seed(client_seed: str) -> None:
+    """The REST rule for a client seed (``schema.bodies.CLIENT_SEED``), as a GraphQL error."""
+    if len(client_seed) > 64 or not re.fullmatch(CLIENT_SEED, client_seed):
+        raise problem_error(
+            ProblemError("invalid_request", "clientSeed is at most 64 printable ASCII characters.")
+        )
+
+
+def parse_seed(seed: str | None) -> int | None:
+    """``createGame``'s seed, a decimal string in GraphQL, as the integer of the REST body."""
+    if seed is None:
+        return None
+    if not seed.isdigit():
+        raise problem_error(ProblemError("invalid_request", "seed must be a decimal string of digits."))
+    return int(seed)
+
+
+async def resolve_create_game(info: Info, input: t.CreateGameInput) -> t.CreateGameResult:
+    await rate_limit_graphql(info, "create_game", await games_of(info).account_token(token_of(info)))
+    raw: dict[str, Any] = {
+        "game": input.game,
+        "options": given(input.options) if input.options else {},
+        "seats": input.seats,
+        "seed": parse_seed(input.seed),
+        "deal": given(input.deal) if input.deal else None,
+        "listed": input.listed,
+        "turn_seconds": input.turn_seconds,
+        "timeouts_to_bot": input.timeouts_to_bot,
+    }
+    try:
+        request = CreateGameRequest.model_validate(raw)
+    except ValidationError as exc:
+        raise problem_error(invalid_request(exc)) from None
+    games = games_of(info)
+    record, invite = await guarded(lambda: games.create(request, token_of(info)))
+    return t.CreateGameResult(game=t.Game.of(games.summary(record)), invite_code=invite)
+
+
+async def resolve_join_seat(
+    info: Info,
+    game_id: strawberry.ID,
+    seat: int | None = None,
+    name: str = "",
+    invite_code: str | None = None,
+    client_seed: ClientSeed = "",
+) -> t.JoinResult:
+    if (seat is not None and not 0 <= seat <= 4) or len(name) > 40:
+        raise problem_error(ProblemError("invalid_request", "seat is 0..4 and name at most 40 characters."))
+    check_client_seed(client_seed)
+    await rate_limit_graphql(info, "join", await games_of(info).account_token(token_of(info)))
+    refuse_unsafe_names(name=name)
+    taken, token, started = await guarded(
+        lambda: games_of(info).join(str(game_id), seat, name, invite_code, client_seed=client_seed)
+    )
+    return t.JoinResult(game_id=game_id, seat=taken, token=token, started=started)
+
+
+async def resolve_leave_seat(info: Info, game_id: strawberry.ID) -> t.LeaveResult:
+    seat, outcome = await guarded(lambda: games_of(info).leave(str(game_id), token_of(info)))
+    return t.LeaveResult(game_id=game_id, seat=seat, outcome=outcome)
+
+
+async def resolve_rematch(
+    info: Info, game_id: strawberry.ID, client_seed: ClientSeed = ""
+) -> t.RematchResult:
+    check_client_seed(client_seed)
+    games = games_of(info)
+    record, seat, token, started = await guarded(
+        lambda: games.rematch(str(game_id), token_of(info), client_seed=client_seed)
+    )
+    return t.RematchResult(game=t.Game.of(games.summary(record)), seat=seat, token=token, started=started)
+
+
+async def resolve_register_bot(info: Info, name: str, contact: str | None = None) -> t.BotRegistration:
+    if not 1 <= len(name) <= 40 or (contact is not None and len(contact) > 200):
+        raise problem_error(
+            ProblemError("invalid_request", "name is 1 to 40 characters, contact at most 200.")
+        )
+    await rate_limit_graphql(info, "register_bot", await games_of(info).account_token(token_of(info)))
+    refuse_unsafe_names(name=name, contact=contact)
+    bid, key = await games_of(info).register_bot(name, contact)
+    return t.BotRegistration(bot_id=strawberry.ID(bid), name=name, api_key=key)
+
+
+async def resolve_delete_bot(info: Info, bot_id: strawberry.ID) -> bool:
+    await guarded(lambda: games_of(info).delete_bot(str(bot_id), token_of(info)))
+    return True
+
+
+async def resolve_submit_action(
+    info: Info,
+    game_id: strawberry.ID,
+    action: t.ActionInput,  # type: ignore[valid-type]  # made from the action models
+    expected_version: int | None = None,
+    idempotency_key: str | None = None,
+) -> t.ActionResult:
+    games = games_of(info)
+    token = token_of(info)
+
+    async def run() -> t.ActionResult:
+        async with counted_graphql(info, "act", token):
+            record = await games.get(str(game_id))
+            games.caller(record, token, required=True)
+        try:
+            parsed = ACTION.validate_python(action_of(action))
+        except ValidationError as exc:
+            raise invalid_request(exc) from None
+        except ValueError as exc:
+            raise ProblemError("invalid_request", str(exc)) from None
+        if expected_version is not None and expected_version < 0:
+            raise ProblemError("invalid_request", "expected_version must be 0 or more.")
+        if idempotency_key is not None and not 1 <= len(idempotency_key) <= 200:
+            raise ProblemError("invalid_request", "idempotencyKey must be 1 to 200 characters.")
+        response, replayed = await games.act(
+            str(game_id),
+            token,
+            parsed.model_dump(exclude_none=True),
+            expected_version=expected_version,
+            idempotency_key=idempotency_key,
+        )
+        return t.ActionResult.of(response, replayed)
+
+    return await guarded(run)
+
+
+@strawberry.type
+class Mutation:
+    create_game = strawberry.mutation(
+        resolver=resolve_create_game,
+        description="Create a game; an explicit deal needs the administrator token.",
+    )
+    join_seat = strawberry.mutation(
+        resolver=resolve_join_seat,
+        description="Take a seat (the first open one without `seat`); the token is shown once.",
+    )
+    leave_seat = strawberry.mutation(
+        resolver=resolve_leave_seat,
+        description="Give up the caller's seat (a bot plays it out once the game runs).",
+    )
+    rematch = strawberry.mutation(
+        resolver=resolve_rematch,
+        description="Offer or accept the rematch of a finished game, in the same seat.",
+    )
+    register_bot = strawberry.mutation(
+        resolver=resolve_register_bot,
+        description="Register a bot account: join seats with its API key, follow myTurns.",
+    )
+    delete_bot = strawberry.mutation(
+        resolver=resolve_delete_bot,
+        description="Delete a bot account (administrator token); true once deleted.",
+    )
+    submit_action = strawberry.mutation(
+        resolver=resolve_submit_action,
+        description="Submit an action for the caller's seat (same rules as REST).",
+    )

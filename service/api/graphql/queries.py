@@ -1,0 +1,65 @@
+"""The ``Query`` root: a game, the open games, the rules, and a seat's view and legal actions.
+
+The resolvers are plain functions given to ``strawberry.field(resolver=…)``: that form is typed (the
+field is the resolver's return type), where Strawberry types the decorator form ``@strawberry.field(…)``
+as ``Any``, which mypy --strict refuses as an untyped decorator.
+"""
+
+from __future__ import annotations
+
+import strawberry
+from strawberry.types import Info
+
+from schema import graphql_types as t
+from service.api.graphql.context import games_of, guarded, token_of
+from service.api.problems import problem_error
+from service.base.problems import ProblemError
+
+
+async def resolve_game(info: Info, id: strawberry.ID) -> t.Game:
+    games = games_of(info)
+
+    async def run() -> t.Game:
+        record = await games.get(str(id))
+        return t.Game.of(games.summary(record, games.caller(record, token_of(info), required=False)))
+
+    return await guarded(run)
+
+
+async def resolve_games(info: Info, limit: int = 50) -> list[t.Game]:
+    if not 1 <= limit <= 100:
+        raise problem_error(ProblemError("invalid_request", "limit must be from 1 to 100."))
+    return [t.Game.of(s) for s in await games_of(info).open_games(limit)]
+
+
+def resolve_rules() -> list[t.GameRules]:
+    return t.GameRules.every()
+
+
+async def resolve_view(info: Info, game_id: strawberry.ID) -> t.View:
+    result = await guarded(lambda: games_of(info).view(str(game_id), token_of(info)))
+    return t.View.of(result)
+
+
+async def resolve_legal_actions(info: Info, game_id: strawberry.ID) -> t.LegalActions:
+    result = await guarded(lambda: games_of(info).legal_actions(str(game_id), token_of(info)))
+    return t.LegalActions.of(result)
+
+
+@strawberry.type
+class Query:
+    game = strawberry.field(resolver=resolve_game, description="A game by id.")
+    games = strawberry.field(
+        resolver=resolve_games, description="Open games: listed and waiting for players, newest first."
+    )
+    rules = strawberry.field(
+        resolver=resolve_rules,
+        description="Each game id with its players and rule options (defaults, allowed values).",
+    )
+    view = strawberry.field(
+        resolver=resolve_view,
+        description="The caller's view: the seat of the bearer token, or a spectator's.",
+    )
+    legal_actions = strawberry.field(
+        resolver=resolve_legal_actions, description="The caller's legal actions (needs the seat token)."
+    )
