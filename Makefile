@@ -107,10 +107,14 @@ typecheck: $(STAMP)
 PURE_ENGINE_TESTS := tests/engine tests/test_fairness_spec.py tests/test_standalone.py tests/workers
 # A run that goes wrong stops after a few failures (its tracebacks and the machine's state printed)
 # rather than waiting out every later test's timeout.
+# Two workers (pytest-xdist; each starts its own redis-server), work stealing so the long image build
+# does not leave one worker idle at the end; then the tests that kill and restart processes, alone.
 PYTEST := $(VENV)/bin/pytest -q --maxfail=5
+PARALLEL := -n 2 --dist worksteal
 unit: $(ENGINE) redis tools $(NODE) browser
-	$(PYTEST)
-	ATOUT_PURE_ENGINE=1 $(PYTEST) -p no:cacheprovider $(PURE_ENGINE_TESTS)
+	$(PYTEST) $(PARALLEL) -m "not serial"
+	$(PYTEST) -m serial
+	ATOUT_PURE_ENGINE=1 $(PYTEST) $(PARALLEL) -p no:cacheprovider $(PURE_ENGINE_TESTS)
 
 test: lint typecheck unit
 

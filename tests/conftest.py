@@ -27,6 +27,36 @@ from service.runtime.http_server import server_options  # noqa: E402
 
 SESSION_REDIS: list[EmbeddedRedis] = []
 
+AREAS = {"engine", "service", "workers", "browser", "cluster", "image", "k8s"}
+CONTRACT_TOOLS = {"test_contract_tools.py", "test_web_fairness.py", "test_wheel.py"}
+ENGINE_CHECKS = {"test_fairness_spec.py", "test_standalone.py"}
+SERIAL = {
+    # They kill or restart processes (redis-server, workers, `atout serve`) and wait for what follows
+    # within deadlines: beside a second worker's load those waits are what would fail, not the code.
+    "tests/service/test_shutdown.py",
+    "tests/service/test_supervision.py",
+    "tests/service/test_worker_kill.py",
+    "tests/service/test_faults.py",
+    "tests/service/test_cli.py",
+    "tests/cluster/test_failover.py",
+}
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Each test gets its area's marker from its folder, and the process-killing ones ``serial``
+    (``make test`` runs ``-m "not serial"`` on two workers, then ``-m serial`` alone)."""
+    for item in items:
+        path = Path(str(item.fspath)).relative_to(ROOT)
+        area = path.parts[1] if len(path.parts) > 2 else None
+        if area in AREAS:
+            item.add_marker(area)
+        elif path.name in CONTRACT_TOOLS:
+            item.add_marker("contracts")
+        elif path.name in ENGINE_CHECKS:
+            item.add_marker("engine")
+        if path.as_posix() in SERIAL:
+            item.add_marker("serial")
+
 
 @pytest.fixture(scope="session")
 def redis_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[EmbeddedRedis]:
