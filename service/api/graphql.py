@@ -44,7 +44,7 @@ from service.base.settings import Settings
 from service.games import Games
 from service.store.fanout import StreamClosing, StreamGap, StreamLagged, StreamSlot, client_key
 from service.store.faults import store_fault
-from service.store.game_store import STREAM_ID_PATTERN
+from service.store.keys import STREAM_ID_PATTERN
 
 R = TypeVar("R")
 ACTION = TypeAdapter(Action)

@@ -49,7 +49,7 @@ from service.api.ratelimit import counted, rate_limit
 from service.base.problems import CODES, PROBLEM_JSON, ProblemError
 from service.games import Games
 from service.store.fanout import StreamClosing, StreamGap, StreamLagged, client_key
-from service.store.game_store import STREAM_ID_PATTERN
+from service.store.keys import STREAM_ID_PATTERN
 
 M = TypeVar("M", bound=BaseModel)
 Endpoint = Callable[[Request], Awaitable[Response]]
@@ -425,7 +425,7 @@ SEAT = ("missing_token", "invalid_token")
 STREAMS = ("too_many_streams", "server_full")  # the caps on open streams (service.store.fanout)
 CAPPED = ("too_many_games", "server_full")  # service.games.quotas: caps on unfinished games
 
-# A stream id (Redis's ``<ms>-<seq>``), as service.store.game_store.STREAM_ID_PATTERN accepts it.
+# A stream id (Redis's ``<ms>-<seq>``), as service.store.keys.STREAM_ID_PATTERN accepts it.
 STREAM_ID_SCHEMA = {"type": "string", "pattern": STREAM_ID_PATTERN.pattern, "examples": ["1733140000000-0"]}
 
 
