@@ -29,9 +29,9 @@ from service.base.problems import ProblemError
 from service.base.settings import Settings, get_settings
 from service.games import Games
 from service.jobs.queue import connect, enqueue, schedule_timeout, worker_health
+from service.store import Store
 from service.store.fanout import Fanout
 from service.store.faults import store_fault
-from service.store.game_store import Store
 
 Endpoint = Callable[[Request], Awaitable[Response]]
 
@@ -169,17 +169,11 @@ def create_app(settings: Settings | None = None) -> Starlette:
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
         if not settings.redis_url:
             raise RuntimeError("REDIS_URL is not set (`atout serve` starts an embedded redis-server for you)")
-        store = Store.from_url(
-            settings.redis_url,
-            settings.abandoned_ttl,
-            settings.finished_ttl,
-            settings.idempotency_ttl,
+        store = Store.from_settings(
+            settings,
             socket_timeout=settings.sse_block_ms / 1000 + 5,  # a hung Redis: 503 after this, not 60 s
             max_connections=settings.redis_pool,
             pool_wait=settings.redis_pool_wait,
-            cluster=settings.redis_cluster,
-            wait_replicas=settings.redis_wait_replicas,
-            wait_ms=settings.redis_wait_ms,
         )
         sync_redis = connect(settings.queue_redis_url or settings.redis_url)
         app.state.sync_redis = sync_redis

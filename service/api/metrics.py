@@ -47,7 +47,7 @@ from starlette.types import Scope
 
 from service.base.counters import MULTIPROCESS, PROCESS, Metrics, count_redis_error
 from service.jobs.queue import queues as bot_queues
-from service.store.game_store import OPEN_GAME_SHARDS, open_games_shard
+from service.store.keys import OPEN_GAME_SHARDS, open_games_shard
 
 SCRAPE_TIMEOUT = 2.0
 """Seconds the Redis reads of one scrape may take; past that the gauges are left out and

@@ -348,7 +348,7 @@ class Settings(BaseSettings):
     rate_open_stream_per_address: RateText = Field(
         default="600/minute", description="SSE streams and subscriptions opened per client address."
     )
-    # --- bounded data (service/games/quotas.py, the indexes of service/store/game_store.py) ---
+    # --- bounded data (service/games/quotas.py, the indexes of service/store/keys.py) ---
     max_open_games_per_creator: int = Field(
         default=100,
         ge=1,

@@ -11,12 +11,8 @@ from service.games.core import (
     GameCore,
     new_game_id,
 )
-from service.store.game_store import (
-    STATUS_ACTIVE,
-    STATUS_FINISHED,
-    StoreError,
-    hash_token,
-)
+from service.store.keys import STATUS_ACTIVE, STATUS_FINISHED, hash_token
+from service.store.records import StoreError
 
 
 class BotAccounts(GameCore):

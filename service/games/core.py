@@ -19,14 +19,9 @@ import engine
 from service.base.counters import Metrics
 from service.base.problems import ProblemError
 from service.base.settings import Settings
-from service.store.game_store import (
-    STATUS_ACTIVE,
-    STATUS_FINISHED,
-    STATUS_WAITING,
-    GameRecord,
-    Store,
-    hash_token,
-)
+from service.store import Store
+from service.store.keys import STATUS_ACTIVE, STATUS_FINISHED, STATUS_WAITING, hash_token
+from service.store.records import GameRecord
 
 EnqueueBot = Callable[[str, int, str], Awaitable[None]]  # game, version, bot level
 ScheduleTimer = Callable[[str, int, int], Awaitable[None]]

@@ -20,15 +20,10 @@ from service.base.counters import count_redis_error
 from service.games.core import (
     GameCore,
 )
+from service.store import Store
 from service.store.fanout import Fanout, StreamClosing, StreamGap, StreamLagged, StreamSlot, stream_id
-from service.store.game_store import (
-    STATUS_FINISHED,
-    Store,
-    StreamEvent,
-    bot_key,
-    bot_turns_key,
-    events_key,
-)
+from service.store.keys import STATUS_FINISHED, bot_key, bot_turns_key, events_key
+from service.store.records import StreamEvent
 
 SEEN_CACHE_SIZE = 4096  # decoded events kept for the other subscribers of the same game and seat
 

@@ -21,10 +21,8 @@ from service.games.core import (
     engine_problem,
     new_game_id,
 )
-from service.store.game_store import (
-    STATUS_ACTIVE,
-    STATUS_FINISHED,
-    STATUS_WAITING,
+from service.store.keys import STATUS_ACTIVE, STATUS_FINISHED, STATUS_WAITING, hash_token
+from service.store.records import (
     GameMissing,
     GameOver,
     GameRecord,
@@ -33,7 +31,6 @@ from service.store.game_store import (
     SeatLost,
     SeatTaken,
     StartChanged,
-    hash_token,
 )
 
 JOIN_ATTEMPTS = 8

@@ -28,15 +28,8 @@ from service.games.core import (
     engine_problem,
 )
 from service.store import retention
-from service.store.game_store import (
-    STATUS_ACTIVE,
-    STATUS_FINISHED,
-    STATUS_WAITING,
-    GameMissing,
-    GameRecord,
-    SeatLost,
-    VersionConflict,
-)
+from service.store.keys import STATUS_ACTIVE, STATUS_FINISHED, STATUS_WAITING
+from service.store.records import GameMissing, GameRecord, SeatLost, VersionConflict
 
 
 class Play(GameCore):

@@ -16,7 +16,7 @@ Bookkeeping, Cluster-friendly (each script touches one key; no key grows without
   leave it and live ones are re-scored with their current TTL, and admission is tried again.
 - ``atout:opengames:{0..15}``: the server-wide count, sharded by game id; each shard is a sorted set
   scored by expiry, pruned when written, and a game leaves its shard as it finishes
-  (:meth:`Store.commit`). The total is the sum of the shards' sizes, recounted when the last count
+  (:meth:`GameStore.commit`). The total is the sum of the shards' sizes, recounted when the last count
   is over a second old or near the cap, so far from the cap admission costs one write.
 
 Approximations, on purpose: a game still running past ``abandoned_ttl`` after it was created (its
@@ -34,16 +34,16 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from service.base.problems import ProblemError
-from service.store.game_store import (
+from service.store.games import GameStore
+from service.store.keys import (
     OPEN_GAME_SHARDS,
     STATUS_FINISHED,
-    GameRecord,
-    Store,
     creator_key,
     game_key,
     open_games_key,
     open_games_shard,
 )
+from service.store.records import GameRecord
 from service.store.redis_clients import run_scripts
 
 if TYPE_CHECKING:
@@ -81,11 +81,11 @@ class _Total:
     admitted_since: int = 0
 
 
-_totals: weakref.WeakKeyDictionary[Store, _Total] = weakref.WeakKeyDictionary()
-_scripts: weakref.WeakKeyDictionary[Store, tuple[Any, Any]] = weakref.WeakKeyDictionary()
+_totals: weakref.WeakKeyDictionary[GameStore, _Total] = weakref.WeakKeyDictionary()
+_scripts: weakref.WeakKeyDictionary[GameStore, tuple[Any, Any]] = weakref.WeakKeyDictionary()
 
 
-def _scripts_of(store: Store) -> tuple[Any, Any]:
+def _scripts_of(store: GameStore) -> tuple[Any, Any]:
     scripts = _scripts.get(store)
     if scripts is None:
         scripts = _scripts[store] = (store.r.register_script(ADMIT_LUA), store.r.register_script(COUNT_LUA))
@@ -143,7 +143,7 @@ async def admit(core: GameCore, record: GameRecord, token: str | None, owner: st
     _totals.setdefault(store, _Total()).admitted_since += 1
 
 
-async def _check_total(store: Store, cap: int) -> None:
+async def _check_total(store: GameStore, cap: int) -> None:
     total = _totals.setdefault(store, _Total())
     now = time.monotonic()
     estimate = total.value + total.admitted_since
@@ -158,7 +158,7 @@ async def _check_total(store: Store, cap: int) -> None:
         )
 
 
-async def count_unfinished(store: Store) -> int:
+async def count_unfinished(store: GameStore) -> int:
     """The server's unfinished games: the expired leave each shard first (one round trip)."""
     cutoff = repr(time.time())
     async with store.r.pipeline(transaction=False) as pipe:
@@ -169,7 +169,7 @@ async def count_unfinished(store: Store) -> int:
     return sum(int(n) for n in replies[1::2])
 
 
-async def _recheck(store: Store, key: str, now: float) -> None:
+async def _recheck(store: GameStore, key: str, now: float) -> None:
     """Check a creator's set against the games: finished or vanished ones leave it, and the others are
     re-scored with the TTL their game has now (a running game's TTL is refreshed as it is played)."""
     gids: list[str] = await store.r.zrange(key, 0, -1)

@@ -14,13 +14,12 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import redis
-from redis.backoff import ExponentialBackoff
-from redis.retry import Retry as RedisRetry
 from rq import Queue, Retry, Worker
 from rq.exceptions import DuplicateJobError
 from rq.serializers import JSONSerializer
 
 from service.base import logs
+from service.store.redis_clients import resilience
 
 log = logs.get_logger("atout.bots")
 
@@ -43,19 +42,12 @@ WATCHDOG_BATCH = 100
 
 def connect(url: str) -> redis.Redis:
     """The one place a synchronous Redis client (the API's enqueues, the workers) is built, as resilient
-    as ``Store.from_url``'s: stale pooled connections are PINGed or retried on a fresh connection, and
-    connecting gives up after 2 s, so a Redis restart costs a failed attempt, never a stuck process."""
+    as the store's (``resilience`` of service/store/redis_clients.py): stale pooled connections are
+    PINGed or retried on a fresh connection, and connecting gives up after 2 s, so a Redis restart
+    costs a failed attempt, never a stuck process."""
 
-    return redis.Redis.from_url(
-        url,
-        socket_connect_timeout=2,
-        socket_timeout=10,  # an RQ worker raises it above its BLPOP timeout itself
-        socket_keepalive=True,
-        health_check_interval=5,
-        retry=RedisRetry(
-            ExponentialBackoff(cap=0.2, base=0.02), retries=2, supported_errors=(redis.ConnectionError,)
-        ),
-    )
+    # an RQ worker raises socket_timeout above its BLPOP timeout itself
+    return redis.Redis.from_url(url, socket_timeout=10, **resilience(sync=True))
 
 
 def due_member(game_id: str, version: int) -> str:

@@ -21,8 +21,9 @@ from service.base.problems import ProblemError
 from service.base.settings import Settings, get_settings
 from service.games import Games
 from service.jobs.queue import DUE_KEY, connect, due_member, enqueue, schedule_timeout
+from service.store import Store
 from service.store.faults import store_fault
-from service.store.game_store import STATUS_ACTIVE, Store
+from service.store.keys import STATUS_ACTIVE
 from workers import bots as strategies
 
 
@@ -72,16 +73,7 @@ class _Runtime:
         assert settings.redis_url, "the worker needs REDIS_URL"
         self.settings = settings
         self.loop = asyncio.new_event_loop()
-        self.store = Store.from_url(
-            settings.redis_url,
-            settings.abandoned_ttl,
-            settings.finished_ttl,
-            settings.idempotency_ttl,
-            socket_timeout=10,  # a worker never blocks on a stream
-            cluster=settings.redis_cluster,
-            wait_replicas=settings.redis_wait_replicas,
-            wait_ms=settings.redis_wait_ms,
-        )
+        self.store = Store.from_settings(settings, socket_timeout=10)  # a worker never blocks on a stream
         self.sync = connect(settings.queue_redis_url or settings.redis_url)
 
         async def enqueue_next(gid: str, v: int, level: str) -> None:

@@ -1,2 +1,34 @@
 """Redis: clients, keys, records and their scripts, the game and bot-account store, retention and
-the stream fan-out. Above ``service.base``; knows nothing of HTTP, RQ or the rules engine's moves."""
+the stream fan-out. Above ``service.base``; knows nothing of HTTP, RQ or the rules engine's moves.
+
+One module per concern:
+
+- ``redis_clients``: building a client, and the options that make every client survive a restart or
+  a failover;
+- ``keys``: key names, statuses and id patterns; ``records``: a game's record, a commit's outcome
+  and the store's errors; ``scripts``: the Lua scripts;
+- ``connection``: :class:`StoreConnection`, the client with its TTLs and replica-confirmed writes,
+  and :class:`RegisteredScript`, how a store class declares the scripts it runs;
+- ``games``: :class:`GameStore`; ``bot_accounts``: :class:`BotAccountStore`;
+- ``retention``, ``fanout``, ``faults``: the move log and stream bounds, the streams hub, Redis
+  faults as answers.
+
+:class:`Store` is the game store and the bot-account store composed on one connection, as
+:class:`service.games.Games` composes its concerns. Why one object rather than one store per caller:
+the server loop (``Games``) needs both at every step (a move notifies the bot accounts seated, a
+bot's join takes a seat), so it would hold both anyway, and two objects on one client would leave
+it unclear which one closes it; with one, the API and a worker build it once
+(:meth:`StoreConnection.from_settings`) and close it once. Code that needs one concern only can say
+so in its type (``GameStore``, ``BotAccountStore``).
+"""
+
+from __future__ import annotations
+
+from service.store.bot_accounts import BotAccountStore
+from service.store.games import GameStore
+
+__all__ = ["BotAccountStore", "GameStore", "Store"]
+
+
+class Store(GameStore, BotAccountStore):
+    """The games and the bot accounts in one Redis (or Redis Cluster), on one client."""

@@ -41,7 +41,7 @@ from redis.exceptions import RedisError
 from service.base import logs
 from service.base.counters import count_redis_error
 from service.base.problems import ProblemError
-from service.store.redis_clients import async_client
+from service.store.redis_clients import async_client, hash_reply
 
 log = logs.get_logger("atout.fanout")
 
@@ -442,10 +442,4 @@ def _stream_reply(answer: Any) -> list[Any]:
         return []
     if isinstance(answer, dict):
         return [(key, entries) for key, entries in answer.items()]
-    return [(key, [(eid, _fields(flat)) for eid, flat in entries]) for key, entries in answer]
-
-
-def _fields(flat: Any) -> dict[str, str]:
-    if isinstance(flat, dict):
-        return flat
-    return dict(zip(flat[::2], flat[1::2], strict=True))
+    return [(key, [(eid, hash_reply(flat)) for eid, flat in entries]) for key, entries in answer]

@@ -1,24 +1,67 @@
-"""The one place the service's async Redis clients are built: a plain Redis or a Redis Cluster.
+"""The one place the service's async Redis clients are built (a plain Redis or a Redis Cluster), and
+the one place the options live that make every client of the service, async or synchronous (the RQ
+connection of service/jobs/queue.py), survive a Redis restart or a failover: :func:`resilience`.
 
-Every client is tuned to survive a Redis restart or a failover: connecting gives up after a couple
-of seconds (a request fails fast with 503 instead of hanging), a command that meets a dead
-connection is retried on a fresh one, and idle pooled connections are PINGed before use. On a
-Cluster, redis-py follows MOVED/ASK redirections and re-reads the slot map when a node fails; the
-service's keys are laid out so that no command ever names two slots (see service/store/game_store.py).
+Connecting gives up after a couple of seconds (a request fails fast with 503 instead of hanging), a
+command that meets a dead connection is retried on a fresh one, and idle pooled connections are
+PINGed before use. On a Cluster, redis-py follows MOVED/ASK redirections and re-reads the slot map
+when a node fails; the service's keys are laid out so that no command ever names two slots (see
+service/store/keys.py).
 """
 
 from __future__ import annotations
 
 import asyncio
-from typing import Any, cast
+from typing import Any, TypedDict, cast
 
 import redis.asyncio as aioredis
 from redis.asyncio.cluster import RedisCluster
 from redis.asyncio.retry import Retry
 from redis.backoff import ExponentialBackoff
 from redis.exceptions import ConnectionError, MaxConnectionsError, NoScriptError
+from redis.retry import Retry as SyncRetry
 
 AsyncClient = aioredis.Redis | RedisCluster
+
+CONNECT_TIMEOUT = 2.0
+"""Seconds a client tries to connect before it gives up: a Redis restart costs a failed attempt (503),
+never a request or a process stuck on it."""
+
+HEALTH_CHECK_INTERVAL = 5
+"""Seconds a pooled connection may sit idle before it is PINGed on its next use: one a Redis restart
+closed is found before a command is lost on it."""
+
+
+class PoolOptions(TypedDict, total=False):
+    """A client's pool and timeouts, which each user of :func:`async_client` sizes for its own use
+    (requests, stream readers, rate limits, a worker); the resilience options are the same for all."""
+
+    max_connections: int
+    pool_wait: float
+    socket_timeout: float
+    socket_connect_timeout: float
+
+
+def resilience(
+    *, cluster: bool = False, sync: bool = False, connect_timeout: float = CONNECT_TIMEOUT
+) -> dict[str, Any]:
+    """The connection options of every Redis client the service builds (``sync``: a ``redis.Redis``,
+    else an asyncio client). A plain Redis retries lost connections only, never a timeout: a hung
+    Redis must not hold a request for three socket timeouts. A Cluster client also retries timeouts,
+    longer: a failover takes a few seconds, and the client re-reads the slot map between tries."""
+    if cluster:
+        retry: Retry | SyncRetry = Retry(ExponentialBackoff(cap=0.5, base=0.05), retries=3)
+    else:
+        retry_class = SyncRetry if sync else Retry
+        retry = retry_class(
+            ExponentialBackoff(cap=0.2, base=0.02), retries=2, supported_errors=(ConnectionError,)
+        )
+    return {
+        "socket_connect_timeout": connect_timeout,
+        "socket_keepalive": True,
+        "health_check_interval": HEALTH_CHECK_INTERVAL,
+        "retry": retry,
+    }
 
 
 class BoundedCluster(RedisCluster):
@@ -70,7 +113,7 @@ def async_client(
     max_connections: int = 100,
     pool_wait: float = 5.0,
     socket_timeout: float = 60.0,
-    socket_connect_timeout: float = 2.0,
+    socket_connect_timeout: float = CONNECT_TIMEOUT,
     decode_responses: bool = True,
 ) -> Any:
     """A client of ``url``: with ``cluster``, a Cluster client seeded by that one node.
@@ -81,9 +124,9 @@ def async_client(
     commands at once and makes the others wait, as long; the rest of its connections (per node)
     serve pipelines.
     ``socket_timeout`` bounds a reply from a hung Redis; it must outlast the longest XREAD BLOCK sent
-    on the client. The retries cover lost connections only, never a timeout: a hung Redis must not
-    hold a request for three socket timeouts.
+    on the client. Both kinds get :func:`resilience`'s options.
     """
+    options = resilience(cluster=cluster, connect_timeout=socket_connect_timeout)
     if cluster:
         client = cast(
             BoundedCluster,
@@ -92,11 +135,7 @@ def async_client(
                 decode_responses=decode_responses,
                 max_connections=max_connections,
                 socket_timeout=socket_timeout,
-                socket_connect_timeout=socket_connect_timeout,
-                socket_keepalive=True,
-                health_check_interval=5,
-                # a failover takes a few seconds: the cluster client re-reads the slot map between tries
-                retry=Retry(ExponentialBackoff(cap=0.5, base=0.05), retries=3),
+                **options,
             ),
         )
         client.command_slots = asyncio.Semaphore(max(1, max_connections * 3 // 4))
@@ -108,10 +147,7 @@ def async_client(
         timeout=pool_wait,
         decode_responses=decode_responses,
         socket_timeout=socket_timeout,
-        socket_connect_timeout=socket_connect_timeout,
-        socket_keepalive=True,
-        health_check_interval=5,
-        retry=Retry(ExponentialBackoff(cap=0.2, base=0.02), retries=2, supported_errors=(ConnectionError,)),
+        **options,
     )
     pool.max_connections = max_connections  # the URL may carry another max_connections
     return aioredis.Redis.from_pool(pool)
@@ -134,3 +170,11 @@ async def run_scripts(client: Any, calls: list[tuple[Any, list[str], list[Any]]]
             raise reply
         out.append(reply)
     return out
+
+
+def hash_reply(flat: Any) -> dict[str, str]:
+    """A hash's fields as Redis answers them: a flat list ``[field, value, …]`` (a script's HGETALL, a
+    stream entry in a raw command's reply, RESP2) or already a map (RESP3)."""
+    if isinstance(flat, dict):
+        return flat
+    return dict(zip(flat[::2], flat[1::2], strict=True))

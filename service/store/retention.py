@@ -28,7 +28,8 @@ import json
 import zlib
 from typing import Any
 
-from service.store.game_store import Store, events_key, log_key
+from service.store.games import GameStore
+from service.store.keys import events_key, log_key
 
 LOG_CHUNK = 16
 """Moves between two foldings of the log: the plain tail stays under ~0.7 KB (one LRANGE and one
@@ -100,11 +101,11 @@ def decode_log(elements: list[str]) -> list[dict[str, Any]]:
     return [_entry(item) for element in elements for item in _expand(element)]
 
 
-async def read_log(store: Store, gid: str) -> list[dict[str, Any]]:
+async def read_log(store: GameStore, gid: str) -> list[dict[str, Any]]:
     return decode_log(await store.r.lrange(log_key(gid), 0, -1))
 
 
-async def fold_log(store: Store, gid: str, whole: bool = True) -> bool:
+async def fold_log(store: GameStore, gid: str, whole: bool = True) -> bool:
     """Fold the log of ``gid`` as it is now: with ``whole``, into one compressed element (once the
     match is over: the smallest form); else only its plain tail into one more chunk, the chunks
     before it left as they are (while the match runs: each folding costs its last moves, not the
@@ -125,14 +126,16 @@ async def fold_log(store: Store, gid: str, whole: bool = True) -> bool:
     return bool(folded)
 
 
-def _fold_script(store: Store) -> Any:
+def _fold_script(store: GameStore) -> Any:
     script = getattr(store, "_fold", None)
     if script is None:
         script = store._fold = store.r.register_script(FOLD_LUA)  # type: ignore[attr-defined]
     return script
 
 
-async def after_move(store: Store, gid: str, version: int, finished: bool, window: int, linger: int) -> None:
+async def after_move(
+    store: GameStore, gid: str, version: int, finished: bool, window: int, linger: int
+) -> None:
     """What a committed move sets going for the game's memory: the log folded every ``LOG_CHUNK``
     moves and at the end; the stream trimmed to ``window`` events while the match runs, and set to
     expire ``linger`` seconds after it ends."""

@@ -19,7 +19,8 @@ from svc_helpers import Table, fill, seated
 
 from service.base.settings import Settings
 from service.runtime.embedded_cluster import EmbeddedCluster
-from service.store.game_store import Store, game_key
+from service.store import Store
+from service.store.keys import game_key
 
 RETRY_SECONDS = 30  # bounded: a failover takes ~3.5 s here (node timeout 2 s)
 

@@ -8,6 +8,7 @@ from starlette.testclient import TestClient
 from service.api.app import create_app
 from service.base.settings import Settings
 from service.runtime.embedded_redis import free_port
+from service.store import Store
 
 
 def test_healthz_answers_without_redis(client: TestClient) -> None:
@@ -78,8 +79,6 @@ def test_the_app_refuses_to_start_without_redis_url() -> None:
 def test_an_unexpected_failure_is_a_500_problem_that_reveals_nothing(
     client: TestClient, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from service.store.game_store import Store
-
     async def broken(self: Store, gid: str) -> None:
         raise RuntimeError("secret internals")
 

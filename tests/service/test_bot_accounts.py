@@ -9,6 +9,8 @@ from typing import Any
 from starlette.testclient import TestClient
 from svc_helpers import FAST_OPTIONS, Table, auth, create, fill
 
+from service.store.keys import game_key
+
 
 def register(client: TestClient, name: str = "deep-blue") -> dict[str, Any]:
     response = client.post("/v1/bots", json={"name": name})
@@ -106,8 +108,6 @@ def test_bot_account_errors(client: TestClient) -> None:
 
 
 def test_expired_games_drop_out_of_the_bots_list(client: TestClient, redis_client: Any) -> None:
-    from service.store.game_store import game_key
-
     bot = register(client)
     gid = create(client, "rough")["game"]["id"]
     client.post(f"/v1/games/{gid}/join", json={"seat": 0}, headers=auth(bot["api_key"]))

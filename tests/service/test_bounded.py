@@ -15,7 +15,7 @@ from svc_helpers import FAST_OPTIONS, Table, auth
 
 from service.api.app import create_app
 from service.base.settings import Settings
-from service.store.game_store import OPEN_INDEX, bot_games_key, bot_key, bot_turns_key, creator_key
+from service.store.keys import OPEN_INDEX, bot_games_key, bot_key, bot_turns_key, creator_key, game_key
 
 
 @pytest.fixture
@@ -89,8 +89,6 @@ def test_a_rematch_counts_for_the_player_who_offered_it(capped: TestClient) -> N
 def test_a_game_that_expired_no_longer_counts_for_its_creator(
     capped: TestClient, redis_client: redis.Redis
 ) -> None:
-    from service.store.game_store import game_key
-
     gid = create(capped, "rough")["game"]["id"]
     create(capped, "rough")
     refused(capped.post("/v1/games", json={"game": "rough"}), "too_many_games", 429)

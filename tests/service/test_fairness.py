@@ -25,7 +25,9 @@ from svc_helpers import FAST_OPTIONS, Table, auth
 import engine
 from engine import fair
 from service.games.lobby import Lobby
-from service.store.game_store import GameStart, StartChanged, Store, events_key
+from service.store import Store
+from service.store.keys import events_key
+from service.store.records import GameStart, StartChanged
 
 CREATE = """mutation($input: CreateGameInput!) {
   createGame(input: $input) { game { id commitment seed } inviteCode }

@@ -20,7 +20,7 @@ from svc_helpers import FAST_OPTIONS, PLAYERS, Table, auth, fill, seated
 import engine
 from service.api.app import create_app
 from service.base.settings import Settings
-from service.store.game_store import events_key, game_key
+from service.store.keys import events_key, game_key
 
 DECKS = {g: set(info["deck"]) for g, info in engine.games().items()}
 REVEALS = {

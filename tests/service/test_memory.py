@@ -4,6 +4,7 @@ to resync."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import random
@@ -23,9 +24,9 @@ import engine
 from service.api.app import create_app
 from service.api.graphql.subscriptions import lagged_error
 from service.base.settings import Settings
-from service.store import retention
+from service.store import Store, retention
 from service.store.fanout import StreamGap
-from service.store.game_store import events_key, log_key
+from service.store.keys import events_key, log_key
 
 ROOT = Path(__file__).resolve().parents[2]
 FINISHED_MATCH_BUDGET = 16 * 1024
@@ -231,10 +232,6 @@ def test_while_a_match_runs_each_folding_compresses_only_its_last_moves(redis_ur
     """Every LOG_CHUNK moves only the plain tail becomes one more chunk (the earlier chunks are kept
     as they are: a folding costs its last moves, not the whole match again); at the end the whole log
     becomes one chunk. Every form reads back as the same moves."""
-    import asyncio
-
-    from service.store.game_store import Store
-
     moves = [retention.log_entry(v, v % 4, {"type": "play", "card": "AS"}) for v in range(1, 50)]
 
     async def run() -> None:

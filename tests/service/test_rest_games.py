@@ -8,7 +8,7 @@ import redis
 from starlette.testclient import TestClient
 from svc_helpers import auth, create, seated
 
-from service.store.game_store import game_key
+from service.store.keys import game_key
 
 PROBLEM = "application/problem+json"
 

@@ -41,7 +41,7 @@ import engine
 from service.jobs import queue as bot_jobs
 from service.runtime.embedded_redis import EmbeddedRedis, free_port
 from service.runtime.supervisor import cmdline, descendants
-from service.store.game_store import game_key
+from service.store.keys import game_key
 
 ROOT = Path(__file__).resolve().parents[2]
 SIGNALS = [pytest.param(signal.SIGINT, id="SIGINT"), pytest.param(signal.SIGTERM, id="SIGTERM")]

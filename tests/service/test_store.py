@@ -9,22 +9,17 @@ from collections.abc import AsyncIterator
 import pytest
 import redis
 
-from service.store.game_store import (
+from service.store import Store
+from service.store.keys import (
     OPEN_INDEX,
     STATUS_ACTIVE,
     STATUS_FINISHED,
     STATUS_WAITING,
-    GameMissing,
-    GameRecord,
-    GameStart,
-    Seat,
-    SeatTaken,
-    Store,
-    VersionConflict,
     events_key,
     game_key,
     log_key,
 )
+from service.store.records import GameMissing, GameRecord, GameStart, Seat, SeatTaken, VersionConflict
 
 pytestmark = pytest.mark.anyio
 

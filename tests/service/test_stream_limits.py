@@ -13,6 +13,7 @@ from typing import Any
 import httpx
 import pytest
 import redis
+from redis.crc import key_slot
 from starlette.applications import Starlette
 from starlette.testclient import TestClient
 from svc_helpers import auth, seated, served_app
@@ -20,6 +21,7 @@ from svc_helpers import auth, seated, served_app
 from service.api.app import create_app
 from service.base.settings import Settings
 from service.store.fanout import Fanout, StreamLagged
+from service.store.keys import bot_turns_key, events_key
 
 STREAM_QUERY = "subscription($id: ID!) { gameEvents(gameId: $id) { id version type } }"
 
@@ -354,10 +356,6 @@ def test_graphql_subscriptions_share_the_hub_and_the_caps(settings: Settings) ->
 def test_on_a_cluster_each_xread_names_keys_of_one_hash_slot(redis_url: str) -> None:
     """Redis Cluster refuses an XREAD naming keys of two slots: the reads are grouped by slot there,
     and one read names every followed key on a single Redis."""
-    from redis.crc import key_slot
-
-    from service.store.game_store import bot_turns_key, events_key
-
     streams = {events_key(g): "0-0" for g in ("g1", "g2", "g3")} | {bot_turns_key("g1"): "5-0"}
     client = redis.asyncio.Redis.from_url(redis_url)
     calls = Fanout(client, cluster=True).calls(streams)

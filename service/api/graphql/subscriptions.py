@@ -19,7 +19,7 @@ from service.api.problems import problem_error
 from service.api.ratelimit import counted_graphql
 from service.base.problems import ProblemError
 from service.store.fanout import StreamClosing, StreamGap, StreamLagged, StreamSlot, client_key
-from service.store.game_store import STREAM_ID_PATTERN
+from service.store.keys import STREAM_ID_PATTERN
 
 
 def resume_from(after: str | None, what: str) -> str:

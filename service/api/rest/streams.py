@@ -20,7 +20,7 @@ from service.api.ratelimit import counted
 from service.api.rest.requests import bearer, games_of
 from service.base.problems import ProblemError
 from service.store.fanout import StreamClosing, StreamGap, StreamLagged, client_key
-from service.store.game_store import STREAM_ID_PATTERN
+from service.store.keys import STREAM_ID_PATTERN
 
 LAGGED_RETRY_MS = 1000  # a stream ended for lagging: reconnect after a second
 STALLED_SEND_SECONDS = 30  # a stream whose client reads nothing for this long is ended, its slot freed

@@ -50,7 +50,7 @@ from service.api.rest.games import (
     rules,
 )
 from service.api.rest.streams import bot_stream, game_events
-from service.store.game_store import STREAM_ID_PATTERN
+from service.store.keys import STREAM_ID_PATTERN
 
 Endpoint = Callable[[Request], Awaitable[Response]]
 """A REST handler: a request in, a response out."""
@@ -98,7 +98,7 @@ SEAT = ("missing_token", "invalid_token")
 STREAMS = ("too_many_streams", "server_full")  # the caps on open streams (service.store.fanout)
 CAPPED = ("too_many_games", "server_full")  # service.games.quotas: caps on unfinished games
 
-# A stream id (Redis's ``<ms>-<seq>``), as service.store.game_store.STREAM_ID_PATTERN accepts it.
+# A stream id (Redis's ``<ms>-<seq>``), as service.store.keys.STREAM_ID_PATTERN accepts it.
 STREAM_ID_SCHEMA = {"type": "string", "pattern": STREAM_ID_PATTERN.pattern, "examples": ["1733140000000-0"]}
 
 

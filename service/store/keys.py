@@ -1,0 +1,91 @@
+"""The store's Redis keys, the statuses a game goes through and the patterns its ids must match.
+
+Keys of game ``g`` (all share the hash tag ``{g}``, so a game lives in one Cluster slot):
+
+- ``atout:game:{g}``      hash: ``version``, ``state`` (the engine's JSON), ``status``, the game's
+  fixed facts (``game``, ``players``, ``options``, ``seed`` …) and one ``seat:<i>:*`` group per seat;
+- ``atout:events:{g}``    stream: one entry per event, fields ``v`` (version) and ``e`` (event JSON);
+- ``atout:log:{g}``       list: the applied actions in order, the replay log;
+- ``atout:idem:{g}:<k>``  string: the first result of a request sent with an Idempotency-Key.
+
+Bot account ``b``: ``atout:bot:{b}`` (name, API key hash), ``atout:botgames:{b}`` (its games) and
+``atout:botturns:{b}`` (a stream of its "your turn" and "game over" notices). The account expires
+after ``bot_idle_ttl`` seconds without its key being used; its two indexes expire with the games
+they list (and its notices stream is capped in length): service/store/bot_accounts.py.
+
+Keys shared by games, every one bounded: ``atout:open`` (listed games waiting for players, checked
+on read; entries older than the abandoned-game TTL are pruned on every write and read, and the
+key's own TTL is refreshed on write), ``atout:opengames:{0..15}`` (the unfinished games, sharded,
+scored by expiry: the server-wide count of service/games/quotas.py) and ``atout:creator:{c}`` (one
+creator's unfinished games, scored by expiry, at most the per-creator cap).
+
+No command names two hash tags, so none ever names two Cluster slots.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+
+OPEN_INDEX = "atout:open"  # sorted set of listed games with open seats: a hint, the game hash is the truth
+OPEN_GAME_SHARDS = 16  # shards of the count of unfinished games (service/games/quotas.py)
+GAME_ID = re.compile(r"^[A-Za-z0-9_-]{1,64}$")  # a game's or a bot account's id
+# A Redis stream id, ``<ms>-<seq>``; ``<ms>`` alone means ``<ms>-0`` (as XREAD reads it). At most 19
+# digits each, so both stay below 2**64 as Redis requires; match it with ``fullmatch`` (``$`` alone
+# would let a trailing newline through).
+STREAM_ID_PATTERN = re.compile(r"^\d{1,19}(-\d{1,19})?$")
+
+STATUS_WAITING = "waiting"
+STATUS_ACTIVE = "active"
+STATUS_FINISHED = "finished"
+
+
+def game_key(gid: str) -> str:
+    return f"atout:game:{{{gid}}}"
+
+
+def events_key(gid: str) -> str:
+    return f"atout:events:{{{gid}}}"
+
+
+def log_key(gid: str) -> str:
+    return f"atout:log:{{{gid}}}"
+
+
+def idem_key(gid: str, scope: str, key: str) -> str:
+    digest = hashlib.sha256(f"{scope}\0{key}".encode()).hexdigest()
+    return f"atout:idem:{{{gid}}}:{digest}"
+
+
+def bot_key(bid: str) -> str:
+    return f"atout:bot:{{{bid}}}"
+
+
+def bot_games_key(bid: str) -> str:
+    return f"atout:botgames:{{{bid}}}"
+
+
+def bot_turns_key(bid: str) -> str:
+    return f"atout:botturns:{{{bid}}}"
+
+
+def open_games_key(gid: str) -> str:
+    """One of ``OPEN_GAME_SHARDS`` sorted sets counting the server's unfinished games (a shard per hash
+    tag, so no key holds them all and each lives in its own Cluster slot)."""
+    shard = int.from_bytes(hashlib.sha256(gid.encode()).digest()[:4], "big") % OPEN_GAME_SHARDS
+    return open_games_shard(shard)
+
+
+def open_games_shard(shard: int) -> str:
+    return f"atout:opengames:{{{shard}}}"
+
+
+def creator_key(creator: str) -> str:
+    """The sorted set of one creator's unfinished games (``creator`` is already a digest)."""
+    return f"atout:creator:{{{creator}}}"
+
+
+def hash_token(token: str) -> str:
+    """What the store keeps of a seat token, an invite code or a bot's API key: its SHA-256, never the
+    secret itself."""
+    return hashlib.sha256(token.encode()).hexdigest()
