@@ -17,15 +17,23 @@ from redis.exceptions import RedisError
 
 import engine
 from service.base.counters import count_redis_error
-from service.games.core import (
-    GameCore,
-)
+from service.base.problems import ProblemError
+from service.games.core import Caller, GameCore
 from service.store import Store
 from service.store.fanout import Fanout, StreamClosing, StreamGap, StreamLagged, StreamSlot, stream_id
-from service.store.keys import STATUS_FINISHED, bot_key, bot_turns_key, events_key
+from service.store.keys import STATUS_FINISHED, STREAM_ID_PATTERN, bot_key, bot_turns_key, events_key
 from service.store.records import StreamEvent
 
 SEEN_CACHE_SIZE = 4096  # decoded events kept for the other subscribers of the same game and seat
+
+
+def stream_cursor(after: str | None, name: str) -> str:
+    """The stream id a stream resumes after (none: from the start); a malformed one is 422
+    ``invalid_request`` naming the parameter it came in (``Last-Event-ID``, ``after``)."""
+    cursor = after or "0-0"
+    if not STREAM_ID_PATTERN.fullmatch(cursor):
+        raise ProblemError("invalid_request", f"{name} must be an event id such as 1733140000000-0.")
+    return cursor
 
 
 class EventDelivery(GameCore):
@@ -52,6 +60,20 @@ class EventDelivery(GameCore):
         if self.streams is None or self.stream_store is None:
             raise RuntimeError("no stream hub: the app's lifespan starts one (use_streams)")
         return self.streams, self.stream_store
+
+    async def open_game_stream(
+        self, gid: str, token: str | None, after: str | None, name: str
+    ) -> tuple[Caller, str]:
+        """The first steps of following a game, the same for the SSE stream and the subscription: the
+        game, who follows it (a seat's token, the administrator's, or none: a spectator, ALL-7 decides
+        what each sees) and where it resumes."""
+        record = await self.get(gid)
+        return self.caller(record, token, required=False), stream_cursor(after, name)
+
+    async def open_bot_stream(self, key: str | None, after: str | None, name: str) -> tuple[str, str]:
+        """The first steps of following a bot account's notices (its API key), SSE, NDJSON or
+        subscription alike: the account and where the stream resumes."""
+        return await self.bot_of(key), stream_cursor(after, name)
 
     def admit_stream(self, client: str) -> StreamSlot:
         """A place for one more open stream of ``client`` (429 ``too_many_streams`` / 503 ``server_full``)."""

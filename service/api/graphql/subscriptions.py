@@ -19,16 +19,6 @@ from service.api.problems import problem_error
 from service.api.ratelimit import counted_graphql
 from service.base.problems import ProblemError
 from service.store.fanout import StreamClosing, StreamGap, StreamLagged, StreamSlot, client_key
-from service.store.keys import STREAM_ID_PATTERN
-
-
-def resume_from(after: str | None, what: str) -> str:
-    """The stream id a subscription resumes after ("0-0": from the start); a malformed one is
-    refused with the same ``invalid_request`` the REST streams give."""
-    cursor = after or "0-0"
-    if not STREAM_ID_PATTERN.fullmatch(cursor):
-        raise problem_error(ProblemError("invalid_request", f"after must be {what} such as 1733140000000-0."))
-    return cursor
 
 
 def stream_slot(info: Info, who: str | None) -> StreamSlot:
@@ -86,11 +76,9 @@ async def resolve_game_events(
     token = token_of(info)
     try:
         async with counted_graphql(info, "open_stream", token):  # a seat's token, the admin's, or none
-            record = await games.get(gid)
-            caller = games.caller(record, token, required=False)
+            caller, cursor = await games.open_game_stream(gid, token, after, "after")
     except ProblemError as error:
         raise problem_error(error) from None
-    cursor = resume_from(after, "an event id")
     admissible(info, token)
     block_ms = info.context["settings"].sse_block_ms
 
@@ -109,10 +97,9 @@ async def resolve_my_turns(info: Info, after: str | None = None) -> AsyncGenerat
     games = games_of(info)
     try:
         async with counted_graphql(info, "open_stream", token_of(info)):
-            bid = await games.bot_of(token_of(info))
+            bid, cursor = await games.open_bot_stream(token_of(info), after, "after")
     except ProblemError as error:
         raise problem_error(error) from None
-    cursor = resume_from(after, "a notice id")
     admissible(info, bid)
     block_ms = info.context["settings"].sse_block_ms
 
