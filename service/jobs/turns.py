@@ -84,6 +84,14 @@ class _Runtime:
 
         self.games = Games(self.store, settings, enqueue_bot=enqueue_next, schedule_timer=schedule_next)
 
+    def close(self) -> None:
+        """Release the loop and both Redis clients (a worker process keeps its runtime for life)."""
+        try:
+            self.loop.run_until_complete(self.store.close())
+        finally:
+            self.loop.close()
+            self.sync.close()
+
     def run(self, game_id: str, version: int, timer: bool) -> str:
         return self.loop.run_until_complete(_play_turn(self, game_id, version, timer))
 
@@ -99,6 +107,14 @@ class _Runtime:
 
 
 _runtimes: dict[str, _Runtime] = {}
+
+
+def close_runtimes() -> None:
+    """Close and forget this process's runtimes: code that runs jobs in its own process under changing
+    settings (the tests) starts each time from a fresh loop and fresh connections, never from those of
+    an earlier Redis."""
+    while _runtimes:
+        _runtimes.popitem()[1].close()
 
 
 def runtime() -> _Runtime:

@@ -9,6 +9,7 @@ import pytest
 import redis
 
 from service.base.settings import Settings, get_settings
+from service.jobs import turns as bot_turns
 
 
 @pytest.fixture
@@ -28,4 +29,5 @@ def worker_env(monkeypatch: pytest.MonkeyPatch, settings: Settings) -> Iterator[
         yield connection
     finally:
         connection.close()
+        bot_turns.close_runtimes()  # jobs this test ran in-process: their loop and pools go with it
         get_settings.cache_clear()
