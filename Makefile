@@ -109,7 +109,7 @@ PURE_ENGINE_TESTS := tests/engine tests/test_fairness_spec.py tests/test_standal
 # rather than waiting out every later test's timeout.
 # Two workers (pytest-xdist; each starts its own redis-server), work stealing so the long image build
 # does not leave one worker idle at the end; then the tests that kill and restart processes, alone.
-PYTEST := $(VENV)/bin/pytest -q --maxfail=5
+PYTEST := $(VENV)/bin/pytest -q --maxfail=5 --durations=10
 PARALLEL := -n 2 --dist worksteal
 unit: $(ENGINE) redis tools $(NODE) browser
 	$(PYTEST) $(PARALLEL) -m "not serial"
