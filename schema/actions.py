@@ -1,6 +1,6 @@
 """The actions a seat sends, one JSON form each, exactly the engine's (docs/rules.md names the
 rules each enforces); shared by the requests (schema/bodies.py) and what the server shows
-(schema/views.py: the bids in a view, the legal actions)."""
+(schema/views/: the bids in a view, the legal actions)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The typed contracts (schema/views.py) say exactly what the server shows: every view (each seat
+"""The typed contracts (schema/views/) say exactly what the server shows: every view (each seat
 and a spectator), every legal action and every event of many random matches of each game, with
 random rule options, validates against them with no field left undeclared. A field the engine adds
 without the contract knowing fails here, before an app developer's generated types are wrong.

@@ -67,7 +67,7 @@ def ok(model: BaseModel, status: int = 200, headers: dict[str, str] | None = Non
     """The model as JSON, serialized by pydantic-core in one step (no intermediate dict)."""
     return Response(
         # warnings off: responses are built with model_construct from the engine's trusted dicts, which
-        # the typed fields (schema/views.py) describe but do not hold as model instances
+        # the typed fields (schema/views/) describe but do not hold as model instances
         model.model_dump_json(warnings=False),
         status_code=status,
         headers=headers,
