@@ -108,13 +108,20 @@ PURE_ENGINE_TESTS := tests/engine tests/test_fairness_spec.py tests/test_standal
 # A run that goes wrong stops after a few failures (its tracebacks and the machine's state printed)
 # rather than waiting out every later test's timeout.
 # Two workers (pytest-xdist; each starts its own redis-server), work stealing so the long image build
-# does not leave one worker idle at the end; then the tests that kill and restart processes, alone.
+# does not leave one worker idle at the end. Then the tests that kill and restart processes and wait on
+# them (`serial`: no other test beside them) share the machine with the plain-engine pass, which
+# starts no process: the first mostly waits, the second computes. The serial pass's output is printed
+# when both are done, so the two do not interleave.
 PYTEST := $(VENV)/bin/pytest -q --maxfail=5 --durations=10
 PARALLEL := -n 2 --dist worksteal
 unit: $(ENGINE) redis tools $(NODE) browser
 	$(PYTEST) $(PARALLEL) -m "not serial"
-	$(PYTEST) -m serial
-	ATOUT_PURE_ENGINE=1 $(PYTEST) $(PARALLEL) -p no:cacheprovider $(PURE_ENGINE_TESTS)
+	@mkdir -p var; echo "$(PYTEST) -m serial > var/serial.log (alongside the next pass)"; \
+	 $(PYTEST) -m serial > var/serial.log 2>&1 & serial=$$!; \
+	 echo "ATOUT_PURE_ENGINE=1 $(PYTEST) -p no:cacheprovider $(PURE_ENGINE_TESTS)"; \
+	 ATOUT_PURE_ENGINE=1 $(PYTEST) -p no:cacheprovider $(PURE_ENGINE_TESTS); pure=$$?; \
+	 wait $$serial; serial_status=$$?; echo "--- the serial pass:"; cat var/serial.log; \
+	 [ $$pure = 0 ] && [ $$serial_status = 0 ]
 
 test: lint typecheck unit
 

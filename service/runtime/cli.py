@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import uvicorn
-from rq import Queue, SimpleWorker, Worker
+from rq import Queue
 from rq.serializers import JSONSerializer
 from starlette.applications import Starlette
 
@@ -26,7 +26,7 @@ from service.base import logs
 from service.base.counters import serve_worker_metrics
 from service.base.settings import get_settings
 from service.jobs.queue import connect, queues
-from service.jobs.watchdog import requeue_stuck_turns
+from service.jobs.workers import ForkingTurnWorker, TurnWorker
 from service.runtime.embedded_redis import EmbeddedRedis, die_with_parent
 from service.runtime.http_server import server_options
 from service.runtime.supervisor import RedisChild, Supervisor, WorkerChild
@@ -230,36 +230,15 @@ def worker(args: argparse.Namespace) -> int:
     ]
     # Bot code is pure and short: run jobs in this process (one loop and Redis pool for all of them)
     # rather than forking a work horse per move, unless --fork asks for isolation.
-    base: type[Worker] | type[SimpleWorker] = Worker if args.fork else SimpleWorker
-
-    class AtoutWorker(base):  # type: ignore[valid-type,misc]
-        # While Redis is down RQ waits 1 s, 2 s, 4 s … up to 60 s between tries: a worker could sleep
-        # most of a minute after Redis is back. Bot turns are interactive, so try again every 2 s at most.
-        max_connection_wait_time = 2.0
-
-        # No pubsub thread for RQ's remote commands (kill or stop a job, shut a worker down from
-        # another process): nothing here sends them, and at a warm shutdown closing that thread's
-        # connection sometimes hung the worker for good (seen once in a full test run).
-        def subscribe(self) -> None:
-            pass
-
-        def unsubscribe(self) -> None:
-            pass
-
-        def run_maintenance_tasks(self) -> None:
-            super().run_maintenance_tasks()
-            try:
-                requeue_stuck_turns(self.connection, settings)
-            except Exception as exc:  # the watchdog must never stop the worker; the next pass retries
-                log.warning("watchdog_failed", error=type(exc).__name__)
-
-    rq_worker = AtoutWorker(
+    kind: type[TurnWorker] | type[ForkingTurnWorker] = ForkingTurnWorker if args.fork else TurnWorker
+    rq_worker = kind(
         rq_queues,
         connection=connection,
         serializer=JSONSerializer,
         maintenance_interval=max(1, min(30, settings.bot_turn_timeout // 2)),
         worker_ttl=settings.worker_ttl,
     )
+    rq_worker.settings = settings  # its maintenance runs the watchdog of lost bot turns
     # SIGTERM or SIGINT: RQ's warm shutdown, the current job finishes and the scheduler process stops
     rq_worker.work(burst=args.burst, with_scheduler=True, logging_level=settings.log_level.upper())
     log.info("worker_stopped", pid=os.getpid(), queues=[q.name for q in rq_queues])

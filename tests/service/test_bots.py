@@ -6,7 +6,7 @@ import random
 from typing import Any
 
 import redis
-from rq import Queue, SimpleWorker
+from rq import Queue
 from rq.serializers import JSONSerializer
 from starlette.testclient import TestClient
 from svc_helpers import FAST_OPTIONS, Table, admin_headers, fill, wait_for_human
@@ -14,11 +14,12 @@ from svc_helpers import FAST_OPTIONS, Table, admin_headers, fill, wait_for_human
 from service.base.settings import Settings
 from service.jobs import queue as bot_jobs
 from service.jobs import turns as bot_turns
+from service.jobs.workers import TurnWorker
 
 
 def drain(connection: redis.Redis, queue_name: str) -> None:
     queues = [Queue(q, connection=connection, serializer=JSONSerializer) for q in bot_jobs.queues(queue_name)]
-    SimpleWorker(queues, connection=connection, serializer=JSONSerializer).work(burst=True)
+    TurnWorker(queues, connection=connection, serializer=JSONSerializer).work(burst=True)
 
 
 def test_a_human_plays_a_full_match_against_three_bots(

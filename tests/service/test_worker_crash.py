@@ -8,7 +8,7 @@ entry in the started registry has expired with nobody to finish it. Another work
 from __future__ import annotations
 
 import redis
-from rq import Queue, SimpleWorker
+from rq import Queue
 from rq.job import JobStatus
 from rq.registry import StartedJobRegistry
 from rq.serializers import JSONSerializer
@@ -19,6 +19,7 @@ import engine
 from service.base.settings import Settings
 from service.jobs import queue as bot_jobs
 from service.jobs import turns as bot_turns
+from service.jobs.workers import TurnWorker
 
 
 def bot_first_game(client: TestClient) -> Table:
@@ -47,7 +48,7 @@ def die_holding(queue: Queue, job_id: str) -> None:
 
 def maintain_and_drain(queue: Queue) -> None:
     StartedJobRegistry(queue=queue).cleanup()
-    SimpleWorker([queue], connection=queue.connection, serializer=JSONSerializer).work(burst=True)
+    TurnWorker([queue], connection=queue.connection, serializer=JSONSerializer).work(burst=True)
 
 
 def test_a_job_lost_before_its_move_is_retried_and_the_move_is_made_once(
