@@ -100,3 +100,15 @@ def test_a_bot_fills_a_discard_template_with_the_right_number_of_cards() -> None
     chosen = bot_turns.choose({}, [template], "random", random.Random(1))
     assert chosen["type"] == "discard" and len(set(chosen["cards"])) == 2
     assert set(chosen["cards"]) <= set(template["from"])
+
+
+def test_the_turn_worker_starts_no_pubsub_thread_whose_stop_could_wait_a_minute(
+    worker_env: redis.Redis, settings: Settings
+) -> None:
+    """RQ's worker listens for remote commands on a pubsub thread polling every 60 s; stopping it
+    joined that thread, which could sit a whole poll when its SUBSCRIBE was not yet answered (seen as
+    60 s stalls under load). Nothing sends those commands: the workers that play turns start none."""
+    queue = Queue(settings.bot_queue, connection=worker_env, serializer=JSONSerializer)
+    worker = TurnWorker([queue], connection=worker_env, serializer=JSONSerializer)
+    worker.work(burst=True)
+    assert worker.pubsub_thread is None
