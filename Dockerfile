@@ -17,8 +17,8 @@ ENV PIP_DISABLE_PIP_VERSION_CHECK=1
 # Cache mounts (buildah/BuildKit) keep apt's downloads and pip's wheels between builds, on the build
 # host only: no layer holds them. A fresh machine builds without them, a second build reuses them even
 # after its images were removed (CI removes them: its disk is not a layer cache).
-RUN --mount=type=cache,id=atout-apt-archives,target=/var/cache/apt/archives,sharing=locked \
-    --mount=type=cache,id=atout-apt-lists,target=/var/lib/apt/lists,sharing=locked \
+RUN --mount=type=cache,id=atout-apt-archives,target=/var/cache/apt/archives \
+    --mount=type=cache,id=atout-apt-lists,target=/var/lib/apt/lists \
     apt-get update -qq \
  && apt-get install -y -qq --no-install-recommends python3 python3-venv python3-dev gcc make ca-certificates
 RUN python3 -m venv /opt/build
@@ -29,7 +29,7 @@ RUN python3 -c 'import tomllib; p = tomllib.load(open("pyproject.toml", "rb")); 
       open("/build-requirements.txt", "w").write("\n".join(p["build-system"]["requires"]) + "\n"); \
       open("/requirements.txt", "w").write("\n".join(p["project"]["dependencies"]) + "\n")'
 RUN --mount=type=secret,id=host-ca,target=/run/host-ca.crt \
-    --mount=type=cache,id=atout-pip,target=/root/.cache/pip,sharing=locked \
+    --mount=type=cache,id=atout-pip,target=/root/.cache/pip \
     [ -n "$PIP_CERT" ] || unset PIP_CERT; \
     /opt/build/bin/pip install -q --upgrade pip wheel -r /build-requirements.txt \
  && /opt/build/bin/pip wheel -q --wheel-dir /wheels -r /requirements.txt \
@@ -45,8 +45,8 @@ RUN /opt/build/bin/pip wheel -q --no-deps --no-build-isolation --no-index --whee
 
 FROM ${BASE}
 ARG DEBIAN_FRONTEND=noninteractive
-RUN --mount=type=cache,id=atout-apt-archives,target=/var/cache/apt/archives,sharing=locked \
-    --mount=type=cache,id=atout-apt-lists,target=/var/lib/apt/lists,sharing=locked \
+RUN --mount=type=cache,id=atout-apt-archives,target=/var/cache/apt/archives \
+    --mount=type=cache,id=atout-apt-lists,target=/var/lib/apt/lists \
     apt-get update -qq \
  && apt-get install -y -qq --no-install-recommends python3 python3-venv ca-certificates \
  && useradd --uid 10001 --user-group --no-create-home --home-dir /nonexistent \
