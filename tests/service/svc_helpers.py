@@ -4,8 +4,11 @@ from __future__ import annotations
 
 import contextlib
 import random
+import subprocess
+import sys
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from starlette.testclient import TestClient
@@ -138,3 +141,14 @@ def wait_for_human(table: Table, human_seats: set[int], deadline_seconds: float 
         if time.monotonic() > deadline:
             raise AssertionError(f"the bots did not move: {game}")
         time.sleep(0.005)
+
+
+def atout_verify(path: Path) -> subprocess.CompletedProcess[str]:
+    """``atout verify`` on the log saved at ``path``, as a person runs it."""
+    return subprocess.run(
+        [sys.executable, "-m", "service.runtime.cli", "verify", str(path)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )

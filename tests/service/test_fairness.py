@@ -11,8 +11,6 @@ import copy
 import hashlib
 import json
 import random
-import subprocess
-import sys
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
@@ -20,7 +18,7 @@ from typing import Any
 import pytest
 import redis
 from starlette.testclient import TestClient
-from svc_helpers import FAST_OPTIONS, Table, auth
+from svc_helpers import FAST_OPTIONS, Table, atout_verify, auth
 
 import engine
 from engine import fair
@@ -84,16 +82,6 @@ def finished_log(client: TestClient, seeds: list[str], rng: random.Random) -> tu
     assert response.status_code == 200, response.text
     log: dict[str, Any] = response.json()
     return log, created["commitment"]
-
-
-def atout_verify(path: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "service.runtime.cli", "verify", str(path)],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
 
 
 # ----- finding 2: nobody but the administrator chooses a seed or a deal ---------------------------

@@ -10,13 +10,12 @@ import copy
 import json
 import random
 import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
 from starlette.testclient import TestClient
-from svc_helpers import FAST_OPTIONS, seated
+from svc_helpers import FAST_OPTIONS, atout_verify, seated
 
 import engine
 from engine import fair
@@ -39,27 +38,21 @@ def finished_log(
     return log
 
 
-def atout_verify(log: dict[str, Any], path: Path) -> subprocess.CompletedProcess[str]:
+def verify_saved(log: dict[str, Any], path: Path) -> subprocess.CompletedProcess[str]:
     """``atout verify`` on ``log`` saved at ``path``."""
     path.write_text(json.dumps(log))
-    return subprocess.run(
-        [sys.executable, "-m", "service.runtime.cli", "verify", str(path)],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
+    return atout_verify(path)
 
 
 def assert_cli_passes(log: dict[str, Any], path: Path) -> str:
-    done = atout_verify(log, path)
+    done = verify_saved(log, path)
     assert done.returncode == 0, done.stdout + done.stderr
     assert done.stdout.startswith("verified: "), done.stdout
     return done.stdout
 
 
 def assert_cli_refuses(log: dict[str, Any], path: Path, words: str) -> str:
-    done = atout_verify(log, path)
+    done = verify_saved(log, path)
     assert done.returncode == 1, done.stdout + done.stderr
     assert done.stdout.startswith(f"FAILED: {words}"), done.stdout
     return done.stdout
