@@ -9,7 +9,7 @@ STAMP  := $(VENV)/.installed
 $(STAMP): pyproject.toml setup.py
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install -q --upgrade pip
-	$(PY) -m pip install -q --no-cache-dir -e '.[test]'
+	$(PY) -m pip install -q -e '.[test]'  # pip's cache (outside the checkout) serves a second run
 	touch $(STAMP) $(ENGINE)
 
 # The engine and the bots compiled by mypyc (setup.py) beside their source; again after any edit (a stale

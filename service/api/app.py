@@ -28,7 +28,7 @@ from service.base.counters import Metrics
 from service.base.problems import ProblemError
 from service.base.settings import Settings, get_settings
 from service.games import Games
-from service.jobs.queue import connect, enqueue, schedule_timeout, worker_health
+from service.jobs.queue import enqueue, queue_connection, schedule_timeout, worker_health
 from service.store import Store
 from service.store.fanout import Fanout
 from service.store.faults import store_fault
@@ -175,7 +175,7 @@ def create_app(settings: Settings | None = None) -> Starlette:
             max_connections=settings.redis_pool,
             pool_wait=settings.redis_pool_wait,
         )
-        sync_redis = connect(settings.queue_redis_url or settings.redis_url)
+        sync_redis = queue_connection(settings)
         app.state.sync_redis = sync_redis
         bot_queue = settings.bot_queue
 

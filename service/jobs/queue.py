@@ -19,6 +19,7 @@ from rq.exceptions import DuplicateJobError
 from rq.serializers import JSONSerializer
 
 from service.base import logs
+from service.base.settings import Settings
 from service.store.redis_clients import resilience
 
 log = logs.get_logger("atout.bots")
@@ -48,6 +49,15 @@ def connect(url: str) -> redis.Redis:
 
     # an RQ worker raises socket_timeout above its BLPOP timeout itself
     return redis.Redis.from_url(url, socket_timeout=10, **resilience(sync=True))
+
+
+def queue_connection(settings: Settings) -> redis.Redis:
+    """The client of the RQ queues' Redis (``ATOUT_QUEUE_URL``, else ``REDIS_URL``): a plain Redis,
+    never a Cluster (RQ does not speak Cluster)."""
+    url = settings.queue_redis_url
+    if not url:
+        raise RuntimeError("REDIS_URL is not set: the RQ queues have no Redis")
+    return connect(url)
 
 
 def due_member(game_id: str, version: int) -> str:

@@ -20,7 +20,7 @@ from service.base.counters import observe_bot_decision
 from service.base.problems import ProblemError
 from service.base.settings import Settings, get_settings
 from service.games import Games
-from service.jobs.queue import DUE_KEY, connect, due_member, enqueue, schedule_timeout
+from service.jobs.queue import DUE_KEY, due_member, enqueue, queue_connection, schedule_timeout
 from service.store import Store
 from service.store.faults import store_fault
 from service.store.keys import STATUS_ACTIVE
@@ -74,7 +74,7 @@ class _Runtime:
         self.settings = settings
         self.loop = asyncio.new_event_loop()
         self.store = Store.from_settings(settings, socket_timeout=10)  # a worker never blocks on a stream
-        self.sync = connect(settings.queue_redis_url or settings.redis_url)
+        self.sync = queue_connection(settings)
 
         async def enqueue_next(gid: str, v: int, level: str) -> None:
             enqueue(self.sync, settings.bot_queue, gid, v, level)

@@ -25,7 +25,7 @@ from service.api.rest import openapi_document
 from service.base import logs
 from service.base.counters import serve_worker_metrics
 from service.base.settings import get_settings
-from service.jobs.queue import connect, queues
+from service.jobs.queue import queue_connection, queues
 from service.jobs.workers import ForkingTurnWorker, TurnWorker
 from service.runtime.embedded_redis import EmbeddedRedis, die_with_parent
 from service.runtime.http_server import server_options
@@ -223,7 +223,7 @@ def worker(args: argparse.Namespace) -> int:
     if metrics_port:
         serve_worker_metrics(settings.worker_metrics_host, metrics_port)
         log.info("metrics_served", host=settings.worker_metrics_host, port=metrics_port)
-    connection = connect(settings.queue_redis_url or settings.redis_url)  # RQ: never a Cluster
+    connection = queue_connection(settings)
     rq_queues = [
         Queue(name, connection=connection, serializer=JSONSerializer)
         for name in queues(settings.bot_queue, args.queues)
