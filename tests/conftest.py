@@ -42,16 +42,9 @@ SERIAL = {
 }
 
 
-FIRST = ("tests/image/", "tests/service/test_schemathesis_cli.py")
-"""The longest tests (the image build, about two minutes on one core; schemathesis), started first: on
-two workers a long test begun late is the run's tail."""
-
-
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """Each test gets its area's marker from its folder, and the process-killing ones ``serial``
-    (``make test`` runs ``-m "not serial"`` on two workers, then ``-m serial`` alone); the longest run
-    first."""
-    items.sort(key=lambda item: not Path(str(item.fspath)).relative_to(ROOT).as_posix().startswith(FIRST))
+    (``make test`` runs ``-m "not serial"`` on two workers, then ``-m serial`` alone)."""
     for item in items:
         path = Path(str(item.fspath)).relative_to(ROOT)
         area = path.parts[1] if len(path.parts) > 2 else None
