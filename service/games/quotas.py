@@ -31,9 +31,10 @@ import time
 import weakref
 from contextvars import ContextVar
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from service.base.problems import ProblemError
+from service.games.core import GameCore
 from service.store.games import GameStore
 from service.store.keys import (
     OPEN_GAME_SHARDS,
@@ -45,9 +46,6 @@ from service.store.keys import (
 )
 from service.store.records import GameRecord
 from service.store.redis_clients import run_scripts
-
-if TYPE_CHECKING:
-    from service.games.core import GameCore
 
 RETRY_AFTER = "60"  # seconds: a running game may finish any minute
 RECOUNT_SECONDS = 1.0
