@@ -40,7 +40,7 @@ from uvicorn.protocols.http.httptools_impl import STATUS_LINE, HttpToolsProtocol
 
 from service.base import logs
 from service.base.addresses import address_key
-from service.base.problems import CODES, PROBLEM_JSON
+from service.base.problems import PROBLEM_JSON, ProblemError
 from service.base.settings import Settings, get_settings
 
 log = logs.get_logger("atout.http")
@@ -90,25 +90,17 @@ class ConnectionLimits:
         return any(address in network for network in self.trusted)
 
 
-def refusal_bytes(code: str, detail: str, extra_headers: bytes = b"") -> bytes:
-    """A whole HTTP/1.1 response with a problem+json body, for the refusals made below the ASGI app
-    (no request id: none was given out yet)."""
-    status, title = CODES[code]
-    body = json.dumps(
-        {
-            "type": f"https://atout.dev/problems/{code}",
-            "title": title,
-            "status": status,
-            "code": code,
-            "detail": detail,
-        }
-    ).encode()
+def refusal_bytes(error: ProblemError) -> bytes:
+    """``error`` as a whole HTTP/1.1 response (problem+json, its headers, then the connection closed),
+    for the refusals made below the ASGI app (no request id: none was given out yet)."""
+    body = json.dumps(error.to_dict()).encode()
+    headers = "".join(f"{name.lower()}: {value}\r\n" for name, value in error.headers.items())
     return b"".join(
         [
-            STATUS_LINE[status],
+            STATUS_LINE[error.status],
             b"content-type: " + PROBLEM_JSON.encode() + b"\r\n",
             b"content-length: " + str(len(body)).encode() + b"\r\n",
-            extra_headers,
+            headers.encode("latin-1"),
             b"connection: close\r\n\r\n",
             body,
         ]
@@ -147,26 +139,20 @@ class GuardedHttpToolsProtocol(HttpToolsProtocol):
         super().connection_made(transport)
         limits = self._limits
         if len(self.connections) > limits.max_connections:
-            self._refuse(
-                refusal_bytes(
-                    "server_full",
-                    f"This server holds {limits.max_connections} connections; retry in a moment.",
-                    b"retry-after: 1\r\n",
-                )
-            )
+            full = f"This server holds {limits.max_connections} connections; retry in a moment."
+            self._refuse(refusal_bytes(ProblemError("server_full", full, headers={"Retry-After": "1"})))
             return
         host = self.client[0] if self.client else None
         if host and not limits.trusts(host):
             peer = address_key(host)
             held = self.peers.get(peer, 0)
             if held >= limits.per_address:
+                many = (
+                    f"Your address holds {held} connections to this server (at most {limits.per_address}); "
+                    "reuse them or close some."
+                )
                 self._refuse(
-                    refusal_bytes(
-                        "too_many_connections",
-                        f"Your address holds {held} connections to this server (at most "
-                        f"{limits.per_address}); reuse them or close some.",
-                        b"retry-after: 1\r\n",
-                    )
+                    refusal_bytes(ProblemError("too_many_connections", many, headers={"Retry-After": "1"}))
                 )
                 return
             self.peers[peer] = held + 1
@@ -217,11 +203,8 @@ class GuardedHttpToolsProtocol(HttpToolsProtocol):
             return
         if self._header_bytes:  # a request was begun: say why it ends
             seconds = self._limits.header_timeout
-            self._refuse(
-                refusal_bytes(
-                    "request_timeout", f"The request header was not sent within {seconds:g} seconds."
-                )
-            )
+            late = f"The request header was not sent within {seconds:g} seconds."
+            self._refuse(refusal_bytes(ProblemError("request_timeout", late)))
         else:  # a connection that never said anything: just close it
             self.transport.close()
 
@@ -260,9 +243,8 @@ class GuardedHttpToolsProtocol(HttpToolsProtocol):
 
     def _header_size_refusal(self) -> bytes:
         limit = self._limits.max_header_bytes
-        return refusal_bytes(
-            "header_too_large", f"The request line and header are larger than {limit} bytes; send less."
-        )
+        large = f"The request line and header are larger than {limit} bytes; send less."
+        return refusal_bytes(ProblemError("header_too_large", large))
 
     def _refuse_header_size(self) -> None:
         log.info("header_too_large", limit=self._limits.max_header_bytes)
