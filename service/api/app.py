@@ -5,7 +5,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import gc
-import hmac
 from collections.abc import AsyncIterator, Awaitable, Callable
 
 import redis
@@ -23,6 +22,7 @@ from service.api.edge import EdgeMiddleware
 from service.api.metrics import serve as serve_metrics
 from service.api.problems import handle_problem, problem_response
 from service.api.ratelimit import RATE_LIMIT_HEADERS, RateLimits
+from service.api.rest.requests import bearer, games_of
 from service.base import logs
 from service.base.counters import Metrics
 from service.base.problems import ProblemError
@@ -121,11 +121,9 @@ def metrics_endpoint(metrics: Metrics, settings: Settings) -> Endpoint:
 
     if not settings.metrics_admin_only:
         return public_metrics
-    admin = (settings.admin_token or "").encode()
 
     async def admin_metrics(request: Request) -> Response:
-        scheme, _, token = request.headers.get("authorization", "").partition(" ")
-        if not (admin and scheme.lower() == "bearer" and hmac.compare_digest(token.strip().encode(), admin)):
+        if not games_of(request).is_admin(bearer(request)):
             raise ProblemError("admin_required", "/metrics answers the administrator token only here.")
         return await serve_metrics(metrics, request)
 
