@@ -13,7 +13,8 @@ $(STAMP): pyproject.toml setup.py
 	touch $(STAMP) $(ENGINE)
 
 # The engine and the bots compiled by mypyc (setup.py) beside their source; again after any edit (a stale
-# extension is never run: engine/_build.py then loads the plain modules and says so).
+# extension is never run: engine/_build.py then loads the plain modules and says so). setup.py reuses an
+# extension compiled before from the same C sources (~/.cache/atout/mypyc; ATOUT_BUILD_CACHE= turns it off).
 ENGINE := $(VENV)/.engine-compiled
 $(ENGINE): $(STAMP) setup.py $(wildcard engine/*.py workers/bots/*.py workers/bots/heuristic/*.py)
 	$(PY) -m pip install -q --no-deps -e .
@@ -123,7 +124,10 @@ unit: $(ENGINE) redis tools $(NODE) browser
 	 wait $$serial; serial_status=$$?; echo "--- the serial pass:"; cat var/serial.log; \
 	 [ $$pure = 0 ] && [ $$serial_status = 0 ]
 
-test: lint typecheck unit
+# The engine's build (pip, then gcc on one core) and npm's install (mostly waiting on the disk) side by side.
+test:
+	$(MAKE) -j2 $(ENGINE) $(NODE)
+	$(MAKE) lint typecheck unit
 
 bench-deps: $(ENGINE)
 	$(PY) -m pip install -q -e '.[bench]'
