@@ -11,19 +11,14 @@ from pathlib import Path
 import httpx
 import pytest
 import redis
+from starlette.testclient import TestClient
 
-# pytest puts tests/ on sys.path (rootdir conftest, no __init__.py), where tests/service would
-# pass for a namespace package; the project root must be importable even when not pip-installed.
-ROOT = str(Path(__file__).resolve().parent.parent)
-if ROOT not in sys.path:
-    sys.path.insert(0, ROOT)
+from service.api.app import create_app
+from service.base.settings import Settings
+from service.runtime.embedded_redis import EmbeddedRedis
+from service.runtime.http_server import server_options
 
-from starlette.testclient import TestClient  # noqa: E402
-
-from service.api.app import create_app  # noqa: E402
-from service.base.settings import Settings  # noqa: E402
-from service.runtime.embedded_redis import EmbeddedRedis  # noqa: E402
-from service.runtime.http_server import server_options  # noqa: E402
+ROOT = Path(__file__).resolve().parent.parent
 
 SESSION_REDIS: list[EmbeddedRedis] = []
 
@@ -168,7 +163,7 @@ def rq_worker(settings: Settings, tmp_path: Path) -> Iterator[str]:
         "ATOUT_REDIS_CLUSTER": "1" if settings.redis_cluster else "0",
         "ATOUT_QUEUE_URL": settings.queue_url or "",
         "ATOUT_BOT_BUDGET": "0.01",
-        "PYTHONPATH": ROOT,
+        "PYTHONPATH": str(ROOT),
     }
     log = open(tmp_path / "worker.log", "wb")  # noqa: SIM115
     proc = subprocess.Popen(
@@ -246,7 +241,7 @@ def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter, exitstatu
 
 # --- what a deployment serves ---------------------------------------------------------------------
 
-STATIC = Path(ROOT) / "service" / "static"
+STATIC = ROOT / "service" / "static"
 DEV_ONLY = {"play/tsconfig.json"}  # tsc's settings for checking the page's JSDoc: never served in use
 
 

@@ -9,22 +9,16 @@ test_service_on_cluster.py imports from tests/service.
 from __future__ import annotations
 
 import random
-import sys
 from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
 import redis
 from redis.cluster import RedisCluster
 
-SERVICE_TESTS = str(Path(__file__).resolve().parent.parent / "service")
-if SERVICE_TESTS not in sys.path:  # the imported service tests use their helpers module
-    sys.path.insert(0, SERVICE_TESTS)
-
-from service.base.settings import Settings, get_settings  # noqa: E402
-from service.runtime.embedded_cluster import EmbeddedCluster, redis_cli  # noqa: E402
-from service.runtime.embedded_redis import EmbeddedRedisError  # noqa: E402
-from tests.conftest import ADMIN_TOKEN, HIGH_RATES  # noqa: E402
+from service.base.settings import Settings, get_settings
+from service.runtime.embedded_cluster import EmbeddedCluster, redis_cli
+from service.runtime.embedded_redis import EmbeddedRedisError
+from tests.conftest import ADMIN_TOKEN, HIGH_RATES
 
 
 @pytest.fixture(scope="session")
