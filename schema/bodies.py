@@ -287,6 +287,23 @@ class ViewResponse(BaseModel):
     seat: int | None
     status: str
     view: View
+    legal_actions: list[LegalAction] | None = Field(
+        default=None,
+        description="The seat's legal actions when it is its turn (a discard as a template); null "
+        "otherwise, and always for a spectator. One read starts a client.",
+    )
+
+
+class NextTurn(BaseModel):
+    """The caller's next turn, in the answer to its move: the seat to act now, when the caller holds
+    it (its own seat again, e.g. after taking the kitty or winning a trick it leads, or another seat
+    of the same bot account), with that seat's view and legal actions at ``version``."""
+
+    model_config = ConfigDict(extra="forbid")  # built with model_construct; checked in tests
+    seat: int
+    version: int = Field(description="Send it as expected_version to act on exactly this state.")
+    view: View
+    legal_actions: list[LegalAction] = Field(description="A discard comes as a template.")
 
 
 class LegalActionsResponse(BaseModel):
@@ -318,6 +335,12 @@ class ActionResponse(BaseModel):
     to_act: int | None
     status: str
     winners: list[int] | None
+    next_turn: NextTurn | None = Field(
+        default=None,
+        description="When the caller holds the seat to act next: its view and legal actions, so the "
+        "next move needs no other request. Null when another player is to act (their turn reaches "
+        "them on their stream as `your_turn`) or the match is over.",
+    )
 
 
 class LogEntry(BaseModel):

@@ -96,6 +96,10 @@ class View:
     status: str
     view: GameView
 
+    legal_actions: list[LegalAction] | None = strawberry.field(
+        description="The seat's legal actions when it is its turn; null otherwise (and for a spectator)."
+    )
+
     @classmethod
     def of(cls, v: bodies.ViewResponse) -> View:
         return cls(
@@ -104,6 +108,29 @@ class View:
             seat=v.seat,
             status=v.status,
             view=build(views.View, v.view),
+            legal_actions=None
+            if v.legal_actions is None
+            else build(list[views.LegalAction], v.legal_actions),
+        )
+
+
+@strawberry.type(
+    description="The caller's next turn, in the answer to its move, when the caller holds the seat to act "
+    "(its own again, or another seat of the same bot account): that seat's view and legal actions."
+)
+class NextTurn:
+    seat: int
+    version: int
+    view: GameView
+    legal_actions: list[LegalAction]
+
+    @classmethod
+    def of(cls, n: bodies.NextTurn) -> NextTurn:
+        return cls(
+            seat=n.seat,
+            version=n.version,
+            view=build(views.View, n.view),
+            legal_actions=build(list[views.LegalAction], n.legal_actions),
         )
 
 
@@ -166,6 +193,10 @@ class ActionResult:
     status: str
     winners: list[int] | None
     replayed: bool
+    next_turn: NextTurn | None = strawberry.field(
+        description="When the caller holds the seat to act next: its view and legal actions (no other "
+        "request needed). Null when another player is to act or the match is over."
+    )
 
     @classmethod
     def of(cls, r: bodies.ActionResponse, replayed: bool) -> ActionResult:
@@ -179,6 +210,7 @@ class ActionResult:
             status=r.status,
             winners=r.winners,
             replayed=replayed,
+            next_turn=None if r.next_turn is None else NextTurn.of(r.next_turn),
         )
 
 

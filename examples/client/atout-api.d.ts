@@ -302,6 +302,8 @@ export interface components {
             status: string;
             /** Winners */
             winners: number[] | null;
+            /** @description When the caller holds the seat to act next: its view and legal actions, so the next move needs no other request. Null when another player is to act (their turn reaches them on their stream as `your_turn`) or the match is over. */
+            next_turn?: components["schemas"]["NextTurn"] | null;
         };
         /**
          * BidAction
@@ -1299,7 +1301,7 @@ export interface components {
          *     (send it back as Last-Event-ID) and the SSE ``event`` its ``type``; a stream that ends before the
          *     match does ends with a ``StreamEnd`` frame.
          */
-        GameEvent: components["schemas"]["GameCreatedEvent"] | components["schemas"]["GameStartedEvent"] | components["schemas"]["SeatJoinedEvent"] | components["schemas"]["SeatLeftEvent"] | components["schemas"]["SeatForfeitedEvent"] | components["schemas"]["HandStartedEvent"] | components["schemas"]["HandCommitmentEvent"] | components["schemas"]["DealtEvent"] | components["schemas"]["UpcardEvent"] | components["schemas"]["UpcardTurnedDownEvent"] | components["schemas"]["BidMadeEvent"] | components["schemas"]["ContractFixedEvent"] | components["schemas"]["HandVoidEvent"] | components["schemas"]["KittyTakenEvent"] | components["schemas"]["DiscardDueEvent"] | components["schemas"]["DiscardedEvent"] | components["schemas"]["TrumpAnnouncedEvent"] | components["schemas"]["OrderedUpEvent"] | components["schemas"]["ExchangedEvent"] | components["schemas"]["ExchangeDeclinedEvent"] | components["schemas"]["TrumpNamedEvent"] | components["schemas"]["PartnerCalledEvent"] | components["schemas"]["YouArePartnerEvent"] | components["schemas"]["PartnerRevealedEvent"] | components["schemas"]["WentAloneEvent"] | components["schemas"]["CardPlayedEvent"] | components["schemas"]["TrickTakenEvent"] | components["schemas"]["HandScoredEvent"] | components["schemas"]["HandSeedEvent"] | components["schemas"]["MatchOverEvent"] | components["schemas"]["MatchKeyEvent"] | components["schemas"]["TurnEvent"] | components["schemas"]["TurnTimedOutEvent"] | components["schemas"]["StreamEnd"];
+        GameEvent: components["schemas"]["GameCreatedEvent"] | components["schemas"]["GameStartedEvent"] | components["schemas"]["SeatJoinedEvent"] | components["schemas"]["SeatLeftEvent"] | components["schemas"]["SeatForfeitedEvent"] | components["schemas"]["HandStartedEvent"] | components["schemas"]["HandCommitmentEvent"] | components["schemas"]["DealtEvent"] | components["schemas"]["UpcardEvent"] | components["schemas"]["UpcardTurnedDownEvent"] | components["schemas"]["BidMadeEvent"] | components["schemas"]["ContractFixedEvent"] | components["schemas"]["HandVoidEvent"] | components["schemas"]["KittyTakenEvent"] | components["schemas"]["DiscardDueEvent"] | components["schemas"]["DiscardedEvent"] | components["schemas"]["TrumpAnnouncedEvent"] | components["schemas"]["OrderedUpEvent"] | components["schemas"]["ExchangedEvent"] | components["schemas"]["ExchangeDeclinedEvent"] | components["schemas"]["TrumpNamedEvent"] | components["schemas"]["PartnerCalledEvent"] | components["schemas"]["YouArePartnerEvent"] | components["schemas"]["PartnerRevealedEvent"] | components["schemas"]["WentAloneEvent"] | components["schemas"]["CardPlayedEvent"] | components["schemas"]["TrickTakenEvent"] | components["schemas"]["HandScoredEvent"] | components["schemas"]["HandSeedEvent"] | components["schemas"]["MatchOverEvent"] | components["schemas"]["MatchKeyEvent"] | components["schemas"]["TurnEvent"] | components["schemas"]["YourTurnEvent"] | components["schemas"]["TurnTimedOutEvent"] | components["schemas"]["StreamEnd"];
         /** GameList */
         GameList: {
             /** Games */
@@ -2022,6 +2024,28 @@ export interface components {
              * @enum {string}
              */
             suit: "S" | "C" | "D" | "H";
+        };
+        /**
+         * NextTurn
+         * @description The caller's next turn, in the answer to its move: the seat to act now, when the caller holds
+         *     it (its own seat again, e.g. after taking the kitty or winning a trick it leads, or another seat
+         *     of the same bot account), with that seat's view and legal actions at ``version``.
+         */
+        NextTurn: {
+            /** Seat */
+            seat: number;
+            /**
+             * Version
+             * @description Send it as expected_version to act on exactly this state.
+             */
+            version: number;
+            /** View */
+            view: components["schemas"]["FiveHundredView"] | components["schemas"]["RoughView"] | components["schemas"]["EuchreView"];
+            /**
+             * Legal Actions
+             * @description A discard comes as a template.
+             */
+            legal_actions: (components["schemas"]["PassAction"] | components["schemas"]["BidAction"] | components["schemas"]["KeepAction"] | components["schemas"]["DiscardTemplate"] | components["schemas"]["PlayAction"] | components["schemas"]["OrderUpAction"] | components["schemas"]["ExchangeAction"] | components["schemas"]["NameTrumpAction"] | components["schemas"]["CallPartnerAction"] | components["schemas"]["GoAloneAction"])[];
         };
         /** OrderUpAction */
         OrderUpAction: {
@@ -3121,6 +3145,11 @@ export interface components {
             status: string;
             /** View */
             view: components["schemas"]["FiveHundredView"] | components["schemas"]["RoughView"] | components["schemas"]["EuchreView"];
+            /**
+             * Legal Actions
+             * @description The seat's legal actions when it is its turn (a discard as a template); null otherwise, and always for a spectator. One read starts a client.
+             */
+            legal_actions?: (components["schemas"]["PassAction"] | components["schemas"]["BidAction"] | components["schemas"]["KeepAction"] | components["schemas"]["DiscardTemplate"] | components["schemas"]["PlayAction"] | components["schemas"]["OrderUpAction"] | components["schemas"]["ExchangeAction"] | components["schemas"]["NameTrumpAction"] | components["schemas"]["CallPartnerAction"] | components["schemas"]["GoAloneAction"])[] | null;
         };
         /** WentAlone */
         WentAlone: {
@@ -3207,6 +3236,43 @@ export interface components {
              * @description The game's version once this event happened.
              */
             version: number;
+        };
+        /**
+         * YourTurnEvent
+         * @description In a game's stream, after ``turn`` (and at the start), to the seat to act only: its legal
+         *     actions at ``version``, so that a client following its stream acts with one POST …/actions and
+         *     never asks for them (ALL-7: they tell the seat's own cards, so no other seat and no spectator
+         *     receives this). Not in a move's answer, whose ``next_turn`` says the same with the view.
+         */
+        YourTurnEvent: {
+            /** Visible To */
+            visible_to: number[];
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "your_turn";
+            /**
+             * Seat
+             * @description A seat number, 0 to players - 1 (ALL-1).
+             */
+            seat: number;
+            /**
+             * Version
+             * @description The game's version once this event happened.
+             */
+            version: number;
+            /**
+             * Actions
+             * @description A discard comes as a template.
+             */
+            actions: (components["schemas"]["PassAction"] | components["schemas"]["BidAction"] | components["schemas"]["KeepAction"] | components["schemas"]["DiscardTemplate"] | components["schemas"]["PlayAction"] | components["schemas"]["OrderUpAction"] | components["schemas"]["ExchangeAction"] | components["schemas"]["NameTrumpAction"] | components["schemas"]["CallPartnerAction"] | components["schemas"]["GoAloneAction"])[];
+            /**
+             * Id
+             * @description The stream id: Last-Event-ID / after.
+             * @example 1733140000000-0
+             */
+            id: string;
         };
     };
     responses: never;

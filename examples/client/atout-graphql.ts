@@ -178,4 +178,5 @@ export type EventsSubscription = { gameEvents:
     | { __typename: 'UpcardTurnedDownEvent', id: string, version: number, type: string }
     | { __typename: 'WentAloneEvent', id: string, version: number, type: string }
     | { __typename: 'YouArePartnerEvent', id: string, version: number, type: string }
+    | { __typename: 'YourTurnEvent', id: string, version: number, type: string }
    };

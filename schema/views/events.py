@@ -23,6 +23,7 @@ from schema.views.common import (
     Shown,
     Suit,
 )
+from schema.views.legal_actions import LegalAction
 
 
 class EventBody(Shown):
@@ -260,6 +261,18 @@ class Turn(EventBody):
     status: Literal["active", "finished"]
 
 
+class YourTurn(Private):
+    """In a game's stream, after ``turn`` (and at the start), to the seat to act only: its legal
+    actions at ``version``, so that a client following its stream acts with one POST …/actions and
+    never asks for them (ALL-7: they tell the seat's own cards, so no other seat and no spectator
+    receives this). Not in a move's answer, whose ``next_turn`` says the same with the view."""
+
+    type: Literal["your_turn"]
+    seat: Seat
+    version: int = Field(description="Send it as expected_version to act on exactly this state.")
+    actions: list[LegalAction] = Field(description="A discard comes as a template.")
+
+
 class TurnTimedOut(EventBody):
     type: Literal["turn_timed_out"]
     seat: Seat
@@ -336,5 +349,9 @@ EVENT_BODIES: tuple[type[EventBody], ...] = (
     MatchOver,
     MatchKey,
     Turn,
+    YourTurn,
     TurnTimedOut,
 )
+
+STREAM_ONLY: frozenset[type[EventBody]] = frozenset({YourTurn})
+"""The events a game's stream carries but a move's answer does not (:data:`EventOfMove`)."""

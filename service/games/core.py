@@ -14,6 +14,7 @@ import secrets
 from collections import OrderedDict
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
+from typing import Any
 
 import engine
 from service.base.counters import Metrics
@@ -43,6 +44,18 @@ ENGINE_CODES = {
 def engine_problem(error: engine.IllegalAction) -> ProblemError:
     code = ENGINE_CODES.get(getattr(error, "code", "illegal_action"), "illegal_action")
     return ProblemError(code, str(error), rule=error.rule, reason=getattr(error, "code", "illegal_action"))
+
+
+def your_turn(m: engine.Match, version: int) -> list[dict[str, Any]]:
+    """The private ``your_turn`` event of the seat to act in ``m`` at ``version``, with its legal
+    actions (none when nobody is to act: the match waits or is over). Written to the game's stream
+    with the move or the start that gives the turn, so a seat following its stream learns its turn
+    and what it may do in one frame; ``visible_to`` keeps it from every other seat (ALL-7)."""
+    seat = m.to_act
+    if seat is None or m.over or m.phase == "waiting":
+        return []
+    actions = engine.legal_actions(m, seat)
+    return [{"type": "your_turn", "seat": seat, "version": version, "actions": actions, "visible_to": [seat]}]
 
 
 @dataclass(frozen=True)

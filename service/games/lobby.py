@@ -20,6 +20,7 @@ from service.games.core import (
     GameCore,
     engine_problem,
     new_game_id,
+    your_turn,
 )
 from service.store.keys import STATUS_ACTIVE, STATUS_FINISHED, STATUS_WAITING, hash_token
 from service.store.records import (
@@ -130,6 +131,8 @@ class Lobby(GameCore):
         if status == STATUS_ACTIVE:  # no seat to wait for: no client seed either
             events.append({"type": "game_started", "client_seeds": list(m.client_seeds)})
         events += m.events
+        if status == STATUS_ACTIVE:
+            events += your_turn(m, record.version)
         await quotas.admit(self, record, token)  # 429/503 past the caps on unfinished games
         await self.store.create(record, [json.dumps(e) for e in events])
         if self.metrics:
@@ -235,6 +238,7 @@ class Lobby(GameCore):
         except engine.IllegalAction as error:
             raise engine_problem(error) from None
         events = [{"type": "game_started", "client_seeds": seeds}, *started.events]
+        events += your_turn(started, record.version)
         return GameStart(engine.to_json(started), seeds, [json.dumps(e) for e in events])
 
     async def leave(self, gid: str, token: str | None) -> tuple[int, str]:

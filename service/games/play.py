@@ -19,6 +19,7 @@ from schema.bodies import (
     LegalActionsResponse,
     LogEntry,
     LogResponse,
+    NextTurn,
     ViewResponse,
 )
 from service.base.problems import ProblemError
@@ -26,6 +27,7 @@ from service.games.core import (
     Caller,
     GameCore,
     engine_problem,
+    your_turn,
 )
 from service.store import retention
 from service.store.keys import STATUS_ACTIVE, STATUS_FINISHED, STATUS_WAITING
@@ -41,12 +43,14 @@ class Play(GameCore):
         if claimed_seat is not None and caller.seat is None:
             raise ProblemError("missing_token", f"Seat {claimed_seat}'s view needs that seat's token.")
         m = self.match_of(record)
+        turn = caller.seat is not None and record.status == STATUS_ACTIVE and m.to_act == caller.seat
         return ViewResponse.model_construct(  # built from trusted values: no validation
             game_id=gid,
             version=record.version,
             seat=caller.seat,
             status=record.status,
             view=engine.view(m, caller.seat),
+            legal_actions=engine.legal_actions(m, m.to_act) if turn and m.to_act is not None else None,
         )
 
     async def legal_actions(self, gid: str, token: str | None) -> LegalActionsResponse:
@@ -197,18 +201,20 @@ class Play(GameCore):
                 raise engine_problem(error) from None
             version = record.version + 1
             status = STATUS_FINISHED if nxt.over else STATUS_ACTIVE
-            events = [*nxt.events, {"type": "turn", "to_act": nxt.to_act, "status": status}]
-            if by == "timer":
-                events.insert(0, {"type": "turn_timed_out", "seat": seat})
+            timed_out = [{"type": "turn_timed_out", "seat": seat}] if by == "timer" else []
+            of_move = [*timed_out, *nxt.events, {"type": "turn", "to_act": nxt.to_act, "status": status}]
+            turn = your_turn(nxt, version)  # the stream's; the answer says it as next_turn
+            events = [*of_move, *turn]
             response = ActionResponse.model_construct(  # built from trusted values: no validation
                 game_id=gid,
                 version=version,
                 seat=seat,
                 action=applied,
-                events=[e for e in (engine.event_for(ev, seat) for ev in events) if e is not None],
+                events=[e for e in (engine.event_for(ev, seat) for ev in of_move) if e is not None],
                 to_act=nxt.to_act,
                 status=status,
                 winners=nxt.winners,
+                next_turn=self._next_turn(record, seat, nxt, turn) if credential and not by else None,
             )
             state = engine.to_json(nxt)
             try:
@@ -275,6 +281,27 @@ class Play(GameCore):
             if any(s.owner for s in record.seats):
                 await self._notify_bots(record, nxt)
             return response, False
+
+    @staticmethod
+    def _next_turn(
+        record: GameRecord, seat: int, nxt: engine.Match, turn: list[dict[str, Any]]
+    ) -> NextTurn | None:
+        """The caller's next turn when the caller holds the seat to act: ``seat`` again, or a seat
+        of the same bot account (whose key could read that seat's view anyway). Never another
+        player's: their legal actions tell their cards (ALL-7)."""
+        if not turn:
+            return None
+        notice = turn[0]
+        nxt_seat: int = notice["seat"]
+        owner = record.seats[seat].owner
+        if nxt_seat != seat and not (owner and record.seats[nxt_seat].owner == owner):
+            return None
+        return NextTurn.model_construct(
+            seat=nxt_seat,
+            version=notice["version"],
+            view=engine.view(nxt, nxt_seat),
+            legal_actions=notice["actions"],
+        )
 
     @staticmethod
     def _replay(stored: str, fingerprint: str) -> ActionResponse:

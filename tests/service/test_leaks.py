@@ -32,6 +32,9 @@ REVEALS = {
     "partner_revealed": ("card",),
 }
 END_OF_HAND = {"hand_scored", "match_over", "hand_void"}
+# Private events that offer a seat its legal actions: they may hold only cards the seat has already
+# seen (its hand), so they add nothing to its knowledge, and one reaching another seat is a leak.
+OFFERS = {"your_turn"}
 
 
 def cards_in(value: Any, deck: set[str]) -> set[str]:
@@ -64,6 +67,8 @@ class Knowledge:
             self.secret -= cards_in(raw.get(key), deck)
         if kind == "trick":
             self.secret -= cards_in(raw.get("cards"), deck)
+        if kind in OFFERS:
+            return  # what a seat may do shows only its own cards: it teaches nobody anything
         for seat in raw.get("visible_to", ()):
             self.seen[seat] |= cards_in(raw, deck)
 
@@ -77,15 +82,31 @@ def raw_events(r: redis.Redis, gid: str, after: str = "-") -> list[tuple[str, di
     return [(eid, json.loads(fields["e"])) for eid, fields in entries]
 
 
+def current(answer: dict[str, Any]) -> dict[str, Any]:
+    """An answer without the views' ``last_hand`` (a finished hand, public: END_OF_HAND) and without
+    the partner calls among its legal actions: a call names a card the seat does not hold (E5-7), any
+    of them, which tells nothing of where it is."""
+    kept: dict[str, Any] = {}
+    for key, value in answer.items():
+        if key == "last_hand":
+            continue
+        if key in ("legal_actions", "actions") and isinstance(value, list):  # a view's, your_turn's
+            value = [action for action in value if action["type"] != "call_partner"]
+        kept[key] = current(value) if isinstance(value, dict) else value
+    return kept
+
+
 def check_views(
     client: TestClient, table: Table, knowledge: Knowledge, deck: set[str], graphql: bool
 ) -> None:
     for seat in [None, *range(knowledge.players)]:
         headers = auth(table.tokens[seat]) if seat is not None else {}
-        view = client.get(f"/v1/games/{table.game_id}/view", headers=headers).json()["view"]
-        current = {k: v for k, v in view.items() if k != "last_hand"}
-        leaked = cards_in(current, deck) & knowledge.hidden_from(seat)
-        assert not leaked, f"seat {seat} sees hidden {leaked} in its view"
+        answer = client.get(f"/v1/games/{table.game_id}/view", headers=headers).json()
+        view = answer["view"]
+        leaked = cards_in(current(answer), deck) & knowledge.hidden_from(seat)
+        assert not leaked, f"seat {seat} sees hidden {leaked} in its view or legal actions"
+        if seat is None:
+            assert answer["legal_actions"] is None, "a spectator is offered actions"
         if graphql:
             body = client.post(
                 "/graphql",
@@ -115,7 +136,7 @@ def check_events(client: TestClient, table: Table, r: redis.Redis, game: str) ->
             assert eid in delivered, f"seat {seat} missed event {raw}"
             if raw["type"] in END_OF_HAND:
                 continue
-            leaked = cards_in(raw, deck) & knowledge.hidden_from(seat)
+            leaked = cards_in(current(raw), deck) & knowledge.hidden_from(seat)
             assert not leaked, f"seat {seat} got hidden {leaked} in {raw}"
 
 
@@ -143,5 +164,14 @@ def check_matches(client: TestClient, redis_client: redis.Redis, game: str, rng:
             if status == "finished":
                 break
             seat = table.game()["to_act"]
-            assert table.act(seat, fill(rng.choice(table.legal(seat)), rng)).status_code == 200
+            answer = table.act(seat, fill(rng.choice(table.legal(seat)), rng))
+            assert answer.status_code == 200
+            for eid, raw in raw_events(redis_client, table.game_id, cursor):
+                knowledge.learn(raw, deck)
+                cursor = eid
+            # the seat's next turn in its move's answer (when it acts again) shows it only what it may
+            # see; the answer's events are the stream's, filtered alike (check_events)
+            next_turn = answer.json()["next_turn"]
+            leaked = cards_in(current(next_turn or {}), deck) & knowledge.hidden_from(seat)
+            assert not leaked, f"seat {seat} got hidden {leaked} in its next turn"
         check_events(client, table, redis_client, game)
