@@ -343,7 +343,9 @@ class Game:
     def refuse(self, action: Action, phase_rule: str, template: str, **params: object) -> IllegalAction:
         """An action of the wrong kind for this phase: ``template`` names it as ``{action}`` and says
         what is expected ("'{action}' is not possible now: bid or pass")."""
-        return IllegalAction(template, phase_rule, "illegal_action", action=action.to_json()["type"], **params)
+        return IllegalAction(
+            template, phase_rule, "illegal_action", action=action.to_json()["type"], **params
+        )
 
     # ----- trick play (ALL-4) --------------------------------------------------------
     def start_play(self, m: Match, leader: int) -> None:

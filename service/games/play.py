@@ -22,6 +22,7 @@ from schema.bodies import (
     ViewResponse,
 )
 from service.base.problems import ProblemError
+from service.base.texts import Text
 from service.games.core import (
     Caller,
     GameCore,
@@ -39,7 +40,9 @@ class Play(GameCore):
         record = await self.get(gid)
         caller = self.caller(record, token, required=False, claimed_seat=claimed_seat)
         if claimed_seat is not None and caller.seat is None:
-            raise ProblemError("missing_token", f"Seat {claimed_seat}'s view needs that seat's token.")
+            raise ProblemError(
+                "missing_token", Text("Seat {seat}'s view needs that seat's token.", seat=claimed_seat)
+            )
         m = self.match_of(record)
         return ViewResponse.model_construct(  # built from trusted values: no validation
             game_id=gid,
@@ -233,7 +236,8 @@ class Play(GameCore):
                 )
             except SeatLost:
                 raise ProblemError(
-                    "invalid_token", f"This token no longer holds seat {seat}: the seat was given up."
+                    "invalid_token",
+                    Text("This token no longer holds seat {seat}: the seat was given up.", seat=seat),
                 ) from None
             except VersionConflict as conflict:
                 if not fresh:
@@ -248,7 +252,7 @@ class Play(GameCore):
                 continue
             except GameMissing:
                 raise ProblemError(
-                    "game_not_found", f"There is no game {gid!r} (it may have expired)."
+                    "game_not_found", Text("There is no game {gid!r} (it may have expired).", gid=gid)
                 ) from None
             if result.replayed is not None:
                 return self._replay(result.replayed, fingerprint), True
