@@ -350,8 +350,8 @@ _ENTRIES = (
         "Service indisponible",
         "The service cannot serve now.",
         "Retry after `Retry-After` seconds.",
-        reserved="Published before `store_unavailable` and `server_full` named the two causes of a 503; "
-                  "kept so that a client's handling of it stays valid.",
+        reserved="What /readyz answered until `store_unavailable` named the store's faults; kept so that "
+                  "a client's handling of it stays valid.",
     ),
 )  # fmt: skip
 

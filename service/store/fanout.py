@@ -229,14 +229,10 @@ class Fanout:
         process holds its maximum, 429 ``too_many_streams`` when this client does."""
         retry = {"Retry-After": str(RETRY_AFTER_SECONDS)}
         if self.open_streams >= self.per_process:
-            raise ProblemError(
-                "server_full",
-                Text(
-                    "This server holds its maximum of {most} open streams; retry later.",
-                    most=self.per_process,
-                ),
-                headers=retry,
+            full = Text(
+                "This server holds its maximum of {most} open streams; retry later.", most=self.per_process
             )
+            raise ProblemError("server_full", full, headers=retry)
         if self._open[client] >= self.per_client:
             raise ProblemError(
                 "too_many_streams",
