@@ -113,7 +113,9 @@ _UNSAFE_REASON = re.compile(r"(?P<kind>.+) \(U\+(?P<point>[0-9A-F]{4,6})\) at po
 
 
 def unsafe_message(reason: str) -> Text:
-    """ "must not contain <reason>" of a display name (``schema.bodies.unsafe_character``'s reason)."""
+    """The refusal of a display name, "must not contain <reason>", from the English reason of
+    ``schema.bodies.unsafe_character``: its four kinds of character are read back, so that the whole
+    reason is said in French too."""
     found = _UNSAFE_REASON.fullmatch(reason)
     if found is None or found["kind"] not in UNSAFE_KINDS:
         return Text("must not contain {reason}", reason=Text.verbatim(reason))

@@ -23,6 +23,7 @@ class Retry(StrEnum):
     """Whether the same request can succeed later, and when."""
 
     NO = "no"  # it fails the same way until the request (body, token, target) changes
+    AGAIN = "yes"  # the same request, sent again whole and promptly (no delay is asked for)
     AFTER = "after Retry-After"  # the same request may succeed once the delay has passed
     RELOAD = "after reloading"  # read the game again, then decide (the answer may differ)
     RESUME = "resume"  # reconnect the stream after its last event, or resync from the view
@@ -89,7 +90,7 @@ _ENTRIES = (
         "The request line and headers are larger than `ATOUT_MAX_HEADER_BYTES`; the connection is closed.",
         "Send fewer or shorter headers (cookies of other sites are a usual cause).",
     ),
-    ErrorCode("request_timeout", 408, Retry.AFTER,
+    ErrorCode("request_timeout", 408, Retry.AGAIN,
         "The request was not sent in time",
         "La requête n'a pas été envoyée à temps",
         "The header (`ATOUT_HEADER_TIMEOUT`) or body (`ATOUT_BODY_TIMEOUT`) did not arrive in time; the "

@@ -35,10 +35,10 @@ anything else is English). The answer says which in `Content-Language`, with
 WebSocket upgrade's); `extensions.code` never changes. Text quoted from a parser or validator
 (a JSON syntax error, a GraphQL validation message) stays as that tool wrote it.
 
-**Retry?** `no`: the same request fails the same way until it changes. `after Retry-After`: the
-same request may succeed after the delay. `after reloading`: read the game again, then decide.
-`resume`: reconnect the stream as the notice says. `once`: an unexpected fault; once more with the
-same `Idempotency-Key`, then report it.
+**Retry?** `no`: the same request fails the same way until it changes. `yes`: send it again, whole
+and promptly. `after Retry-After`: the same request may succeed after the delay. `after reloading`:
+read the game again, then decide. `resume`: reconnect the stream as the notice says. `once`: an
+unexpected fault; once more with the same `Idempotency-Key`, then report it.
 """
 
 
