@@ -164,6 +164,7 @@ openapi: $(STAMP) $(NODE)
 	$(PY) -m service.api.graphql > schema/schema.graphql
 	npx --no-install graphql-codegen --config codegen.yml --silent
 	$(PY) -m service.base.settings --readme README.md
+	$(PY) -m service.base.catalogue_doc > docs/errors.md
 
 clean:
 	rm -rf $(VENV) var build node_modules .pytest_cache .mypy_cache .ruff_cache .hypothesis

@@ -194,8 +194,8 @@ def plays_of(mask: int) -> list[Move]:
     return plays
 
 
-def _malformed(message: str) -> IllegalAction:
-    return IllegalAction(message, rule="ALL-6", code="malformed_action")
+def _malformed(template: str, **params: object) -> IllegalAction:
+    return IllegalAction(template, rule="ALL-6", code="malformed_action", **params)
 
 
 def _card(obj: JSON, key: str) -> int:
@@ -206,8 +206,10 @@ def _card(obj: JSON, key: str) -> int:
             return c
     if not isinstance(code, str) or code.upper() not in CARD_OF:
         raise _malformed(
-            f"'{key}' must be a card code like 'TS' or 'BJ' "
-            f"(rank A K Q J T 9 8 7 6 5 4, then suit S C D H), got {code!r}"
+            "'{key}' must be a card code like 'TS' or 'BJ' "
+            "(rank A K Q J T 9 8 7 6 5 4, then suit S C D H), got {value!r}",
+            key=key,
+            value=code,
         )
     return CARD_OF[code.upper()]
 
@@ -215,14 +217,19 @@ def _card(obj: JSON, key: str) -> int:
 def _int(obj: JSON, key: str) -> int:
     value = obj.get(key)
     if not isinstance(value, int) or isinstance(value, bool):
-        raise _malformed(f"'{key}' must be a whole number, got {value!r}")
+        raise _malformed("'{key}' must be a whole number, got {value!r}", key=key, value=value)
     return value
 
 
 def _suit(obj: JSON, key: str, allowed: tuple[str, ...]) -> int:
     value = obj.get(key)
     if not isinstance(value, str) or value.upper() not in allowed:
-        raise _malformed(f"'{key}' must be one of {', '.join(allowed)}, got {value!r}")
+        raise _malformed(
+            "'{key}' must be one of {allowed}, got {value!r}",
+            key=key,
+            allowed=", ".join(allowed),
+            value=value,
+        )
     return allowed.index(value.upper())
 
 
@@ -235,7 +242,7 @@ def parse(obj: object) -> Action:
         (Pass, TrickBid, PointBid, Keep, Discard, Play, OrderUp, Exchange, NameTrump, CallPartner, GoAlone),
     ):
         return obj
-    raise _malformed(f"an action is a JSON object with a 'type', got {type(obj).__name__}")
+    raise _malformed("an action is a JSON object with a 'type', got {kind}", kind=type(obj).__name__)
 
 
 def _from_json(obj: JSON) -> Action:
@@ -245,7 +252,7 @@ def _from_json(obj: JSON) -> Action:
         if no_trump is False:
             return PLAY[_card(obj, "card")]
         if not isinstance(no_trump, bool):
-            raise _malformed(f"'no_trump' must be true or false, got {no_trump!r}")
+            raise _malformed("'no_trump' must be true or false, got {value!r}", value=no_trump)
         return PLAY_NO_TRUMP[_card(obj, "card")]
     if kind == "pass":
         return PASS
@@ -276,6 +283,7 @@ def _from_json(obj: JSON) -> Action:
     if kind == "go_alone":
         return GO_ALONE
     raise _malformed(
-        f"unknown action type {kind!r}; expected one of pass, bid, keep, discard, play, "
-        "order_up, exchange, name_trump, call_partner, go_alone"
+        "unknown action type {kind!r}; expected one of pass, bid, keep, discard, play, "
+        "order_up, exchange, name_trump, call_partner, go_alone",
+        kind=kind,
     )

@@ -31,7 +31,11 @@ def game(game_id: str) -> Game:
     except KeyError:
         known = ", ".join(sorted(GAMES))
         raise IllegalAction(
-            f"unknown game {game_id!r}; known games: {known}", rule="ALL-1", code="unknown_game"
+            "unknown game {game!r}; known games: {known}",
+            rule="ALL-1",
+            code="unknown_game",
+            game=game_id,
+            known=known,
         ) from None
 
 
@@ -77,7 +81,9 @@ def _key(seed: int | bytes) -> bytes:
             raise IllegalAction("a match key must be 16 to 64 bytes", rule="ALL-3", code="invalid_seed")
         return seed
     if not isinstance(seed, int) or isinstance(seed, bool):
-        raise IllegalAction(f"seed must be a whole number, got {seed!r}", rule="ALL-3", code="invalid_seed")
+        raise IllegalAction(
+            "seed must be a whole number, got {seed!r}", rule="ALL-3", code="invalid_seed", seed=seed
+        )
     return fair.key_of_int(seed)
 
 
@@ -87,7 +93,10 @@ def _client_seeds(g: Game, client_seeds: Sequence[str] | None) -> tuple[str, ...
     seeds = tuple(client_seeds)
     if len(seeds) != g.players or not all(isinstance(s, str) for s in seeds):
         raise IllegalAction(
-            f"client_seeds must hold one string per seat ({g.players})", rule="ALL-3", code="invalid_seed"
+            "client_seeds must hold one string per seat ({players})",
+            rule="ALL-3",
+            code="invalid_seed",
+            players=g.players,
         )
     return seeds
 
@@ -356,7 +365,9 @@ def apply(m: Match, seat: int, action: Action | JSON) -> Match:
 def view(m: Match, seat: int | None) -> JSON:
     """What ``seat`` may see (None: a spectator) and nothing else (docs/rules.md ALL-7)."""
     if seat is not None and not (isinstance(seat, int) and 0 <= seat < m.players):
-        raise IllegalAction(f"seat must be 0..{m.players - 1} or None", rule="ALL-1", code="malformed_action")
+        raise IllegalAction(
+            "seat must be 0..{last} or None", rule="ALL-1", code="malformed_action", last=m.players - 1
+        )
     return GAMES[m.game].view(m, seat)
 
 

@@ -86,9 +86,12 @@ class Game:
         if unknown:
             known = ", ".join(sorted(self.option_specs)) or "none"
             raise IllegalAction(
-                f"unknown option(s) {', '.join(unknown)} for {self.id}; known: {known}",
+                "unknown option(s) {unknown} for {game}; known: {known}",
                 rule=self.deck_rule,
                 code="invalid_options",
+                unknown=", ".join(unknown),
+                game=self.id,
+                known=known,
             )
         out = {}
         for name, spec in self.option_specs.items():
@@ -96,9 +99,12 @@ class Game:
             if value not in spec.allowed or type(value) is not type(spec.default):
                 allowed = ", ".join(str(v) for v in spec.allowed)
                 raise IllegalAction(
-                    f"option {name} must be one of {allowed}, got {value!r}",
+                    "option {name} must be one of {allowed}, got {value!r}",
                     rule=spec.rule,
                     code="invalid_options",
+                    name=name,
+                    allowed=allowed,
+                    value=value,
                 )
             out[name] = value
         return out
@@ -151,32 +157,34 @@ class Game:
     def parse_deal(self, deal: JSON) -> tuple[int, Deal]:
         """An explicit deal must be exactly a partition of the deck (ALL-3)."""
 
-        def bad(msg: str) -> IllegalAction:
-            return IllegalAction(f"explicit deal: {msg}", rule="ALL-3", code="invalid_deal")
+        def bad(template: str, **params: object) -> IllegalAction:
+            return IllegalAction(template, rule="ALL-3", code="invalid_deal", **params)
 
         if not isinstance(deal, dict):
-            raise bad("must be an object with dealer, hands and kitty")
+            raise bad("explicit deal: must be an object with dealer, hands and kitty")
         dealer, hands, kitty = deal.get("dealer"), deal.get("hands"), deal.get("kitty")
         if not isinstance(dealer, int) or isinstance(dealer, bool) or not 0 <= dealer < self.players:
-            raise bad(f"dealer must be a seat 0..{self.players - 1}")
+            raise bad("explicit deal: dealer must be a seat 0..{last}", last=self.players - 1)
         if not isinstance(hands, list) or len(hands) != self.players:
-            raise bad(f"hands must be a list of {self.players} hands")
+            raise bad("explicit deal: hands must be a list of {players} hands", players=self.players)
         if not isinstance(kitty, list) or len(kitty) != self.kitty_size:
-            raise bad(f"kitty must list {self.kitty_size} cards")
+            raise bad("explicit deal: kitty must list {count} cards", count=self.kitty_size)
         seen: list[int] = []
         for group in [*hands, kitty]:
             if not isinstance(group, list):
-                raise bad("each hand is a list of card codes")
+                raise bad("explicit deal: each hand is a list of card codes")
             for code in group:
                 if not isinstance(code, str) or code.upper() not in CARD_OF:
-                    raise bad(f"{code!r} is not a card code")
+                    raise bad("explicit deal: {value!r} is not a card code", value=code)
                 seen.append(CARD_OF[code.upper()])
         if any(len(h) != self.hand_size for h in hands):
-            raise bad(f"each hand must hold {self.hand_size} cards")
+            raise bad("explicit deal: each hand must hold {count} cards", count=self.hand_size)
         if len(set(seen)) != len(seen) or mask_of(seen) != self.deck_mask:
             raise bad(
-                f"the hands and kitty must hold each of the {len(self.deck)} cards of the deck "
-                f"exactly once ({self.deck_rule})"
+                "explicit deal: the hands and kitty must hold each of the {count} cards of the deck "
+                "exactly once ({deck_rule})",
+                count=len(self.deck),
+                deck_rule=self.deck_rule,
             )
         return dealer, (
             [mask_of(CARD_OF[c.upper()] for c in h) for h in hands],
@@ -274,7 +282,11 @@ class Game:
             )
         if seat != m.to_act:
             raise IllegalAction(
-                f"it is seat {m.to_act}'s turn, not seat {seat}'s", rule="ALL-1", code="not_your_turn"
+                "it is seat {to_act}'s turn, not seat {seat}'s",
+                rule="ALL-1",
+                code="not_your_turn",
+                to_act=m.to_act,
+                seat=seat,
             )
         m.log = []
         if m.table is not None and type(action) is act.Play:  # the play phase, inlined
@@ -287,14 +299,20 @@ class Game:
     def discard_to_pile(self, m: Match, seat: int, action: Action, rule: str) -> None:
         """The taker puts ``kitty_size`` cards of his hand face down (F5-10, RG-10)."""
         if not isinstance(action, act.Discard):
-            raise self.refuse(action, rule, f"discard {self.kitty_size} cards")
+            raise self.refuse(
+                action, rule, "'{action}' is not possible now: discard {count} cards", count=self.kitty_size
+            )
         n = action.cards.bit_count()
         if n != self.kitty_size:
-            raise IllegalAction(f"discard exactly {self.kitty_size} cards, not {n}", rule=rule)
+            raise IllegalAction(
+                "discard exactly {count} cards, not {given}", rule=rule, count=self.kitty_size, given=n
+            )
         if action.cards & ~m.hands[seat]:
             missing = ", ".join(codes_of(action.cards & ~m.hands[seat]))
             raise IllegalAction(
-                f"you can only discard cards in your hand; you do not hold {missing}", rule=rule
+                "you can only discard cards in your hand; you do not hold {missing}",
+                rule=rule,
+                missing=missing,
             )
         m.hands[seat] &= ~action.cards
         m.discards |= action.cards
@@ -322,8 +340,12 @@ class Game:
         m.bids.append((seat, action))
         m.log.append((BID, seat, action))
 
-    def refuse(self, action: Action, phase_rule: str, expected: str) -> IllegalAction:
-        return IllegalAction(f"'{action.to_json()['type']}' is not possible now: {expected}", rule=phase_rule)
+    def refuse(self, action: Action, phase_rule: str, template: str, **params: object) -> IllegalAction:
+        """An action of the wrong kind for this phase: ``template`` names it as ``{action}`` and says
+        what is expected ("'{action}' is not possible now: bid or pass")."""
+        return IllegalAction(
+            template, phase_rule, "illegal_action", action=action.to_json()["type"], **params
+        )
 
     # ----- trick play (ALL-4) --------------------------------------------------------
     def start_play(self, m: Match, leader: int) -> None:
@@ -338,7 +360,7 @@ class Game:
 
     def _push_play(self, m: Match, seat: int, action: Action) -> None:
         if action.__class__ is not act.Play:
-            raise self.refuse(action, "ALL-4", "it is time to play a card")
+            raise self.refuse(action, "ALL-4", "'{action}' is not possible now: it is time to play a card")
         assert isinstance(action, act.Play)
         if action.no_trump:
             raise IllegalAction("'no_trump' is only for Le Rough's taker on the first lead", rule="RG-11")
@@ -350,14 +372,15 @@ class Game:
         assert table is not None
         hand = m.hands[seat]
         if not hand & BIT[c]:
-            raise IllegalAction(f"{CODES[c]} is not in your hand", rule="ALL-4")
+            raise IllegalAction("{card} is not in your hand", rule="ALL-4", card=CODES[c])
         trick = m.trick
         if trick:
             same = hand & table.follow[table.suit[trick[0]]]
             if same and not same & BIT[c]:
                 raise IllegalAction(
-                    f"you must follow suit: you hold {', '.join(codes_of(same))}",
+                    "you must follow suit: you hold {cards}",
                     rule=self.follow_rule(m, trick[0]),
+                    cards=", ".join(codes_of(same)),
                 )
         m.hands[seat] = hand ^ BIT[c]
         m.played |= BIT[c]

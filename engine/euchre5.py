@@ -63,7 +63,9 @@ class Euchre5(Game):
             m.phase, m.to_act = "exchange", m.dealer
             return
         if not isinstance(action, act.Pass):
-            raise self.refuse(action, "E5-5", "order the upcard's suit up or pass")
+            raise self.refuse(
+                action, "E5-5", "'{action}' is not possible now: order the upcard's suit up or pass"
+            )
         self.record_bid(m, seat, action)
         if seat != m.dealer:
             m.to_act = self.next_seat(seat)
@@ -81,7 +83,8 @@ class Euchre5(Game):
             c = action.card
             if not m.hands[seat] & BIT[c]:
                 raise IllegalAction(
-                    f"{CODES[c]} is not in your hand; exchange one of your own cards for the upcard",
+                    "{card} is not in your hand; exchange one of your own cards for the upcard",
+                    card=CODES[c],
                     rule="E5-5",
                 )
             up = BIT[self.upcard(m)]
@@ -93,7 +96,11 @@ class Euchre5(Game):
         elif isinstance(action, act.Pass):
             m.log.append({"type": "exchange_declined", "seat": seat})
         else:
-            raise self.refuse(action, "E5-5", "exchange a card for the upcard, or pass to keep your hand")
+            raise self.refuse(
+                action,
+                "E5-5",
+                "'{action}' is not possible now: exchange a card for the upcard, or pass to keep your hand",
+            )
         m.phase, m.to_act = "call", m.taker
 
     # ----- round 2: name a suit, stick the dealer (E5-6) -----------------------------
@@ -112,7 +119,7 @@ class Euchre5(Game):
             m.phase, m.to_act = "call", seat
             return
         if not isinstance(action, act.Pass):
-            raise self.refuse(action, "E5-6", "name a trump suit or pass")
+            raise self.refuse(action, "E5-6", "'{action}' is not possible now: name a trump suit or pass")
         if seat == m.dealer:
             raise IllegalAction(
                 "the four others passed: the dealer must name a suit (stick the dealer)", rule="E5-6"
@@ -129,9 +136,11 @@ class Euchre5(Game):
         if isinstance(action, act.CallPartner):
             c = action.card
             if not self.deck_mask & BIT[c]:
-                raise IllegalAction(f"{CODES[c]} is not in the euchre deck (A to 8)", rule="E5-1")
+                raise IllegalAction("{card} is not in the euchre deck (A to 8)", rule="E5-1", card=CODES[c])
             if m.hands[seat] & BIT[c]:
-                raise IllegalAction(f"you hold {CODES[c]}: call a card that is not in your hand", rule="E5-7")
+                raise IllegalAction(
+                    "you hold {card}: call a card that is not in your hand", rule="E5-7", card=CODES[c]
+                )
             m.called = c
             holders = [s for s in range(self.players) if m.hands[s] & BIT[c]]
             m.partner = holders[0] if holders else None  # None: buried, the maker is alone (E5-8)
@@ -151,7 +160,9 @@ class Euchre5(Game):
             m.alone = True
             m.log.append({"type": "go_alone", "seat": seat})
         else:
-            raise self.refuse(action, "E5-7", "call a partner card or go alone")
+            raise self.refuse(
+                action, "E5-7", "'{action}' is not possible now: call a partner card or go alone"
+            )
         m.bids.append((seat, action))
         m.table = self.table_for(m)
         self.start_play(m, self.next_seat(m.dealer))  # E5-9: left of the dealer leads.

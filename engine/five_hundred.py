@@ -61,7 +61,9 @@ class FiveHundred(Game):
         if isinstance(action, act.TrickBid):
             low = m.options["min_bid_level"]
             if not low <= action.tricks <= 10:
-                raise IllegalAction(f"a bid is {low} to 10 tricks, not {action.tricks}", rule="F5-8")
+                raise IllegalAction(
+                    "a bid is {low} to 10 tricks, not {tricks}", rule="F5-8", low=low, tricks=action.tricks
+                )
             if action.rank <= m.high_bid:
                 raise IllegalAction(
                     "a bid must be higher than the highest bid so far "
@@ -70,7 +72,7 @@ class FiveHundred(Game):
                 )
             m.high_bid, m.high_bidder = action.rank, seat
         elif not isinstance(action, act.Pass):
-            raise self.refuse(action, "F5-8", "bid or pass")
+            raise self.refuse(action, "F5-8", "'{action}' is not possible now: bid or pass")
         self.record_bid(m, seat, action)
         m.turns += 1
         if m.turns < self.players:

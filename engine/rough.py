@@ -86,9 +86,11 @@ class Rough(Game):
                     "with this table's rules the dealer may not open when all passed", rule="RG-7"
                 )
             if not (70 <= p <= GAME_BID and p % 5 == 0):
-                raise IllegalAction(f"a bid is 70 to 100 points in steps of 5, not {p}", rule="RG-6")
+                raise IllegalAction(
+                    "a bid is 70 to 100 points in steps of 5, not {points}", rule="RG-6", points=p
+                )
             if p <= m.high_bid:
-                raise IllegalAction(f"a bid must be higher than {m.high_bid}", rule="RG-6")
+                raise IllegalAction("a bid must be higher than {high_bid}", rule="RG-6", high_bid=m.high_bid)
             if p == GAME_BID and self.in_the_box(m, seat):
                 raise IllegalAction("a team below zero (in the box) may not bid 100", rule="RG-9")
             m.high_bid, m.high_bidder = p, seat
@@ -101,7 +103,7 @@ class Rough(Game):
                 raise IllegalAction("a team below zero (in the box) may not keep a bid of 100", rule="RG-9")
             m.high_bidder = seat
         elif not isinstance(action, act.Pass):
-            raise self.refuse(action, "RG-6", "bid, keep (dealer) or pass")
+            raise self.refuse(action, "RG-6", "'{action}' is not possible now: bid, keep (dealer) or pass")
         self.record_bid(m, seat, action)
         if not dealer:
             m.to_act = (seat + 1) % self.players
@@ -136,10 +138,14 @@ class Rough(Game):
             super()._push_play(m, seat, action)
             return
         if not isinstance(action, act.Play):
-            raise self.refuse(action, "RG-11", "the taker leads a card (with no_trump if he declares it)")
+            raise self.refuse(
+                action,
+                "RG-11",
+                "'{action}' is not possible now: the taker leads a card (with no_trump if he declares it)",
+            )
         c = action.card
         if not m.hands[seat] & BIT[c]:
-            raise IllegalAction(f"{CODES[c]} is not in your hand", rule="ALL-4")
+            raise IllegalAction("{card} is not in your hand", rule="ALL-4", card=CODES[c])
         if action.no_trump:
             m.no_trump = True
             m.log.append({"type": "trump", "suit": "NT", "seat": seat})

@@ -411,6 +411,15 @@ def camel(name: str) -> str:
     return first + "".join(word.title() for word in rest)
 
 
+class NoAction(ValueError):
+    """``{pass: false}``: an ``ActionInput`` whose one member names no action; ``field`` is that member
+    (kept apart from the English message, which the service says in the caller's language)."""
+
+    def __init__(self, field: str) -> None:
+        super().__init__(f"{field}: false names no action: send {field}: true")
+        self.field = field
+
+
 def action_of(chosen: Any) -> dict[str, Any]:
     """The JSON action (REST's form) an ``ActionInput`` holds; ``pass: false`` names no action."""
     for kind, attribute in ACTION_TYPES.items():
@@ -418,7 +427,7 @@ def action_of(chosen: Any) -> dict[str, Any]:
         if held is None or held is strawberry.UNSET:
             continue
         if held is False:
-            raise ValueError(f"{camel(kind)}: false names no action: send {camel(kind)}: true")
+            raise NoAction(camel(kind))
         return {"type": kind} if held is True else {"type": kind, **given(held)}
     raise ValueError("name one action")  # @oneOf makes this unreachable through the API
 

@@ -27,6 +27,7 @@ from service.base import logs
 from service.base.counters import Metrics
 from service.base.problems import ProblemError
 from service.base.settings import Settings, get_settings
+from service.base.texts import Text
 from service.games import Games
 from service.jobs.queue import enqueue, queue_connection, schedule_timeout, worker_health
 from service.store import Store
@@ -63,7 +64,7 @@ async def readyz(request: Request) -> Response:
             "store_unavailable", "The game store does not answer.", headers={"Retry-After": "2"}
         )
         if error.code != "store_unavailable":
-            error = ProblemError("store_unavailable", error.detail, headers=error.headers)
+            error = ProblemError("store_unavailable", error.text, headers=error.headers)
         log.warning("not_ready", error=type(exc).__name__)
         return problem_response(error, request.url.path)
     status = "ready" if workers["status"] == "ok" else "degraded"
@@ -74,12 +75,16 @@ async def handle_http_exception(request: Request, exc: Exception) -> Response:
     assert isinstance(exc, HTTPException)
     if exc.status_code == 404:
         error = ProblemError(
-            "not_found", f"Nothing at {request.url.path}; the API lives under /v1 and /graphql."
+            "not_found",
+            Text("Nothing at {path}; the API lives under /v1 and /graphql.", path=request.url.path),
         )
     elif exc.status_code == 405:
-        error = ProblemError("method_not_allowed", f"{request.method} is not allowed on {request.url.path}.")
+        error = ProblemError(
+            "method_not_allowed",
+            Text("{method} is not allowed on {path}.", method=request.method, path=request.url.path),
+        )
     else:
-        error = ProblemError("invalid_request", str(exc.detail))
+        error = ProblemError("invalid_request", Text.verbatim(str(exc.detail)))
         error.status = exc.status_code
     return problem_response(error, request.url.path, exc.headers)
 

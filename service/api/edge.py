@@ -8,7 +8,8 @@ a ``BaseHTTPMiddleware``: it must not buffer responses (SSE, NDJSON) and lets We
 
 Request id: the client's ``X-Request-ID`` when it is sane (``logs.REQUEST_ID_PATTERN``), else a
 fresh one; set for the whole request (every log line carries it, a problem names it in
-``instance``) and echoed in the response's ``X-Request-ID``.
+``instance``) and echoed in the response's ``X-Request-ID``. The language of the answers' texts is
+set alike, from ``Accept-Language`` (``service.base.languages``: English or French).
 
 Input limits: a body over ``max_body_bytes`` is refused *before* the application reads it whole: at
 once from ``Content-Length``, or, for a chunked upload, as soon as the bytes received pass the limit
@@ -39,10 +40,11 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from service.api.metrics import route_template
 from service.api.problems import problem_response
-from service.base import logs
+from service.base import languages, logs
 from service.base.addresses import address_key
 from service.base.counters import Metrics
 from service.base.problems import ProblemError
+from service.base.texts import Text
 from service.games.quotas import client_address
 from service.store.faults import store_fault
 
@@ -54,15 +56,17 @@ NOSNIFF = (b"x-content-type-options", b"nosniff")
 WS_POLICY_VIOLATION = 1008
 
 
-def _request_id(scope: Scope) -> tuple[str, tuple[bytes, bytes]]:
-    """The request's id (the client's when sane, else new) and its response header."""
-    raw = None
+def _request_id(scope: Scope) -> tuple[str, tuple[bytes, bytes], str]:
+    """The request's id (the client's when sane, else new), its response header, and the language
+    its ``Accept-Language`` asks for (``service.base.languages``): one pass over the headers."""
+    raw = accepted = None
     for name, value in scope["headers"]:  # ASGI header names are lower-case
-        if name == logs.REQUEST_ID_HEADER:
+        if name == logs.REQUEST_ID_HEADER and raw is None:
             raw = value
-            break
+        elif name == languages.ACCEPT_LANGUAGE_HEADER:
+            accepted = value
     rid = logs.incoming_request_id(raw) or logs.new_request_id()
-    return rid, (logs.REQUEST_ID_HEADER, rid.encode("ascii"))
+    return rid, (logs.REQUEST_ID_HEADER, rid.encode("ascii")), languages.from_header(accepted)
 
 
 class EdgeMiddleware:
@@ -95,8 +99,9 @@ class EdgeMiddleware:
             return
         client = scope.get("client")
         client_address.set(address_key(str(client[0])) if client else "")
-        rid, rid_header = _request_id(scope)
+        rid, rid_header, language = _request_id(scope)
         rid_token = logs.request_id.set(rid)
+        language_token = languages.language.set(language)
         method = scope["method"]
         started_at = time.perf_counter()
         status = 0  # no response started yet
@@ -140,6 +145,7 @@ class EdgeMiddleware:
                     ms = round((time.perf_counter() - started_at) * 1000, 2)
                     log.info("request", method=method, route=route, status=status or 500, ms=ms)
             logs.request_id.reset(rid_token)
+            languages.language.reset(language_token)
 
     def _refusal(self, scope: Scope) -> ProblemError | None:
         """413 from ``Content-Length`` or 415 from the content type, before any byte is read."""
@@ -164,7 +170,10 @@ class EdgeMiddleware:
                 shown = media.decode("latin-1") or "none"
                 return ProblemError(
                     "unsupported_media_type",
-                    f"Send the body as JSON with `Content-Type: application/json` (got {shown}).",
+                    Text(
+                        "Send the body as JSON with `Content-Type: application/json` (got {shown}).",
+                        shown=shown,
+                    ),
                 )
         return None
 
@@ -187,7 +196,10 @@ class EdgeMiddleware:
             except TimeoutError:
                 raise ProblemError(
                     "request_timeout",
-                    f"The request body was not all sent within {self.body_timeout:g} seconds.",
+                    Text(
+                        "The request body was not all sent within {seconds:g} seconds.",
+                        seconds=self.body_timeout,
+                    ),
                 ) from None
             if message["type"] == "http.request":
                 received += len(message.get("body", b""))
@@ -205,7 +217,9 @@ class EdgeMiddleware:
         client = scope.get("client")
         address = address_key(str(client[0])) if client else ""
         client_address.set(address)  # the creator of a game, for its quota
-        logs.request_id.set(_request_id(scope)[0])  # the connection's: its subscriptions' errors
+        rid, _, language = _request_id(scope)
+        logs.request_id.set(rid)  # the connection's: its subscriptions' errors
+        languages.language.set(language)  # the upgrade's Accept-Language: its errors' language
         held = self.websockets.get(address, 0)
         if held >= self.ws_per_address:
             await self._refuse_websocket(
@@ -214,8 +228,12 @@ class EdgeMiddleware:
                 send,
                 ProblemError(
                     "too_many_connections",
-                    f"This address holds {held} WebSockets to this server (at most {self.ws_per_address}); "
-                    "run several subscriptions on one socket.",
+                    Text(
+                        "This address holds {held} WebSockets to this server (at most {most}); "
+                        "run several subscriptions on one socket.",
+                        held=held,
+                        most=self.ws_per_address,
+                    ),
                     headers={"Retry-After": "5"},
                 ),
             )
@@ -255,7 +273,10 @@ class EdgeMiddleware:
     def _too_large(self) -> ProblemError:
         return ProblemError(
             "payload_too_large",
-            f"The request body is larger than {self.max_body_bytes} bytes; send a smaller one.",
+            Text(
+                "The request body is larger than {limit} bytes; send a smaller one.",
+                limit=self.max_body_bytes,
+            ),
             limit=self.max_body_bytes,
         )
 

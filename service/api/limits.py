@@ -8,8 +8,9 @@ import re
 from typing import Any
 
 from schema.bodies import unsafe_character
-from service.api.problems import problem_error
+from service.api.problems import problem_error, unsafe_message
 from service.base.problems import ProblemError
+from service.base.texts import Text
 
 # --- JSON ---------------------------------------------------------------------------------------
 
@@ -46,7 +47,8 @@ def parse_json(raw: bytes | str, max_depth: int = 32, max_int_digits: int = 30) 
     """
     data = raw.encode("utf-8", "surrogatepass") if isinstance(raw, str) else raw
     too_deep = ProblemError(
-        "malformed_body", f"The JSON is nested more than {max_depth} levels deep; send a flatter body."
+        "malformed_body",
+        Text("The JSON is nested more than {depth} levels deep; send a flatter body.", depth=max_depth),
     )
 
     def parse_int(text: str) -> int:
@@ -62,11 +64,17 @@ def parse_json(raw: bytes | str, max_depth: int = 32, max_int_digits: int = 30) 
     except _IntTooLong as exc:
         raise ProblemError(
             "invalid_request",
-            f"body: an integer has {exc.digits} digits; at most {max_int_digits} are accepted.",
+            Text(
+                "body: an integer has {digits} digits; at most {most} are accepted.",
+                digits=exc.digits,
+                most=max_int_digits,
+            ),
             errors=[{"loc": ["body"], "msg": f"at most {max_int_digits} digits", "type": "int_too_long"}],
         ) from None
     except ValueError as exc:  # JSONDecodeError and UnicodeDecodeError are ValueErrors
-        raise ProblemError("malformed_body", f"The body must be a JSON object: {exc}.") from None
+        raise ProblemError(
+            "malformed_body", Text("The body must be a JSON object: {error}.", error=Text.verbatim(str(exc)))
+        ) from None
     # Fewer brackets than the limit cannot nest past it: ordinary bodies skip the walk.
     if data.count(b"[") + data.count(b"{") > max_depth and deeper_than(value, max_depth):
         raise too_deep
@@ -131,7 +139,7 @@ def name_problem(**fields: str | None) -> ProblemError | None:
             message = f"must not contain {reason}"
             return ProblemError(
                 "invalid_request",
-                f"{field}: {message}",
+                Text("{field}: {message}", field=field, message=unsafe_message(reason)),
                 errors=[{"loc": [field], "msg": message, "type": "unsafe_character"}],
             )
     return None

@@ -61,9 +61,26 @@ from service.base.addresses import address_key
 from service.base.counters import count_redis_error
 from service.base.problems import ProblemError
 from service.base.settings import Settings
+from service.base.texts import Text
 from service.store.redis_clients import async_client, run_scripts
 
 CATEGORIES = ("create_game", "join", "act", "register_bot", "open_stream")
+# How a refusal names them, and a limit's unit (``limits``' granularity): said in the caller's language.
+CATEGORY_NAMES = {
+    "create_game": Text("create game"),
+    "join": Text("join"),
+    "act": Text("act"),
+    "register_bot": Text("register bot"),
+    "open_stream": Text("open stream"),
+}
+UNITS = {
+    "second": Text("second"),
+    "minute": Text("minute"),
+    "hour": Text("hour"),
+    "day": Text("day"),
+    "month": Text("month"),
+    "year": Text("year"),
+}
 KEY_PREFIX = "atout:ratelimit"
 MAX_COUNTERS = 100_000
 REFRESH_SECONDS = 1.0
@@ -149,11 +166,15 @@ class RateLimits:
         # The limit that frees up last decides when to come back.
         item, key = max(refused, key=lambda pair: self.window_end[pair[1]])
         wait = max(1, math.ceil(self.window_end[key] - now))
-        whose = "this address" if ":address:" in key else "this token"
         raise ProblemError(
             "rate_limited",
-            f"Too many {category.replace('_', ' ')} requests from {whose} (at most {item}); "
-            f"retry in {wait} s.",
+            Text(
+                "Too many {category} requests from {whose} (at most {limit}); retry in {wait} s.",
+                category=CATEGORY_NAMES[category],
+                whose=Text("this address") if ":address:" in key else Text("this token"),
+                limit=limit_text(item),
+                wait=wait,
+            ),
             headers={
                 "Retry-After": str(wait),
                 "RateLimit-Limit": str(item.amount),
@@ -352,3 +373,11 @@ async def counted_graphql(info: Any, category: str, token: str | None) -> AsyncI
         await rate_limit_graphql(info, category)
         raise
     await rate_limit_graphql(info, category, token)
+
+
+def limit_text(item: RateLimitItem) -> Text:
+    """A limit as ``limits`` prints it ("600 per 1 minute"), in the caller's language."""
+    unit = item.GRANULARITY.name
+    return Text(
+        "{amount} per {multiples} {unit}", amount=item.amount, multiples=item.multiples, unit=UNITS[unit]
+    )

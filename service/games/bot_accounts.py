@@ -7,6 +7,7 @@ from typing import Any
 
 import engine
 from service.base.problems import ProblemError
+from service.base.texts import Text
 from service.games.core import (
     GameCore,
     new_game_id,
@@ -37,7 +38,9 @@ class BotAccounts(GameCore):
             raise ProblemError("admin_required", "Deleting a bot account needs the administrator token.")
         games = await self.store.bot_games(bid) if await self.store.load_bot(bid) else None
         if games is None or not await self.store.delete_bot(bid):
-            raise ProblemError("bot_not_found", f"There is no bot account {bid!r} (it may have expired).")
+            raise ProblemError(
+                "bot_not_found", Text("There is no bot account {bid!r} (it may have expired).", bid=bid)
+            )
         released: list[tuple[str, int]] = []
         for gid in games:
             record = await self.store.load(gid)

@@ -17,9 +17,11 @@ from dataclasses import dataclass
 from typing import Any
 
 import engine
+from service.base.catalogue import REASONS
 from service.base.counters import Metrics
 from service.base.problems import ProblemError
 from service.base.settings import Settings
+from service.base.texts import Text
 from service.store import Store
 from service.store.keys import STATUS_ACTIVE, STATUS_FINISHED, STATUS_WAITING, hash_token
 from service.store.records import GameRecord
@@ -27,23 +29,15 @@ from service.store.records import GameRecord
 EnqueueBot = Callable[[str, int, str], Awaitable[None]]  # game, version, bot level
 ScheduleTimer = Callable[[str, int, int], Awaitable[None]]
 
-# engine IllegalAction.code -> our problem code
-ENGINE_CODES = {
-    "malformed_action": "illegal_action",
-    "illegal_action": "illegal_action",
-    "not_your_turn": "not_your_turn",
-    "match_over": "game_over",
-    "unknown_game": "unknown_game",
-    "invalid_options": "invalid_options",
-    "invalid_deal": "invalid_deal",
-    "invalid_seed": "invalid_options",
-    "not_started": "game_not_started",
-}
+# engine IllegalAction.code (the problem's `reason`) -> our problem code (service.base.catalogue.REASONS)
+ENGINE_CODES = {reason.reason: reason.code for reason in REASONS.values()}
 
 
 def engine_problem(error: engine.IllegalAction) -> ProblemError:
-    code = ENGINE_CODES.get(getattr(error, "code", "illegal_action"), "illegal_action")
-    return ProblemError(code, str(error), rule=error.rule, reason=getattr(error, "code", "illegal_action"))
+    """The engine's refusal as a problem: its template and values become the detail, said in the
+    caller's language (the French of every engine template: service/base/french/rules.py)."""
+    code = ENGINE_CODES.get(error.code, "illegal_action")
+    return ProblemError(code, Text(error.template, **error.params), rule=error.rule, reason=error.code)
 
 
 def your_turn(m: engine.Match, version: int) -> list[dict[str, Any]]:
@@ -155,10 +149,16 @@ class GameCore:
             if seat.token_hash and hmac.compare_digest(seat.token_hash, digest):
                 if claimed_seat is not None and claimed_seat != i:
                     raise ProblemError(
-                        "wrong_seat", f"Your token is for seat {i}, not seat {claimed_seat}.", token_seat=i
+                        "wrong_seat",
+                        Text(
+                            "Your token is for seat {seat}, not seat {claimed}.", seat=i, claimed=claimed_seat
+                        ),
+                        token_seat=i,
                     )
                 return Caller(seat=i, token_hash=digest)
-        raise ProblemError("invalid_token", f"This token does not hold a seat in game {record.id}.")
+        raise ProblemError(
+            "invalid_token", Text("This token does not hold a seat in game {gid}.", gid=record.id)
+        )
 
     @staticmethod
     def seat_of(record: GameRecord, token: str) -> int | None:
@@ -173,7 +173,9 @@ class GameCore:
         record = await self.store.load(gid)
         if record is None:
             self._records.pop(gid, None)
-            raise ProblemError("game_not_found", f"There is no game {gid!r} (it may have expired).")
+            raise ProblemError(
+                "game_not_found", Text("There is no game {gid!r} (it may have expired).", gid=gid)
+            )
         self._keep(record)
         return record
 
@@ -239,6 +241,6 @@ class GameCore:
     def _conflict(current: int) -> ProblemError:
         return ProblemError(
             "version_conflict",
-            f"The game is at version {current}: reload the view and decide again.",
+            Text("The game is at version {current}: reload the view and decide again.", current=current),
             current_version=current,
         )

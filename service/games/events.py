@@ -18,6 +18,7 @@ from redis.exceptions import RedisError
 import engine
 from service.base.counters import count_redis_error
 from service.base.problems import ProblemError
+from service.base.texts import Text
 from service.games.core import Caller, GameCore
 from service.store import Store
 from service.store.fanout import Fanout, StreamClosing, StreamGap, StreamLagged, StreamSlot, stream_id
@@ -32,7 +33,9 @@ def stream_cursor(after: str | None, name: str) -> str:
     ``invalid_request`` naming the parameter it came in (``Last-Event-ID``, ``after``)."""
     cursor = after or "0-0"
     if not STREAM_ID_PATTERN.fullmatch(cursor):
-        raise ProblemError("invalid_request", f"{name} must be an event id such as 1733140000000-0.")
+        raise ProblemError(
+            "invalid_request", Text("{name} must be an event id such as 1733140000000-0.", name=name)
+        )
     return cursor
 
 
@@ -189,8 +192,11 @@ class EventDelivery(GameCore):
             if finished:
                 raise StreamGap(
                     "events_expired",
-                    f"Game {gid} is over and its event stream was compacted away: GET /v1/games/{gid} for "
-                    f"its final state and GET /v1/games/{gid}/log for the whole match (the replay log).",
+                    Text(
+                        "Game {gid} is over and its event stream was compacted away: GET /v1/games/{gid} for "
+                        "its final state and GET /v1/games/{gid}/log for the whole match (the replay log).",
+                        gid=gid,
+                    ),
                     after,
                 )
             return
@@ -201,9 +207,14 @@ class EventDelivery(GameCore):
         last = newest[0][0] if newest else eid
         raise StreamGap(
             "stream_window_passed",
-            f"Events after {after} are no longer kept (a running match keeps only its last events): read "
-            f"GET /v1/games/{gid}/view (your seat's whole view), then follow with Last-Event-ID {last}, "
-            "skipping events whose version the view already has.",
+            Text(
+                "Events after {after} are no longer kept (a running match keeps only its last events): read "
+                "GET /v1/games/{gid}/view (your seat's whole view), then follow with Last-Event-ID {last}, "
+                "skipping events whose version the view already has.",
+                after=after,
+                gid=gid,
+                last=last,
+            ),
             last,
         )
 

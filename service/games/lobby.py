@@ -14,6 +14,7 @@ from schema.bodies import (
     SeatInfo,
 )
 from service.base.problems import ProblemError
+from service.base.texts import Text
 from service.games import quotas
 from service.games.core import (
     Caller,
@@ -71,18 +72,26 @@ class Lobby(GameCore):
     async def create(self, request: CreateGameRequest, token: str | None) -> tuple[GameRecord, str | None]:
         admin = self.is_admin(token)
         if (request.deal is not None or request.seed is not None) and not admin:
-            chosen = "an explicit deal" if request.deal is not None else "a chosen seed"
+            chosen = Text("an explicit deal") if request.deal is not None else Text("a chosen seed")
             raise ProblemError(
                 "admin_required",
-                f"Creating a game with {chosen} needs the administrator token: whoever knows the seed "
-                "knows every hand. Omit `seed` and `deal` (add your own `client_seed` when you join).",
+                Text(
+                    "Creating a game with {chosen} needs the administrator token: whoever knows the seed "
+                    "knows every hand. Omit `seed` and `deal` (add your own `client_seed` when you join).",
+                    chosen=chosen,
+                ),
             )
         players = int(engine.games()[request.game]["players"])
         seats = request.seats or ["open"] * players
         if len(seats) != players:
             raise ProblemError(
                 "invalid_seats",
-                f"{request.game} is played by {players}; give one seat entry each, not {len(seats)}.",
+                Text(
+                    "{game} is played by {players}; give one seat entry each, not {given}.",
+                    game=request.game,
+                    players=players,
+                    given=len(seats),
+                ),
             )
         # The match key K: fresh from `secrets` for every game (docs/fairness.md); its commitment is
         # published now, before any seat joins. A waiting game deals when its last seat is taken.
@@ -162,7 +171,9 @@ class Lobby(GameCore):
                 "invalid_invite", "This game is private: send the invite code its creator got."
             )
         if seat is not None and seat >= record.players:
-            raise ProblemError("invalid_seats", f"Seats of this game are 0..{record.players - 1}.")
+            raise ProblemError(
+                "invalid_seats", Text("Seats of this game are 0..{last}.", last=record.players - 1)
+            )
         token = secrets.token_urlsafe(32)
         try:
             taken, started = await self._take_seat(
@@ -172,7 +183,7 @@ class Lobby(GameCore):
             if error.seat is None:
                 raise ProblemError("game_full", "Every seat of this game is taken.") from None
             raise ProblemError(
-                "seat_taken", f"Seat {error.seat} is taken; join another or omit `seat`."
+                "seat_taken", Text("Seat {seat} is taken; join another or omit `seat`.", seat=error.seat)
             ) from None
         if owner:
             await self.store.add_bot_game(owner, gid)
@@ -211,7 +222,7 @@ class Lobby(GameCore):
                 )
             except GameMissing:
                 raise ProblemError(
-                    "game_not_found", f"There is no game {gid!r} (it may have expired)."
+                    "game_not_found", Text("There is no game {gid!r} (it may have expired).", gid=gid)
                 ) from None
             except StartChanged:
                 record = await self.get(gid)
@@ -252,7 +263,9 @@ class Lobby(GameCore):
         try:
             outcome = await self.store.leave(gid, caller.seat, caller.token_hash, "bot:random")
         except GameMissing:
-            raise ProblemError("game_not_found", f"There is no game {gid!r} (it may have expired).") from None
+            raise ProblemError(
+                "game_not_found", Text("There is no game {gid!r} (it may have expired).", gid=gid)
+            ) from None
         except SeatLost:
             raise ProblemError("invalid_token", "This token no longer holds a seat in this game.") from None
         except GameOver:
@@ -317,7 +330,9 @@ class Lobby(GameCore):
             if rid != rematch.id:  # another player's rematch won the claim a moment ago
                 await self.store.drop_unstarted(rematch.id)
             if not rid:
-                raise ProblemError("game_not_found", f"There is no game {gid!r} (it may have expired).")
+                raise ProblemError(
+                    "game_not_found", Text("There is no game {gid!r} (it may have expired).", gid=gid)
+                )
         self._records.pop(gid, None)
         token_new = secrets.token_urlsafe(32)
         old_seat = record.seats[caller.seat]
@@ -334,7 +349,9 @@ class Lobby(GameCore):
             if old_seat.owner:
                 await self.store.add_bot_game(old_seat.owner, rid)
         except SeatTaken:
-            raise ProblemError("seat_taken", f"Seat {caller.seat} of the rematch is already taken.") from None
+            raise ProblemError(
+                "seat_taken", Text("Seat {seat} of the rematch is already taken.", seat=caller.seat)
+            ) from None
         except ProblemError as error:
             if error.code == "game_not_found":
                 raise ProblemError("game_not_found", "The rematch has expired.") from None

@@ -23,6 +23,7 @@ from schema.bodies import (
     ViewResponse,
 )
 from service.base.problems import ProblemError
+from service.base.texts import Text
 from service.games.core import (
     Caller,
     GameCore,
@@ -41,7 +42,9 @@ class Play(GameCore):
         record = await self.get(gid)
         caller = self.caller(record, token, required=False, claimed_seat=claimed_seat)
         if claimed_seat is not None and caller.seat is None:
-            raise ProblemError("missing_token", f"Seat {claimed_seat}'s view needs that seat's token.")
+            raise ProblemError(
+                "missing_token", Text("Seat {seat}'s view needs that seat's token.", seat=claimed_seat)
+            )
         m = self.match_of(record)
         turn = caller.seat is not None and record.status == STATUS_ACTIVE and m.to_act == caller.seat
         return ViewResponse.model_construct(  # built from trusted values: no validation
@@ -239,7 +242,8 @@ class Play(GameCore):
                 )
             except SeatLost:
                 raise ProblemError(
-                    "invalid_token", f"This token no longer holds seat {seat}: the seat was given up."
+                    "invalid_token",
+                    Text("This token no longer holds seat {seat}: the seat was given up.", seat=seat),
                 ) from None
             except VersionConflict as conflict:
                 if not fresh:
@@ -254,7 +258,7 @@ class Play(GameCore):
                 continue
             except GameMissing:
                 raise ProblemError(
-                    "game_not_found", f"There is no game {gid!r} (it may have expired)."
+                    "game_not_found", Text("There is no game {gid!r} (it may have expired).", gid=gid)
                 ) from None
             if result.replayed is not None:
                 return self._replay(result.replayed, fingerprint), True

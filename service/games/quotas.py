@@ -34,6 +34,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from service.base.problems import ProblemError
+from service.base.texts import Text
 from service.games.core import GameCore
 from service.store.games import GameStore
 from service.store.keys import (
@@ -133,8 +134,11 @@ async def admit(core: GameCore, record: GameRecord, token: str | None, owner: st
         await store.r.zrem(shard, record.id)
         raise ProblemError(
             "too_many_games",
-            f"You already have {count} unfinished games, the most one creator may have; finish one "
-            "(an abandoned game expires on its own) before creating another.",
+            Text(
+                "You already have {count} unfinished games, the most one creator may have; finish one "
+                "(an abandoned game expires on its own) before creating another.",
+                count=count,
+            ),
             headers={"Retry-After": RETRY_AFTER},
             limit=cap,
         )
@@ -151,7 +155,9 @@ async def _check_total(store: GameStore, cap: int) -> None:
     if estimate >= cap:
         raise ProblemError(
             "server_full",
-            f"The server holds its most unfinished games ({cap}); retry once some have finished.",
+            Text(
+                "The server holds its most unfinished games ({cap}); retry once some have finished.", cap=cap
+            ),
             headers={"Retry-After": RETRY_AFTER},
         )
 

@@ -38,10 +38,11 @@ from typing import Any, ClassVar
 
 from uvicorn.protocols.http.httptools_impl import STATUS_LINE, HttpToolsProtocol
 
-from service.base import logs
+from service.base import languages, logs
 from service.base.addresses import address_key
 from service.base.problems import PROBLEM_JSON, ProblemError
 from service.base.settings import Settings, get_settings
+from service.base.texts import Text
 
 log = logs.get_logger("atout.http")
 
@@ -92,14 +93,20 @@ class ConnectionLimits:
 
 def refusal_bytes(error: ProblemError) -> bytes:
     """``error`` as a whole HTTP/1.1 response (problem+json, its headers, then the connection closed),
-    for the refusals made below the ASGI app (no request id: none was given out yet)."""
-    body = json.dumps(error.to_dict()).encode()
+    for the refusals made below the ASGI app (no request id: none was given out yet; in English: no
+    ``Accept-Language`` was read yet)."""
+    english = languages.language.set(languages.ENGLISH)
+    try:
+        body = json.dumps(error.to_dict()).encode()
+    finally:
+        languages.language.reset(english)
     headers = "".join(f"{name.lower()}: {value}\r\n" for name, value in error.headers.items())
     return b"".join(
         [
             STATUS_LINE[error.status],
             b"content-type: " + PROBLEM_JSON.encode() + b"\r\n",
             b"content-length: " + str(len(body)).encode() + b"\r\n",
+            b"content-language: en\r\n",
             headers.encode("latin-1"),
             b"connection: close\r\n\r\n",
             body,
@@ -139,7 +146,9 @@ class GuardedHttpToolsProtocol(HttpToolsProtocol):
         super().connection_made(transport)
         limits = self._limits
         if len(self.connections) > limits.max_connections:
-            full = f"This server holds {limits.max_connections} connections; retry in a moment."
+            full = Text(
+                "This server holds {count} connections; retry in a moment.", count=limits.max_connections
+            )
             self._refuse(refusal_bytes(ProblemError("server_full", full, headers={"Retry-After": "1"})))
             return
         host = self.client[0] if self.client else None
@@ -147,9 +156,11 @@ class GuardedHttpToolsProtocol(HttpToolsProtocol):
             peer = address_key(host)
             held = self.peers.get(peer, 0)
             if held >= limits.per_address:
-                many = (
-                    f"Your address holds {held} connections to this server (at most {limits.per_address}); "
-                    "reuse them or close some."
+                many = Text(
+                    "Your address holds {held} connections to this server (at most {most}); "
+                    "reuse them or close some.",
+                    held=held,
+                    most=limits.per_address,
                 )
                 self._refuse(
                     refusal_bytes(ProblemError("too_many_connections", many, headers={"Retry-After": "1"}))
@@ -203,7 +214,7 @@ class GuardedHttpToolsProtocol(HttpToolsProtocol):
             return
         if self._header_bytes:  # a request was begun: say why it ends
             seconds = self._limits.header_timeout
-            late = f"The request header was not sent within {seconds:g} seconds."
+            late = Text("The request header was not sent within {seconds:g} seconds.", seconds=seconds)
             self._refuse(refusal_bytes(ProblemError("request_timeout", late)))
         else:  # a connection that never said anything: just close it
             self.transport.close()
@@ -243,7 +254,7 @@ class GuardedHttpToolsProtocol(HttpToolsProtocol):
 
     def _header_size_refusal(self) -> bytes:
         limit = self._limits.max_header_bytes
-        large = f"The request line and header are larger than {limit} bytes; send less."
+        large = Text("The request line and header are larger than {limit} bytes; send less.", limit=limit)
         return refusal_bytes(ProblemError("header_too_large", large))
 
     def _refuse_header_size(self) -> None:

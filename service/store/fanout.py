@@ -41,6 +41,7 @@ from redis.exceptions import RedisError
 from service.base import logs
 from service.base.counters import count_redis_error
 from service.base.problems import ProblemError
+from service.base.texts import Text
 from service.store.redis_clients import async_client, hash_reply
 
 log = logs.get_logger("atout.fanout")
@@ -68,9 +69,9 @@ class StreamGap(StreamLagged):
     skipping events whose version its view already has. A subclass of :class:`StreamLagged`, so every
     stream that handles a lagged reader ends with an answer rather than an error."""
 
-    def __init__(self, code: str, detail: str, last_id: str) -> None:
+    def __init__(self, code: str, detail: Text, last_id: str) -> None:
         super().__init__(last_id)
-        self.args = (detail,)
+        self.args = (str(detail),)
         self.code = code
         self.detail = detail
 
@@ -228,16 +229,18 @@ class Fanout:
         process holds its maximum, 429 ``too_many_streams`` when this client does."""
         retry = {"Retry-After": str(RETRY_AFTER_SECONDS)}
         if self.open_streams >= self.per_process:
-            raise ProblemError(
-                "server_full",
-                f"This server holds its maximum of {self.per_process} open streams; retry later.",
-                headers=retry,
+            full = Text(
+                "This server holds its maximum of {most} open streams; retry later.", most=self.per_process
             )
+            raise ProblemError("server_full", full, headers=retry)
         if self._open[client] >= self.per_client:
             raise ProblemError(
                 "too_many_streams",
-                f"You have {self.per_client} streams open, the most allowed; close one (a bot account "
-                "has one stream for all its games: GET /v1/bots/me/stream).",
+                Text(
+                    "You have {count} streams open, the most allowed; close one (a bot account "
+                    "has one stream for all its games: GET /v1/bots/me/stream).",
+                    count=self.per_client,
+                ),
                 headers=retry,
                 limit=self.per_client,
             )

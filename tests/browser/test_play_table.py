@@ -332,6 +332,21 @@ def test_the_lobby_and_the_table_have_no_serious_accessibility_violation(table: 
     table.screenshot("play-rough-french")
 
 
+def test_the_table_asks_the_service_for_errors_in_its_own_language(table: OfflinePage) -> None:
+    """The service says a problem's title and detail in the request's Accept-Language: the table
+    sends its own language, so an error it shows is in the words around it."""
+    page, base = table.page, table.base
+    with page.expect_request(lambda request: "/v1/rules" in request.url) as english:
+        page.goto(f"{base}/play")
+    assert english.value.headers["accept-language"] == "en"
+    page.wait_for_selector("#create")
+    page.click("#lang")
+    page.wait_for_function("document.documentElement.lang === 'fr'")
+    with page.expect_request(lambda request: "/v1/rules" in request.url) as french:
+        page.reload()
+    assert french.value.headers["accept-language"] == "fr"
+
+
 def test_euchre_going_alone_instead_of_calling_a_partner(table: OfflinePage) -> None:
     page, base = table.page, table.base
     create(page, base, "euchre5")

@@ -81,7 +81,7 @@ def test_every_documented_error_code_is_a_known_problem_code() -> None:
             for status, response in op["responses"].items():
                 if "Problem" in response["description"]:
                     codes = [c.strip("` ") for c in response["description"].split(":", 1)[1].split(",")]
-                    assert all(CODES[c][0] == int(status) for c in codes)
+                    assert all(CODES[c].status == int(status) for c in codes)
 
 
 def test_graphiql_is_served(client: TestClient) -> None:

@@ -11,9 +11,10 @@ from graphql.validation.validate import ValidationAbortedError
 
 from service.api.problems import problem_error
 from service.base.problems import ProblemError
+from service.base.texts import Text
 from service.store.faults import store_fault
 
-INTERNAL = "Something went wrong on our side; the error was logged."
+INTERNAL = Text("Something went wrong on our side; the error was logged.")
 # What graphql-core wraps when it refuses variables or literals (a scalar's parse_value raising).
 PRE_EXECUTION_FAULTS = (GraphQLError, ValueError, TypeError)
 # graphql-core's hint at the end of a message: ' Did you mean "games"?'
@@ -42,7 +43,7 @@ def coded(error: GraphQLError) -> GraphQLError:
     elif original is not None and (fault := store_fault(original, "graphql")) is not None:
         problem = fault  # Redis down or full: store_unavailable / server_full, never redis-py's text
     elif error.path is None and (original is None or isinstance(original, PRE_EXECUTION_FAULTS)):
-        problem = ProblemError("invalid_query", error.message)
+        problem = ProblemError("invalid_query", Text.verbatim(error.message))
     else:
         problem = ProblemError("internal_error", INTERNAL)
     error.message = problem.detail

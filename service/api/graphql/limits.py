@@ -39,10 +39,12 @@ from graphql.validation.rules import overlapping_fields_can_be_merged
 
 from service.base.problems import ProblemError
 from service.base.settings import Settings
+from service.base.texts import Text
 
 # Sizes of the lists of the schema, used when the query gives no `limit` (their resolvers' maximum).
 LIST_FIELDS = {"games": 50, "seats": 5, "actions": 50, "events": 50}
 INTROSPECTION_FIELDS = frozenset({"__schema", "__type"})
+SHORTER = Text("send a shorter document")
 # Costs saturate here: comparisons with the limit stay exact and the numbers stay small.
 COST_CAP = 10**15
 # graphql-core's OverlappingFieldsCanBeMergedRule compares every pair of fields that share a response
@@ -68,17 +70,23 @@ class QueryLimits:
     introspection: bool = True
 
 
-def too_complex(what: str, setting: str, limit: int, advice: str) -> ProblemError:
+def too_complex(what: Text, setting: str, limit: int, advice: Text) -> ProblemError:
     """The refusal of a query over one limit: the message names the limit and its setting."""
     return ProblemError(
         "query_too_complex",
-        f"{what}, over the limit of {limit} (ATOUT_GRAPHQL_{setting.upper()}): {advice}.",
+        Text(
+            "{what}, over the limit of {limit} ({setting}): {advice}.",
+            what=what,
+            limit=limit,
+            setting=f"ATOUT_GRAPHQL_{setting.upper()}",
+            advice=advice,
+        ),
         limit=f"graphql_{setting}",
         max=limit,
     )
 
 
-def invalid_query(detail: str) -> ProblemError:
+def invalid_query(detail: Text) -> ProblemError:
     return ProblemError("invalid_query", detail)
 
 
@@ -87,35 +95,40 @@ def parse_limited(query: str, limits: QueryLimits) -> DocumentNode:
     size = len(query.encode("utf-8", "surrogatepass"))
     if size > limits.max_bytes:
         raise too_complex(
-            f"The query is {size} bytes", "max_bytes", limits.max_bytes, "send a shorter document"
+            Text("The query is {size} bytes", size=size), "max_bytes", limits.max_bytes, SHORTER
         )
     try:
         # Comments are not tokens for graphql-core but cost lexing too: they are bounded alike.
         return parse(query, max_lexical_tokens=limits.max_tokens, max_comments=limits.max_tokens)
     except GraphQLSyntaxError as error:
         if "Parsing aborted" in error.message and "more than" in error.message:
-            what = "comments" if "comments" in error.message else "tokens"
-            raise too_complex(
-                f"The query has more than {limits.max_tokens} {what}",
-                "max_tokens",
-                limits.max_tokens,
-                "send a shorter document",
-            ) from None
+            what = (
+                Text("The query has more than {count} comments", count=limits.max_tokens)
+                if "comments" in error.message
+                else Text("The query has more than {count} tokens", count=limits.max_tokens)
+            )
+            raise too_complex(what, "max_tokens", limits.max_tokens, SHORTER) from None
         if "nested too deeply" in error.message:  # graphql-core's RecursionError, caught
             raise too_complex(
-                "The query is nested too deeply to parse",
+                Text("The query is nested too deeply to parse"),
                 "max_depth",
                 limits.max_depth,
-                "nest fewer selections or values",
+                Text("nest fewer selections or values"),
             ) from None
-        raise invalid_query(error.message + _where(error)) from None
+        raise invalid_query(_with_where(error)) from None
 
 
-def _where(error: GraphQLSyntaxError) -> str:
+def _with_where(error: GraphQLSyntaxError) -> Text:
+    """graphql-core's message (quoted as it is) and where in the document it was found."""
     if error.locations:
         location = error.locations[0]
-        return f" (line {location.line}, column {location.column})"
-    return ""
+        return Text(
+            "{message} (line {line}, column {column})",
+            message=Text.verbatim(error.message),
+            line=location.line,
+            column=location.column,
+        )
+    return Text.verbatim(error.message)
 
 
 class _Frame:
@@ -174,46 +187,50 @@ class _Check:
         limits = self.limits
         if len(self.operations) > limits.max_operations:
             raise too_complex(
-                f"The document has {len(self.operations)} operations",
+                Text("The document has {count} operations", count=len(self.operations)),
                 "max_operations",
                 limits.max_operations,
-                "send one operation per request",
+                Text("send one operation per request"),
             )
         if fragment_count > limits.max_fragments:
             raise too_complex(
-                f"The document has {fragment_count} fragments",
+                Text("The document has {count} fragments", count=fragment_count),
                 "max_fragments",
                 limits.max_fragments,
-                "use fewer fragments",
+                Text("use fewer fragments"),
             )
         for operation in self.operations:
             for variable in operation.variable_definitions or ():
                 if variable.default_value is not None:
                     self._value_depth(variable.default_value)
             depth, cost = self._sum(operation.selection_set.selections, None)
-            self._bound(depth, cost, "The query")
+            self._bound(depth, cost, Text("The query"))
         # Unused fragments are summed too: graphql-core validates them all, spreads expanded.
         for name, fragment in self.fragments.items():
             if name not in self.done:
                 depth, cost = self._sum(fragment.selection_set.selections, name)
-                self._bound(depth, cost, f"The fragment {name}")
+                self._bound(depth, cost, Text("The fragment {name}", name=name))
 
-    def _bound(self, depth: int, cost: int, what: str) -> None:
+    def _bound(self, depth: int, cost: int, what: Text) -> None:
         limits = self.limits
         if depth > limits.max_depth:
             raise too_complex(
-                f"{what}'s depth is {depth}",
+                Text("{what}'s depth is {depth}", what=what, depth=depth),
                 "max_depth",
                 limits.max_depth,
-                "nest fewer selections",
+                Text("nest fewer selections"),
             )
         if cost > limits.max_cost:
-            shown = f"more than {COST_CAP}" if cost >= COST_CAP else str(cost)
+            shown = Text("more than {cap}", cap=COST_CAP) if cost >= COST_CAP else str(cost)
             raise too_complex(
-                f"{what} costs {shown} (each field 1, times the size of the lists around it)",
+                Text(
+                    "{what} costs {shown} (each field 1, times the size of the lists around it)",
+                    what=what,
+                    shown=shown,
+                ),
                 "max_cost",
                 limits.max_cost,
-                "select fewer fields or ask for shorter lists with `limit`",
+                Text("select fewer fields or ask for shorter lists with `limit`"),
             )
 
     def _sum(self, selections: tuple[SelectionNode, ...], fragment: str | None) -> tuple[int, int]:
@@ -257,7 +274,9 @@ class _Check:
                     frame.cost = min(COST_CAP, frame.cost + cost)
                 elif name in self.active:
                     cycle = " → ".join([*self.active[self.active.index(name) :], name])
-                    raise invalid_query(f"The fragments spread each other in a cycle: {cycle}.")
+                    raise invalid_query(
+                        Text("The fragments spread each other in a cycle: {cycle}.", cycle=cycle)
+                    )
                 elif name in self.fragments:  # an unknown one is reported by validation
                     self.active.append(name)
                     stack.append(_Frame(self.fragments[name].selection_set.selections, 1, False, name))
@@ -267,35 +286,38 @@ class _Check:
         self.selections += 1
         if self.selections > limits.max_selections:
             raise too_complex(
-                f"The document has more than {limits.max_selections} selections",
+                Text("The document has more than {count} selections", count=limits.max_selections),
                 "max_selections",
                 limits.max_selections,
-                "select fewer fields",
+                Text("select fewer fields"),
             )
         if isinstance(node, FragmentSpreadNode):
             self.spreads += 1
             if self.spreads > limits.max_spreads:
                 raise too_complex(
-                    f"The document has more than {limits.max_spreads} fragment spreads",
+                    Text("The document has more than {count} fragment spreads", count=limits.max_spreads),
                     "max_spreads",
                     limits.max_spreads,
-                    "spread fewer fragments",
+                    Text("spread fewer fragments"),
                 )
         elif isinstance(node, FieldNode):
             if node.alias is not None:
                 self.aliases += 1
                 if self.aliases > limits.max_aliases:
                     raise too_complex(
-                        f"The document has more than {limits.max_aliases} aliases",
+                        Text("The document has more than {count} aliases", count=limits.max_aliases),
                         "max_aliases",
                         limits.max_aliases,
-                        "use fewer aliases",
+                        Text("use fewer aliases"),
                     )
             if not limits.introspection and node.name.value in INTROSPECTION_FIELDS:
                 raise ProblemError(
                     "introspection_disabled",
-                    f"Introspection ({node.name.value}) is switched off on this server "
-                    "(ATOUT_GRAPHQL_INTROSPECTION=false); the schema is published as schema.graphql.",
+                    Text(
+                        "Introspection ({field}) is switched off on this server "
+                        "(ATOUT_GRAPHQL_INTROSPECTION=false); the schema is published as schema.graphql.",
+                        field=node.name.value,
+                    ),
                 )
             for argument in node.arguments or ():
                 self._value_depth(argument.value)
@@ -313,10 +335,13 @@ class _Check:
                 continue
             if depth > self.limits.max_value_depth:
                 raise too_complex(
-                    f"An argument value is nested more than {self.limits.max_value_depth} levels deep",
+                    Text(
+                        "An argument value is nested more than {depth} levels deep",
+                        depth=self.limits.max_value_depth,
+                    ),
                     "max_value_depth",
                     self.limits.max_value_depth,
-                    "send flatter values",
+                    Text("send flatter values"),
                 )
             stack.extend((child, depth + 1) for child in children)
 

@@ -17,12 +17,13 @@ from strawberry.types import Info
 from schema import graphql_types as t
 from schema.actions import Action
 from schema.bodies import CLIENT_SEED, CreateGameRequest
-from schema.graphql_models import action_of, given
+from schema.graphql_models import NoAction, action_of, given
 from service.api.graphql.context import games_of, guarded, token_of
 from service.api.limits import refuse_unsafe_names
 from service.api.problems import invalid_request, problem_error
 from service.api.ratelimit import counted_graphql, rate_limit_graphql
 from service.base.problems import ProblemError
+from service.base.texts import Text
 
 ACTION = TypeAdapter(Action)
 CLIENT_SEED_DOC = (
@@ -138,8 +139,13 @@ async def resolve_submit_action(
             parsed = ACTION.validate_python(action_of(action))
         except ValidationError as exc:
             raise invalid_request(exc) from None
-        except ValueError as exc:
-            raise ProblemError("invalid_request", str(exc)) from None
+        except NoAction as exc:
+            raise ProblemError(
+                "invalid_request",
+                Text("{field}: false names no action: send {field}: true", field=exc.field),
+            ) from None
+        except ValueError as exc:  # unreachable through the API (@oneOf): said as it is
+            raise ProblemError("invalid_request", Text.verbatim(str(exc))) from None
         if expected_version is not None and expected_version < 0:
             raise ProblemError("invalid_request", "expected_version must be 0 or more.")
         if idempotency_key is not None and not 1 <= len(idempotency_key) <= 200:

@@ -14,6 +14,7 @@ from strawberry.schema.config import StrawberryConfig
 
 from schema import graphql_types as t
 from schema.graphql_models import SCALARS, every_type
+from service.api.graphql.error_codes import ErrorCode
 from service.api.graphql.errors import code_errors, drop_suggestions
 from service.api.graphql.limits import QueryLimits, bound_validation, check_query
 from service.api.graphql.mutations import Mutation
@@ -80,7 +81,7 @@ def build_schema(limits: QueryLimits | None = None) -> strawberry.Schema:
         query=Query,
         mutation=Mutation,
         subscription=Subscription,
-        types=[*every_type(), t.IntOption, t.BoolOption],  # reached only through their interfaces
+        types=[*every_type(), t.IntOption, t.BoolOption, ErrorCode],  # reached only through their interfaces
         config=StrawberryConfig(scalar_map=SCALARS),
         extensions=[lambda: DocumentLimits(limits=bounds)],  # one per operation: it holds its context
     )

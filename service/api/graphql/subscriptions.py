@@ -18,6 +18,7 @@ from service.api.graphql.context import games_of, token_of
 from service.api.problems import problem_error
 from service.api.ratelimit import counted_graphql
 from service.base.problems import ProblemError
+from service.base.texts import Text
 from service.store.fanout import StreamClosing, StreamGap, StreamLagged, StreamSlot, client_key
 
 
@@ -30,7 +31,7 @@ def stream_slot(info: Info, who: str | None) -> StreamSlot:
         return games_of(info).admit_stream(client_key(who, client.host if client else None))
     except ProblemError as error:
         retry = int(error.headers.get("Retry-After", "1"))
-        refusal = ProblemError(error.code, error.detail, retry_after=retry, **error.extra)
+        refusal = ProblemError(error.code, error.text, retry_after=retry, **error.extra)
         raise problem_error(refusal) from None
 
 
@@ -51,8 +52,11 @@ def lagged_error(lagged: StreamLagged) -> GraphQLError:
         return problem_error(
             ProblemError(
                 "server_closing",
-                f"This server is shutting down; subscribe again with after: {lagged.last_id!r} (another "
-                "replica resumes without a gap).",
+                Text(
+                    "This server is shutting down; subscribe again with after: {last_id!r} (another "
+                    "replica resumes without a gap).",
+                    last_id=lagged.last_id,
+                ),
                 last_event_id=lagged.last_id,
                 retry_after=1,
             )
@@ -60,8 +64,11 @@ def lagged_error(lagged: StreamLagged) -> GraphQLError:
     return problem_error(
         ProblemError(
             "stream_lagged",
-            f"This subscription fell too far behind and was ended; subscribe again with after: "
-            f"{lagged.last_id!r} to resume without a gap.",
+            Text(
+                "This subscription fell too far behind and was ended; subscribe again with after: "
+                "{last_id!r} to resume without a gap.",
+                last_id=lagged.last_id,
+            ),
             last_event_id=lagged.last_id,
             retry_after=1,
         )

@@ -23,13 +23,17 @@ from service.api.graphql.errors import code_errors
 from service.api.graphql.limits import limits_of
 from service.api.graphql.schema import build_schema
 from service.api.limits import parse_json
-from service.api.problems import problem_response
+from service.api.problems import language_headers, problem_response
 from service.base.problems import ProblemError
 from service.base.settings import Settings
+from service.base.texts import Text
 
 RETRY_AFTER: ContextVar[str | None] = ContextVar("graphql_retry_after", default=None)
 """The longest ``retry_after`` among the errors of the GraphQL request being answered (set by
 ``process_result``, in the request's own task): the HTTP answer carries it as ``Retry-After``."""
+HAS_ERRORS: ContextVar[bool] = ContextVar("graphql_has_errors", default=False)
+"""Whether the answer holds errors, whose messages are in the request's language: then it says
+``Content-Language`` and ``Vary: Accept-Language``, as a problem+json answer does."""
 
 
 class RefusedJSON(json.JSONDecodeError):
@@ -55,7 +59,10 @@ def http_problem(error: HTTPException) -> ProblemError:
     if "not allowed when using GET" in reason:
         return ProblemError(
             "method_not_allowed",
-            f"{reason.split(' ')[0].capitalize()} must be sent with POST: GET runs queries only.",
+            Text(
+                "{operation} must be sent with POST: GET runs queries only.",
+                operation=reason.split(" ")[0].capitalize(),
+            ),
             headers={"Allow": "POST"},
         )
     if reason in {"Batching is not enabled", "Too many operations"}:
@@ -65,7 +72,7 @@ def http_problem(error: HTTPException) -> ProblemError:
         )
     if reason.startswith("No GraphQL query found"):
         return ProblemError("invalid_query", 'The request has no `query`: send {"query": "…"}.')
-    return ProblemError("invalid_query", reason)
+    return ProblemError("invalid_query", Text.verbatim(reason))
 
 
 class AtoutGraphQL(GraphQL[dict[str, Any], None]):
@@ -84,10 +91,13 @@ class AtoutGraphQL(GraphQL[dict[str, Any], None]):
             return
         request = Request(scope=scope, receive=receive)
         RETRY_AFTER.set(None)
+        HAS_ERRORS.set(False)
         try:
             response = await self.run(request)
             if (retry := RETRY_AFTER.get()) is not None:
                 response.headers["Retry-After"] = retry
+            if HAS_ERRORS.get():
+                response.headers.update(language_headers())
         except HTTPException as error:
             response = problem_response(http_problem(error), request.url.path)
         except ProblemError as error:
@@ -119,6 +129,7 @@ class AtoutGraphQL(GraphQL[dict[str, Any], None]):
 
     async def process_result(self, request: Any, result: Any) -> Any:
         code_errors(result)  # errors raised outside the operation hooks too
+        HAS_ERRORS.set(bool(getattr(result, "errors", None)))
         hints = [
             int(hint)
             for error in getattr(result, "errors", None) or ()

@@ -139,7 +139,7 @@ def _responses(op: Op, refs: Refs) -> dict[str, Any]:
     by_status: dict[int, list[str]] = {}
     # Any call may meet the store down (503 store_unavailable, with Retry-After): say so everywhere.
     for code in (*op.errors, *(c for c in EVERY_OPERATION if c not in op.errors)):
-        by_status.setdefault(CODES[code][0], []).append(code)
+        by_status.setdefault(CODES[code].status, []).append(code)
     for status, codes in sorted(by_status.items()):
         responses[str(status)] = {
             "description": "Problem: " + ", ".join(f"`{c}`" for c in codes),
@@ -186,6 +186,7 @@ def openapi_document() -> dict[str, Any]:
         if op.response:
             models.append((op.response, "serialization"))
     refs, defs = models_json_schema(models, ref_template="#/components/schemas/{model}")
+    defs["$defs"]["Problem"]["properties"]["code"]["enum"] = list(CODES)  # the catalogue: docs/errors.md
     request_bodies = {refs[(op.request, "validation")]["$ref"].rpartition("/")[2] for op in OPS if op.request}
     paths: dict[str, dict[str, Any]] = {}
     for op in OPS:

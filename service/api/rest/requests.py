@@ -13,6 +13,7 @@ from starlette.responses import Response
 from service.api.limits import parse_json
 from service.api.problems import invalid_request
 from service.base.problems import ProblemError
+from service.base.texts import Text
 from service.games import Games
 
 M = TypeVar("M", bound=BaseModel)
@@ -57,7 +58,12 @@ def int_query(request: Request, name: str, default: int | None, low: int, high: 
     if not low <= value <= high:
         raise ProblemError(
             "invalid_request",
-            f"Query parameter {name} must be a whole number from {low} to {high}.",
+            Text(
+                "Query parameter {name} must be a whole number from {low} to {high}.",
+                name=name,
+                low=low,
+                high=high,
+            ),
             errors=[{"loc": ["query", name], "msg": f"must be {low}..{high}", "type": "value_error"}],
         )
     return value

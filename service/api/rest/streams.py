@@ -18,19 +18,17 @@ from starlette.responses import Response, StreamingResponse
 
 from service.api.ratelimit import counted
 from service.api.rest.requests import bearer, games_of
+from service.base.texts import Text
 from service.store.fanout import StreamClosing, StreamGap, StreamLagged, client_key
 
 LAGGED_RETRY_MS = 1000  # a stream ended for lagging: reconnect after a second
 STALLED_SEND_SECONDS = 30  # a stream whose client reads nothing for this long is ended, its slot freed
 SHUTDOWN_GRACE_SECONDS = 2.0  # what a stream has, once the server is stopping, to send its goodbye
 
-SERVER_CLOSING = {
-    "type": "server_closing",
-    "code": "server_closing",
-    "detail": "This server is shutting down: reconnect with your Last-Event-ID after retry_after seconds "
-    "(another replica serves you), and the stream resumes without a gap.",
-    "retry_after": LAGGED_RETRY_MS // 1000,
-}
+SERVER_CLOSING = Text(
+    "This server is shutting down: reconnect with your Last-Event-ID after retry_after seconds "
+    "(another replica serves you), and the stream resumes without a gap."
+)
 _WATCHERS: set[asyncio.Future[None]] = set()  # one per open stream, until it ends (a reference)
 
 
@@ -54,19 +52,28 @@ def lagged_notice(lagged: StreamLagged) -> dict[str, Any]:
     """The last message of a stream that fell too far behind: resume after ``last_event_id``; or, when
     the events after its cursor are gone (:class:`service.store.fanout.StreamGap`), resync from the view."""
     if isinstance(lagged, StreamClosing):
-        return {**SERVER_CLOSING, "last_event_id": lagged.last_id}
+        return {
+            "type": "server_closing",
+            "code": "server_closing",
+            "detail": SERVER_CLOSING.render(),
+            "retry_after": LAGGED_RETRY_MS // 1000,
+            "last_event_id": lagged.last_id,
+        }
     if isinstance(lagged, StreamGap):
         return {
             "type": "resync",
             "code": lagged.code,
-            "detail": lagged.detail,
+            "detail": lagged.detail.render(),
             "last_event_id": lagged.last_id,
         }
     return {
         "type": "lagged",
         "code": "stream_lagged",
-        "detail": "This stream fell too far behind and was closed; reconnect with Last-Event-ID "
-        f"{lagged.last_id} to resume without a gap.",
+        "detail": Text(
+            "This stream fell too far behind and was closed; reconnect with Last-Event-ID "
+            "{last_id} to resume without a gap.",
+            last_id=lagged.last_id,
+        ).render(),
         "last_event_id": lagged.last_id,
         "retry_after": LAGGED_RETRY_MS // 1000,
     }

@@ -18,6 +18,14 @@
 /** @typedef {Schemas["RematchResponse"]} RematchResponse */
 /** @typedef {Schemas["LogResponse"]} LogResponse */
 
+/** The language of a problem's title and detail: the table's own (sent as Accept-Language). */
+let language = "en";
+
+/** @param {"en" | "fr"} lang */
+export function speak(lang) {
+  language = lang;
+}
+
 export class ApiError extends Error {
   /** @param {Problem} problem */
   constructor(problem) {
@@ -36,7 +44,7 @@ export class ApiError extends Error {
  */
 async function call(method, path, token, body) {
   /** @type {Record<string, string>} */
-  const headers = { accept: "application/json" };
+  const headers = { accept: "application/json", "accept-language": language };
   if (token) headers.authorization = `Bearer ${token}`;
   /** @type {RequestInit} */
   const init = { method, headers };

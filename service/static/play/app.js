@@ -638,6 +638,7 @@ async function guarded(work) {
 function renderChrome() {
   const w = words();
   document.documentElement.lang = state.lang;
+  api.speak(state.lang); // the service's error messages in the table's language
   document.title = w.title;
   const toggle = /** @type {HTMLButtonElement} */ (document.getElementById("lang"));
   toggle.textContent = w.other;

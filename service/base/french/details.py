@@ -1,0 +1,246 @@
+"""French of the service's own sentences: problem details, the phrases they quote, stream notices."""
+
+from __future__ import annotations
+
+DETAILS: dict[str, str] = {
+    # --- the request: body, headers, query parameters ---------------------------------------------
+    "The body must be a JSON object: {error}.": "Le corps doit être un objet JSON : {error}.",
+    "The JSON is nested more than {depth} levels deep; send a flatter body.":
+        "Le JSON est imbriqué sur plus de {depth} niveaux ; envoyez un corps plus plat.",
+    "body: an integer has {digits} digits; at most {most} are accepted.":
+        "body : un entier a {digits} chiffres ; {most} au plus sont acceptés.",
+    "The body holds a lone UTF-16 surrogate (an escape \\uD800-\\uDFFF without its pair): send text as valid"
+    " Unicode.":
+        "Le corps contient un demi-codet UTF-16 isolé (un échappement \\uD800-\\uDFFF sans sa paire) : "
+        "envoyez du texte en Unicode valide.",
+    "Send the body as JSON with `Content-Type: application/json` (got {shown}).":
+        "Envoyez le corps en JSON avec `Content-Type: application/json` (reçu : {shown}).",
+    "The request body is larger than {limit} bytes; send a smaller one.":
+        "Le corps de la requête dépasse {limit} octets ; envoyez-en un plus petit.",
+    "The request body was not all sent within {seconds:g} seconds.":
+        "Le corps de la requête n'a pas été envoyé en entier en {seconds:g} secondes.",
+    "The request header was not sent within {seconds:g} seconds.":
+        "L'en-tête de la requête n'a pas été envoyé en {seconds:g} secondes.",
+    "The request line and header are larger than {limit} bytes; send less.":
+        "La ligne de requête et l'en-tête dépassent {limit} octets ; envoyez-en moins.",
+    "Query parameter {name} must be a whole number from {low} to {high}.":
+        "Le paramètre de requête {name} doit être un nombre entier de {low} à {high}.",
+    "Idempotency-Key must be 1 to 200 characters.": "Idempotency-Key doit compter de 1 à 200 caractères.",
+    "{where}: {message}": "{where} : {message}",
+    "{field}: {message}": "{field} : {message}",
+    "Nothing at {path}; the API lives under /v1 and /graphql.":
+        "Rien à l'adresse {path} ; l'API se trouve sous /v1 et /graphql.",
+    "{method} is not allowed on {path}.": "{method} n'est pas autorisé sur {path}.",
+    "{name} must be an event id such as 1733140000000-0.":
+        "{name} doit être un identifiant d'événement comme 1733140000000-0.",
+    # --- tokens and seats ---------------------------------------------------------------------------
+    "Send the token as `Authorization: Bearer <token>`.":
+        "Envoyez le jeton ainsi : `Authorization: Bearer <token>`.",
+    "Send your seat token as `Authorization: Bearer <token>` (from the join).":
+        "Envoyez le jeton de votre siège ainsi : `Authorization: Bearer <token>` (reçu en rejoignant la "
+        "partie).",
+    "Send the bot's API key as `Authorization: Bearer <key>`.":
+        "Envoyez la clé d'API du bot ainsi : `Authorization: Bearer <key>`.",
+    "Send the administrator token as `Authorization: Bearer <token>`.":
+        "Envoyez le jeton d'administrateur ainsi : `Authorization: Bearer <token>`.",
+    "The administrator token is not a seat token; join a seat.":
+        "Le jeton d'administrateur n'est pas un jeton de siège ; rejoignez un siège.",
+    "This token does not hold a seat in game {gid}.": "Ce jeton ne tient aucun siège dans la partie {gid}.",
+    "This token no longer holds a seat in this game.": "Ce jeton ne tient plus de siège dans cette partie.",
+    "This token no longer holds seat {seat}: the seat was given up.":
+        "Ce jeton ne tient plus le siège {seat} : le siège a été abandonné.",
+    "Your token is for seat {seat}, not seat {claimed}.":
+        "Votre jeton est celui du siège {seat}, pas du siège {claimed}.",
+    "Seat {seat}'s view needs that seat's token.": "La vue du siège {seat} demande le jeton de ce siège.",
+    "This is not a bot API key (register one with POST /v1/bots).":
+        "Ce n'est pas une clé d'API de bot (créez-en une avec POST /v1/bots).",
+    "Deleting a bot account needs the administrator token.":
+        "Supprimer un compte de bot demande le jeton d'administrateur.",
+    "/metrics answers the administrator token only here.":
+        "Ici, /metrics ne répond qu'au jeton d'administrateur.",
+    "Creating a game with {chosen} needs the administrator token: whoever knows the seed knows every hand."
+    " Omit `seed` and `deal` (add your own `client_seed` when you join).":
+        "Créer une partie avec {chosen} demande le jeton d'administrateur : qui connaît la graine connaît "
+        "toutes les mains. Omettez `seed` et `deal` (ajoutez votre propre `client_seed` en rejoignant).",
+    "an explicit deal": "une donne explicite",
+    "a chosen seed": "une graine choisie",
+    "This game is private: send the invite code its creator got.":
+        "Cette partie est privée : envoyez le code d'invitation reçu par son créateur.",
+    # --- games ---------------------------------------------------------------------------------------
+    "There is no game {gid!r} (it may have expired).":
+        "Il n'y a pas de partie {gid!r} (elle a peut-être expiré).",
+    "There is no bot account {bid!r} (it may have expired).":
+        "Il n'y a pas de compte de bot {bid!r} (il a peut-être expiré).",
+    "{game} is played by {players}; give one seat entry each, not {given}.":
+        "{game} se joue à {players} ; donnez une entrée de siège par joueur, pas {given}.",
+    "Seats of this game are 0..{last}.": "Les sièges de cette partie vont de 0 à {last}.",
+    "Every seat of this game is taken.": "Tous les sièges de cette partie sont pris.",
+    "Seat {seat} is taken; join another or omit `seat`.":
+        "Le siège {seat} est pris ; rejoignez-en un autre ou omettez `seat`.",
+    "Seat {seat} of the rematch is already taken.": "Le siège {seat} de la revanche est déjà pris.",
+    "The seats of this game kept changing while you joined; join again.":
+        "Les sièges de cette partie changeaient sans cesse pendant que vous la rejoigniez ; rejoignez-la à"
+        " nouveau.",
+    "The game starts when every seat is taken.": "La partie commence quand tous les sièges sont pris.",
+    "The match is over; see /log for the replay.": "La partie est terminée ; voyez /log pour la rejouer.",
+    "The match is over; there is no seat to give up.":
+        "La partie est terminée ; il n'y a plus de siège à abandonner.",
+    "A rematch is offered once the match is over.": "Une revanche est proposée une fois la partie terminée.",
+    "The rematch has expired.": "La revanche a expiré.",
+    "The replay log (with the seed) is published when the match is over.":
+        "Le journal de la partie (avec la graine) est publié quand la partie est terminée.",
+    "The game is at version {current}: reload the view and decide again.":
+        "La partie en est à la version {current} : rechargez la vue et décidez à nouveau.",
+    "This Idempotency-Key was already used with another action; use a fresh key per action.":
+        "Cette Idempotency-Key a déjà servi pour une autre action ; utilisez une clé neuve par action.",
+    # --- capacity and limits ---------------------------------------------------------------------------
+    "This server holds {count} connections; retry in a moment.":
+        "Ce serveur tient {count} connexions ; réessayez dans un instant.",
+    "Your address holds {held} connections to this server (at most {most}); reuse them or close some.":
+        "Votre adresse tient {held} connexions à ce serveur ({most} au plus) ; réutilisez-les ou fermez-en.",
+    "This address holds {held} WebSockets to this server (at most {most}); run several subscriptions on "
+    "one socket.":
+        "Cette adresse tient {held} WebSockets à ce serveur ({most} au plus) ; faites passer plusieurs "
+        "abonnements par une seule.",
+    "This server holds its maximum of {most} open streams; retry later.":
+        "Ce serveur tient son maximum de {most} flux ouverts ; réessayez plus tard.",
+    "You have {count} streams open, the most allowed; close one (a bot account has one stream for all its "
+    "games: GET /v1/bots/me/stream).":
+        "Vous avez {count} flux ouverts, le maximum permis ; fermez-en un (un compte de bot a un seul flux"
+        " pour toutes ses parties : GET /v1/bots/me/stream).",
+    "You already have {count} unfinished games, the most one creator may have; finish one (an abandoned "
+    "game expires on its own) before creating another.":
+        "Vous avez déjà {count} parties non terminées, le maximum pour un créateur ; terminez-en une (une "
+        "partie abandonnée expire d'elle-même) avant d'en créer une autre.",
+    "The server holds its most unfinished games ({cap}); retry once some have finished.":
+        "Le serveur tient son maximum de parties non terminées ({cap}) ; réessayez quand certaines seront "
+        "finies.",
+    "Too many {category} requests from {whose} (at most {limit}); retry in {wait} s.":
+        "Trop de requêtes « {category} » venant de {whose} ({limit} au plus) ; réessayez dans {wait} s.",
+    "create game": "créer une partie",
+    "join": "rejoindre",
+    "act": "jouer",
+    "register bot": "inscrire un bot",
+    "open stream": "ouvrir un flux",
+    "this address": "cette adresse",
+    "this token": "ce jeton",
+    "{amount} per {multiples} {unit}": "{amount} par {multiples} {unit}",
+    "second": "seconde",
+    "minute": "minute",
+    "hour": "heure",
+    "day": "jour",
+    "month": "mois",
+    "year": "an",
+    # --- the game store ---------------------------------------------------------------------------------
+    "The game store does not answer.": "Le stockage des parties ne répond pas.",
+    "The game store is full and accepts no new data for now; finish or leave a game, or retry later.":
+        "Le stockage des parties est plein et n'accepte plus de données pour l'instant ; terminez ou "
+        "quittez une partie, ou réessayez plus tard.",
+    "Every connection to the game store is busy; retry shortly.":
+        "Toutes les connexions au stockage des parties sont occupées ; réessayez sous peu.",
+    "The game store cannot be reached right now; retry after the delay in Retry-After (a move with the "
+    "same Idempotency-Key, so it is applied at most once).":
+        "Le stockage des parties est injoignable pour l'instant ; réessayez après le délai de Retry-After "
+        "(un coup avec la même Idempotency-Key, pour qu'il soit appliqué au plus une fois).",
+    "Something went wrong on our side; the error was logged.":
+        "Quelque chose s'est mal passé de notre côté ; l'erreur a été journalisée.",
+    # --- streams --------------------------------------------------------------------------------------
+    "Events after {after} are no longer kept (a running match keeps only its last events): read GET "
+    "/v1/games/{gid}/view (your seat's whole view), then follow with Last-Event-ID {last}, skipping events"
+    " whose version the view already has.":
+        "Les événements après {after} ne sont plus conservés (une partie en cours ne garde que ses "
+        "derniers événements) : lisez GET /v1/games/{gid}/view (toute la vue de votre siège), puis suivez "
+        "avec Last-Event-ID {last} en sautant les événements dont la vue a déjà la version.",
+    "Game {gid} is over and its event stream was compacted away: GET /v1/games/{gid} for its final state "
+    "and GET /v1/games/{gid}/log for the whole match (the replay log).":
+        "La partie {gid} est terminée et son flux d'événements a été compacté : GET /v1/games/{gid} pour "
+        "son état final et GET /v1/games/{gid}/log pour toute la partie (le journal).",
+    "This server is shutting down: reconnect with your Last-Event-ID after retry_after seconds (another "
+    "replica serves you), and the stream resumes without a gap.":
+        "Ce serveur s'arrête : reconnectez-vous avec votre Last-Event-ID après retry_after secondes (une "
+        "autre réplique vous sert), et le flux reprend sans trou.",
+    "This stream fell too far behind and was closed; reconnect with Last-Event-ID {last_id} to resume "
+    "without a gap.":
+        "Ce flux a pris trop de retard et a été fermé ; reconnectez-vous avec Last-Event-ID {last_id} pour"
+        " reprendre sans trou.",
+    "This server is shutting down; subscribe again with after: {last_id!r} (another replica resumes "
+    "without a gap).":
+        "Ce serveur s'arrête ; abonnez-vous à nouveau avec after: {last_id!r} (une autre réplique reprend "
+        "sans trou).",
+    "This subscription fell too far behind and was ended; subscribe again with after: {last_id!r} to "
+    "resume without a gap.":
+        "Cet abonnement a pris trop de retard et a été terminé ; abonnez-vous à nouveau avec after: "
+        "{last_id!r} pour reprendre sans trou.",
+    # --- GraphQL ----------------------------------------------------------------------------------------
+    "GraphQL answers GET (queries only) and POST.":
+        "GraphQL répond à GET (requêtes de lecture seulement) et à POST.",
+    "Nothing here: send a GraphQL request with a `query`.":
+        "Rien ici : envoyez une requête GraphQL avec une `query`.",
+    "Send the GraphQL request as JSON with `Content-Type: application/json`.":
+        "Envoyez la requête GraphQL en JSON avec `Content-Type: application/json`.",
+    'The body must be a JSON object: {"query": "{ rules { id } }"}.':
+        'Le corps doit être un objet JSON : {"query": "{ rules { id } }"}.',
+    'The body must be a JSON object such as {"query": "{ rules { id } }"}.':
+        'Le corps doit être un objet JSON comme {"query": "{ rules { id } }"}.',
+    "{operation} must be sent with POST: GET runs queries only.":
+        "{operation} doit être envoyée avec POST : GET n'exécute que des requêtes de lecture.",
+    "Send one GraphQL request per HTTP request: a JSON array (a batch) is not accepted.":
+        "Envoyez une requête GraphQL par requête HTTP : un tableau JSON (un lot) n'est pas accepté.",
+    'The request has no `query`: send {"query": "…"}.':
+        "La requête n'a pas de `query` : envoyez {\"query\": \"…\"}.",
+    "{message} (line {line}, column {column})": "{message} (ligne {line}, colonne {column})",
+    "The fragments spread each other in a cycle: {cycle}.":
+        "Les fragments s'incluent les uns les autres en cycle : {cycle}.",
+    "Validation gave up on this document: it compares the same fields too many times (a field repeated, or"
+    " fragments selecting the same fields spread side by side); select each field once.":
+        "La validation a renoncé à ce document : il compare trop de fois les mêmes champs (un champ "
+        "répété, ou des fragments choisissant les mêmes champs inclus côte à côte) ; choisissez chaque "
+        "champ une fois.",
+    "Introspection ({field}) is switched off on this server (ATOUT_GRAPHQL_INTROSPECTION=false); the "
+    "schema is published as schema.graphql.":
+        "L'introspection ({field}) est désactivée sur ce serveur (ATOUT_GRAPHQL_INTROSPECTION=false) ; le "
+        "schéma est publié dans schema.graphql.",
+    "{what}, over the limit of {limit} ({setting}): {advice}.":
+        "{what}, au-delà de la limite de {limit} ({setting}) : {advice}.",
+    "The query is {size} bytes": "La requête fait {size} octets",
+    "The query has more than {count} comments": "La requête a plus de {count} commentaires",
+    "The query has more than {count} tokens": "La requête a plus de {count} lexèmes",
+    "The query is nested too deeply to parse": "La requête est trop imbriquée pour être analysée",
+    "The document has {count} operations": "Le document a {count} opérations",
+    "The document has {count} fragments": "Le document a {count} fragments",
+    "The document has more than {count} selections": "Le document a plus de {count} sélections",
+    "The document has more than {count} fragment spreads":
+        "Le document a plus de {count} inclusions de fragments",
+    "The document has more than {count} aliases": "Le document a plus de {count} alias",
+    "An argument value is nested more than {depth} levels deep":
+        "Une valeur d'argument est imbriquée sur plus de {depth} niveaux",
+    "The query": "La requête",
+    "The fragment {name}": "Le fragment {name}",
+    "{what}'s depth is {depth}": "{what} : profondeur {depth}",
+    "{what} costs {shown} (each field 1, times the size of the lists around it)":
+        "{what} coûte {shown} (chaque champ 1, fois la taille des listes qui l'entourent)",
+    "more than {cap}": "plus de {cap}",
+    "send a shorter document": "envoyez un document plus court",
+    "nest fewer selections or values": "imbriquez moins de sélections ou de valeurs",
+    "nest fewer selections": "imbriquez moins de sélections",
+    "send one operation per request": "envoyez une opération par requête",
+    "use fewer fragments": "utilisez moins de fragments",
+    "select fewer fields": "choisissez moins de champs",
+    "select fewer fields or ask for shorter lists with `limit`":
+        "choisissez moins de champs ou demandez des listes plus courtes avec `limit`",
+    "spread fewer fragments": "incluez moins de fragments",
+    "use fewer aliases": "utilisez moins d'alias",
+    "send flatter values": "envoyez des valeurs plus plates",
+    # --- GraphQL arguments (the REST rules, said for GraphQL's names) ------------------------------
+    "clientSeed is at most 64 printable ASCII characters.":
+        "clientSeed compte au plus 64 caractères ASCII imprimables.",
+    "seed must be a decimal string of digits.": "seed doit être une chaîne de chiffres décimaux.",
+    "seat is 0..4 and name at most 40 characters.": "seat va de 0 à 4 et name compte au plus 40 caractères.",
+    "name is 1 to 40 characters, contact at most 200.":
+        "name compte de 1 à 40 caractères, contact au plus 200.",
+    "expected_version must be 0 or more.": "expected_version doit valoir 0 ou plus.",
+    "idempotencyKey must be 1 to 200 characters.": "idempotencyKey doit compter de 1 à 200 caractères.",
+    "limit must be from 1 to 100.": "limit doit aller de 1 à 100.",
+    "{field}: false names no action: send {field}: true":
+        "{field}: false ne nomme aucune action : envoyez {field}: true",
+}  # fmt: skip
