@@ -73,8 +73,16 @@ app = Starlette(routes=[Route("/touch", touch, methods=["POST"]), Route("/empty"
 """
 
 
-async def play_games(base: str, clients: int, seconds: float) -> tuple[int, int, list[float], float]:
-    """Clients play whole games until the time is up; returns actions, requests, latencies, elapsed."""
+async def play_games(
+    base: str, clients: int, seconds: float, one_request: bool = True
+) -> tuple[int, int, list[float], float]:
+    """Clients play whole games until the time is up; returns actions, requests, latencies, elapsed.
+
+    ``one_request``: the loop the docs teach. Each client is a bot account seated at every seat of its
+    table (one key holds them all), so the answer to each move carries the next turn (``next_turn``:
+    the view and legal actions of the seat to act) and a move is one request; the game's start is
+    read from one view. Otherwise the old loop: ``GET …/actions`` for the seat to act, then the POST.
+    """
     latencies: list[float] = []
     counts = {"actions": 0, "requests": 0}
     deadline = time.perf_counter() + seconds
@@ -90,8 +98,17 @@ async def play_games(base: str, clients: int, seconds: float) -> tuple[int, int,
                 raise RuntimeError(f"{method} {path}: {r.status} {data}")
             return data
 
+    def choose(rng: random.Random, legal: list[dict[str, Any]]) -> dict[str, Any]:
+        action = rng.choice(legal)
+        if action["type"] == "discard" and "from" in action:
+            action = {"type": "discard", "cards": rng.sample(action["from"], action["count"])}
+        return action
+
     async def client(i: int, http: aiohttp.ClientSession) -> None:
         rng = random.Random(i)
+        key = None
+        if one_request:
+            key = (await call(http, "POST", "/v1/bots", body={"name": f"bench-{i}"}))["api_key"]
         while time.perf_counter() < deadline:
             game = GAMES[(i + counts["actions"]) % len(GAMES)]
             n = PLAYERS[game]
@@ -99,24 +116,31 @@ async def play_games(base: str, clients: int, seconds: float) -> tuple[int, int,
                 "id"
             ]
             tokens = [
-                (await call(http, "POST", f"/v1/games/{gid}/join", body={"seat": s, "name": f"c{i}s{s}"}))[
+                (await call(http, "POST", f"/v1/games/{gid}/join", key, {"seat": s, "name": f"c{i}s{s}"}))[
                     "token"
                 ]
                 for s in range(n)
             ]
-            to_act = (await call(http, "GET", f"/v1/games/{gid}/view", tokens[0]))["view"]["to_act"]
+            first = await call(http, "GET", f"/v1/games/{gid}/view", tokens[0])
+            to_act: int | None = first["view"]["to_act"]
+            legal = first["legal_actions"]
             while to_act is not None and time.perf_counter() < deadline:
-                legal = (await call(http, "GET", f"/v1/games/{gid}/actions", tokens[to_act]))["actions"]
-                action = rng.choice(legal)
-                if action["type"] == "discard" and "from" in action:
-                    action = {"type": "discard", "cards": rng.sample(action["from"], action["count"])}
+                if not one_request:
+                    legal = (await call(http, "GET", f"/v1/games/{gid}/actions", tokens[to_act]))["actions"]
+                elif legal is None:  # the game's first turn is another seat's: read its view once
+                    seen = await call(http, "GET", f"/v1/games/{gid}/view", tokens[to_act])
+                    legal = seen["legal_actions"]
                 start = time.perf_counter()
                 posted = await call(
-                    http, "POST", f"/v1/games/{gid}/actions", tokens[to_act], {"action": action}
+                    http, "POST", f"/v1/games/{gid}/actions", tokens[to_act], {"action": choose(rng, legal)}
                 )
                 latencies.append(time.perf_counter() - start)
                 counts["actions"] += 1
-                to_act = posted["to_act"]
+                to_act, turn = posted["to_act"], posted.get("next_turn")
+                if one_request and to_act is not None:
+                    if turn is None or turn["seat"] != to_act:
+                        raise RuntimeError(f"no next turn for the bot holding every seat: {posted}")
+                    legal = turn["legal_actions"]
 
     started = time.perf_counter()
     async with aiohttp.ClientSession(connector=aiohttp.TCPConnector(limit=clients)) as http:
@@ -151,9 +175,18 @@ class Side:
     """One server measured in rounds: ours, the bare GET+SET endpoint, the empty endpoint (the
     HTTP floor), or ours at a git revision."""
 
-    def __init__(self, name: str, args: list[str], env: dict[str, str], probe_path: str, method: str) -> None:
+    def __init__(
+        self,
+        name: str,
+        args: list[str],
+        env: dict[str, str],
+        probe_path: str,
+        method: str,
+        shares: Side | None = None,
+    ) -> None:
         self.name, self.args, self.env, self.probe_path, self.method = name, args, env, probe_path, method
-        self.port = free_port()
+        self.shares = shares  # another side's server, played with another loop (ours, two requests a move)
+        self.port = shares.port if shares else free_port()
         self.proc: subprocess.Popen[bytes] | None = None
         self.rates: list[float] = []  # actions/s (ours) or requests/s (bare), one per round
         self.requests_rates: list[float] = []
@@ -167,10 +200,16 @@ class Side:
         return f"http://127.0.0.1:{self.port}"
 
     def start(self) -> None:
+        if self.shares is not None:
+            self.proc = self.shares.proc
+            return
         probe = self.base + self.probe_path
         self.proc = start_server([*self.args, "--port", str(self.port)], self.env, probe, self.method)
 
     def stop(self) -> None:
+        if self.shares is not None:
+            self.proc = None
+            return
         if self.proc is not None:
             stop_server(self.proc)
             self.proc = None
@@ -195,7 +234,8 @@ class Side:
             count, lat, elapsed = asyncio.run(hammer_baseline(self.base, clients, seconds, self.probe_path))
             requests = count
         else:
-            count, requests, lat, elapsed = asyncio.run(play_games(self.base, clients, seconds))
+            one_request = self.name != "two"
+            count, requests, lat, elapsed = asyncio.run(play_games(self.base, clients, seconds, one_request))
             self.actions += count
         self.client_cpu.append((time.process_time() - cpu) / elapsed)
         self.server_cpu_us.append((self.server_cpu() - server_cpu) / count * 1e6)
@@ -242,13 +282,17 @@ def main() -> None:
             "ATOUT_RATE_JOIN_PER_ADDRESS": "1000000/minute",
             "ATOUT_RATE_ACT_PER_ADDRESS": "1000000/minute",
             "ATOUT_RATE_ACT": "1000000/minute",
+            "ATOUT_RATE_REGISTER_BOT": "1000000/hour",
+            "ATOUT_RATE_REGISTER_BOT_PER_ADDRESS": "1000000/hour",
         }
         (Path(tmp) / "baseline_app.py").write_text(BASELINE_APP)
         serve = [sys.executable, "-m", "service.runtime.cli", "serve", "--workers", "2"]
+        ours = Side("ours", serve, env, "/healthz", "GET")
         sides = [
             Side("bare", [sys.executable, *BARE_ARGS, "--app-dir", tmp], env, "/touch", "POST"),
-            Side("ours", serve, env, "/healthz", "GET"),
+            ours,
             Side("floor", [sys.executable, *BARE_ARGS, "--app-dir", tmp], env, "/empty", "POST"),
+            Side("two", serve, env, "/healthz", "GET", shares=ours),
         ]
         worktree: Path | None = None
         if args.ref:
@@ -281,7 +325,7 @@ def main() -> None:
 
 def report(sides: list[Side], clients: int) -> None:
     by = {side.name: side for side in sides}
-    bare, ours, floor, ref = by["bare"], by["ours"], by["floor"], by.get("ref")
+    bare, ours, floor, two, ref = by["bare"], by["ours"], by["floor"], by["two"], by.get("ref")
     ratios = [o / b for o, b in zip(ours.rates, bare.rates, strict=True)]
     # Requests our client sends per action (create, join and view included), and the ratio a server
     # whose every request cost only the HTTP floor (an empty endpoint) would reach with that client.
@@ -330,6 +374,18 @@ def report(sides: list[Side], clients: int) -> None:
         f"server_cpu_us_per_empty_request={cpu_floor:.0f}",
         f"client_cpu_ours={statistics.median(ours.client_cpu):.2f}",
         f"client_cpu_baseline={statistics.median(bare.client_cpu):.2f}",
+    ]
+    two_ratios = [t / b for t, b in zip(two.rates, bare.rates, strict=True)]
+    t99 = percentile(two.latencies, 99) * 1e3
+    two_cpu = statistics.median(two.server_cpu_us)
+    print(f"the old loop (GET …/actions, then the POST): {statistics.median(two.rates):7.0f} actions/s, "
+          f"ratio {statistics.median(two_ratios):.2f}, action p99 {t99:.1f} ms, server CPU {two_cpu:.0f} us "
+          "per action")  # fmt: skip
+    figures += [
+        f"two_request_actions_per_s={statistics.median(two.rates):.0f}",
+        f"two_request_ratio={statistics.median(two_ratios):.2f}",
+        f"two_request_action_p99_ms={t99:.1f}",
+        f"two_request_server_cpu_us_per_action={two_cpu:.0f}",
     ]
     if ref is not None:
         vs_ref = [o / r for o, r in zip(ours.rates, ref.rates, strict=True)]
