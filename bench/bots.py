@@ -11,11 +11,11 @@ every decision it takes that has more than one legal action.
 
     python bench/bots.py [--quick] [--deals N] [--expert-deals N] [--budget S] [--games a,b] [--jobs N]
 
-Last, the time from a human move to the bot's reply through the worker: a real
+Last, the time from a human move to the bot's reply on the human's stream: a real
 redis-server, ``atout serve`` and one ``atout worker`` process on loopback; a human seat
-plays Le Rough against three heuristic bots through REST, and each time its move hands the
-turn to a bot, the clock runs from the move's response to the bot's move being committed
-(the game's version moving on, polled every millisecond).
+plays Le Rough against three heuristic bots the one-request way (it follows its seat's event
+stream and answers each ``your_turn`` with one POST), and each time its move hands the turn to
+a bot, the clock runs from sending the move to the bot's move arriving on the stream.
 
 ``--quick`` (under a minute) plays fewer deals, gives the expert 30 ms a move and plays
 expert matches to a lower target score (Le 500 500, Le Rough 200, euchre 5). The last
@@ -25,16 +25,25 @@ line is ``bench bots: key=value ...`` with every figure.
 from __future__ import annotations
 
 import argparse
+import json
 import multiprocessing
+import os
 import random
+import signal
+import subprocess
 import sys
+import tempfile
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
+
+import httpx
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import engine
+from service.runtime.embedded_redis import EmbeddedRedis, free_port
 from workers import bots
 from workers.arena import wilson
 
@@ -217,7 +226,7 @@ def main() -> None:
         figures[f"{level}_p99_ms"] = f"{p99:.3f}"
     replies = reply_latencies(40 if args.quick else 200)
     r50, r99 = pct(replies, 0.5) * 1e3, pct(replies, 0.99) * 1e3
-    print(f"bot reply through the worker: p50 {r50:.1f} ms  p99 {r99:.1f} ms  over {len(replies)} replies")
+    print(f"human move -> bot's move on the stream: p50 {r50:.1f} ms  p99 {r99:.1f} ms  over {len(replies)}")
     figures["reply_p50_ms"] = f"{r50:.1f}"
     figures["reply_p99_ms"] = f"{r99:.1f}"
     figures["expert_budget_s"] = f"{budget:g}"
@@ -227,25 +236,33 @@ def main() -> None:
     print("bench bots: " + " ".join(f"{k}={v}" for k, v in figures.items()))
 
 
+def sse_events(lines: Iterator[str]) -> Iterator[dict[str, Any]]:
+    """The JSON ``data`` of each Server-Sent Event of ``lines`` (a frame ends at an empty line)."""
+    data: str | None = None
+    for line in lines:
+        if line.startswith("data:"):
+            data = line[5:].strip()
+        elif not line and data is not None:
+            yield json.loads(data)
+            data = None
+
+
+def stop(proc: subprocess.Popen[bytes]) -> None:
+    os.killpg(proc.pid, signal.SIGTERM)
+    try:
+        proc.wait(15)
+    except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, signal.SIGKILL)
+        proc.wait()
+
+
 def reply_latencies(samples: int) -> list[float]:
-    """Seconds from a human move's response to the heuristic bot's reply being committed."""
-    import os
-    import signal
-    import subprocess
-    import tempfile
+    """Seconds from a human move's answer to the heuristic bot's reply on the human's event stream.
 
-    import httpx
-
-    from service.runtime.embedded_redis import EmbeddedRedis, free_port
-
-    def stop(proc: subprocess.Popen[bytes]) -> None:
-        os.killpg(proc.pid, signal.SIGTERM)
-        try:
-            proc.wait(15)
-        except subprocess.TimeoutExpired:
-            os.killpg(proc.pid, signal.SIGKILL)
-            proc.wait()
-
+    The human plays as the docs teach: it follows its seat's stream, acts on each ``your_turn`` (its
+    legal actions are in it) with one POST, and the clock runs from sending that POST to the first
+    event of a later version on the stream: the bot's move, made by the worker and pushed to us (the
+    move's own round trip included: the bot may well have moved before its answer is read)."""
     out: list[float] = []
     rng = random.Random(7)
     with tempfile.TemporaryDirectory() as tmp:
@@ -267,35 +284,39 @@ def reply_latencies(samples: int) -> list[float]:
                     except httpx.HTTPError:
                         time.sleep(0.1)
                 while len(out) < samples:
-                    seats = ["open", "bot:heuristic", "bot:heuristic", "bot:heuristic"]
-                    gid = http.post("/v1/games", json={"game": "rough", "seats": seats}).json()["game"]["id"]
-                    token = http.post(f"/v1/games/{gid}/join", json={"seat": 0}).json()["token"]
-                    auth = {"Authorization": f"Bearer {token}"}
-                    deadline = time.monotonic() + 60
-                    while len(out) < samples and time.monotonic() < deadline:
-                        game = http.get(f"/v1/games/{gid}").json()
-                        if game["status"] == "finished":
-                            break
-                        if game["to_act"] != 0:
-                            time.sleep(0.002)
-                            continue
-                        legal = http.get(f"/v1/games/{gid}/actions", headers=auth).json()["actions"]
-                        action = rng.choice(legal)
-                        if action["type"] == "discard" and "from" in action:
-                            action = {"type": "discard", "cards": rng.sample(action["from"], action["count"])}
-                        posted = http.post(
-                            f"/v1/games/{gid}/actions", json={"action": action}, headers=auth
-                        ).json()
-                        done = time.perf_counter()
-                        if posted["to_act"] in (None, 0):
-                            continue  # the turn stays with the human: no bot reply to time
-                        while http.get(f"/v1/games/{gid}").json()["version"] <= posted["version"]:
-                            time.sleep(0.001)
-                        out.append(time.perf_counter() - done)
+                    out += one_match(http, rng, samples - len(out))
         finally:
             stop(worker)
             stop(api)
             server.stop()
+    return out
+
+
+def one_match(http: httpx.Client, rng: random.Random, wanted: int) -> list[float]:
+    """A human at seat 0 of Le Rough against three heuristic bots, following its stream."""
+    seats = ["open", "bot:heuristic", "bot:heuristic", "bot:heuristic"]
+    gid = http.post("/v1/games", json={"game": "rough", "seats": seats}).json()["game"]["id"]
+    token = http.post(f"/v1/games/{gid}/join", json={"seat": 0}).json()["token"]
+    auth = {"Authorization": f"Bearer {token}"}
+    out: list[float] = []
+    waiting: tuple[int, float] | None = None  # the version our move made, and when we sent it
+    deadline = time.monotonic() + 120
+    with http.stream("GET", f"/v1/games/{gid}/events", headers=auth) as stream:
+        for event in sse_events(stream.iter_lines()):
+            if waiting is not None and event.get("version", 0) > waiting[0]:
+                out.append(time.perf_counter() - waiting[1])
+                waiting = None
+            if event["type"] == "your_turn":
+                action = rng.choice(event["actions"])
+                if action["type"] == "discard" and "from" in action:
+                    action = {"type": "discard", "cards": rng.sample(action["from"], action["count"])}
+                sent = time.perf_counter()
+                posted = http.post(f"/v1/games/{gid}/actions", json={"action": action}, headers=auth).json()
+                if posted["to_act"] not in (None, 0):  # a bot's turn now: time its reply
+                    waiting = (posted["version"], sent)
+            finished = event["type"] == "turn" and event["status"] == "finished"
+            if finished or len(out) >= wanted or time.monotonic() > deadline:
+                break
     return out
 
 
