@@ -49,6 +49,39 @@ export type PlayInput = {
   noTrump?: boolean | null | undefined;
 };
 
+type Legal_BidAction_Fragment = { __typename: 'BidAction', tricks: number | null, suit: string | null, points: number | null, type: string };
+
+type Legal_CallPartnerAction_Fragment = { __typename: 'CallPartnerAction', card: string, type: string };
+
+type Legal_DiscardTemplate_Fragment = { __typename: 'DiscardTemplate', count: number, from: Array<string>, type: string };
+
+type Legal_ExchangeAction_Fragment = { __typename: 'ExchangeAction', discard: string, type: string };
+
+type Legal_GoAloneAction_Fragment = { __typename: 'GoAloneAction', type: string };
+
+type Legal_KeepAction_Fragment = { __typename: 'KeepAction', type: string };
+
+type Legal_NameTrumpAction_Fragment = { __typename: 'NameTrumpAction', suit: string | null, type: string };
+
+type Legal_OrderUpAction_Fragment = { __typename: 'OrderUpAction', type: string };
+
+type Legal_PassAction_Fragment = { __typename: 'PassAction', type: string };
+
+type Legal_PlayAction_Fragment = { __typename: 'PlayAction', card: string, noTrump: boolean | null, type: string };
+
+export type LegalFragment =
+  | Legal_BidAction_Fragment
+  | Legal_CallPartnerAction_Fragment
+  | Legal_DiscardTemplate_Fragment
+  | Legal_ExchangeAction_Fragment
+  | Legal_GoAloneAction_Fragment
+  | Legal_KeepAction_Fragment
+  | Legal_NameTrumpAction_Fragment
+  | Legal_OrderUpAction_Fragment
+  | Legal_PassAction_Fragment
+  | Legal_PlayAction_Fragment
+;
+
 export type SeatQueryVariables = Exact<{
   gameId: string | number;
 }>;
@@ -82,7 +115,7 @@ export type SeatQuery = { view: { version: number, seat: number | null, view:
           | { __typename: 'SeatedOrderUp', type: string, seat: number }
           | { __typename: 'SeatedPass', type: string, seat: number }
         > }
-     }, legalActions: { version: number, actions: Array<
+    , legalActions: Array<
       | { __typename: 'BidAction', tricks: number | null, suit: string | null, points: number | null, type: string }
       | { __typename: 'CallPartnerAction', card: string, type: string }
       | { __typename: 'DiscardTemplate', count: number, from: Array<string>, type: string }
@@ -93,7 +126,7 @@ export type SeatQuery = { view: { version: number, seat: number | null, view:
       | { __typename: 'OrderUpAction', type: string }
       | { __typename: 'PassAction', type: string }
       | { __typename: 'PlayAction', card: string, noTrump: boolean | null, type: string }
-    > } };
+    > | null } };
 
 export type ActMutationVariables = Exact<{
   gameId: string | number;
@@ -136,7 +169,18 @@ export type ActMutation = { submitAction: { version: number, toAct: number | nul
       | { __typename: 'UpcardTurnedDown', type: string }
       | { __typename: 'WentAlone', type: string }
       | { __typename: 'YouArePartner', type: string }
-    > } };
+    >, nextTurn: { version: number, legalActions: Array<
+        | { __typename: 'BidAction', tricks: number | null, suit: string | null, points: number | null, type: string }
+        | { __typename: 'CallPartnerAction', card: string, type: string }
+        | { __typename: 'DiscardTemplate', count: number, from: Array<string>, type: string }
+        | { __typename: 'ExchangeAction', discard: string, type: string }
+        | { __typename: 'GoAloneAction', type: string }
+        | { __typename: 'KeepAction', type: string }
+        | { __typename: 'NameTrumpAction', suit: string | null, type: string }
+        | { __typename: 'OrderUpAction', type: string }
+        | { __typename: 'PassAction', type: string }
+        | { __typename: 'PlayAction', card: string, noTrump: boolean | null, type: string }
+      > } | null } };
 
 export type EventsSubscriptionVariables = Exact<{
   gameId: string | number;
@@ -178,5 +222,16 @@ export type EventsSubscription = { gameEvents:
     | { __typename: 'UpcardTurnedDownEvent', id: string, version: number, type: string }
     | { __typename: 'WentAloneEvent', id: string, version: number, type: string }
     | { __typename: 'YouArePartnerEvent', id: string, version: number, type: string }
-    | { __typename: 'YourTurnEvent', id: string, version: number, type: string }
+    | { __typename: 'YourTurnEvent', id: string, version: number, type: string, actions: Array<
+        | { __typename: 'BidAction', tricks: number | null, suit: string | null, points: number | null, type: string }
+        | { __typename: 'CallPartnerAction', card: string, type: string }
+        | { __typename: 'DiscardTemplate', count: number, from: Array<string>, type: string }
+        | { __typename: 'ExchangeAction', discard: string, type: string }
+        | { __typename: 'GoAloneAction', type: string }
+        | { __typename: 'KeepAction', type: string }
+        | { __typename: 'NameTrumpAction', suit: string | null, type: string }
+        | { __typename: 'OrderUpAction', type: string }
+        | { __typename: 'PassAction', type: string }
+        | { __typename: 'PlayAction', card: string, noTrump: boolean | null, type: string }
+      > }
    };

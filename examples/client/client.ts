@@ -87,6 +87,8 @@ export function narrate(event: GameEvent): string {
       return `hand ${event.hand_number}: scores ${event.scores.join(" / ")}`;
     case "turn":
       return event.to_act === null ? "the match is over" : `seat ${event.to_act} to act`;
+    case "your_turn":
+      return `our turn: ${event.actions.length} legal actions at version ${event.version}`;
     case "lagged":
     case "resync":
     case "server_closing":
@@ -99,13 +101,36 @@ export function narrate(event: GameEvent): string {
 // The README's first move: only the action is required.
 export const firstMove: Schemas["ActionRequest"] = { action: { type: "pass" } };
 
-export async function playOneMove(client: AtoutClient, gameId: string): Promise<string> {
-  const { version, seat, to_act, actions } = await client.legalActions(gameId);
-  const first = actions[0];
-  if (to_act !== seat || first === undefined) return "not our turn";
-  const moved = await client.act(gameId, {
-    action: answer(first, (from, count) => from.slice(0, count)),
-    expected_version: version,
-  });
-  return moved.events.map((e) => e.type).join(", ");
+/** Our turn: the version to name and what we may do, from a view, a move's `next_turn` or a
+ * `your_turn` event of our stream (all three carry them). */
+export interface Turn {
+  version: number;
+  legal: LegalAction[];
+}
+
+export function turnOfEvent(event: GameEvent): Turn | null {
+  return event.type === "your_turn" ? { version: event.version, legal: event.actions } : null;
+}
+
+/** One request a move: the view starts the client (it holds `legal_actions` on our turn), each move's
+ * answer holds our next turn in `next_turn` when we act again at once; otherwise our next turn comes
+ * on our stream as a `your_turn` event (`turnOfEvent`). No `GET …/actions`. */
+export async function playOurTurns(client: AtoutClient, gameId: string, turn?: Turn | null): Promise<string> {
+  if (turn === undefined) {
+    const start = await client.view(gameId);
+    turn = start.legal_actions ? { version: start.version, legal: start.legal_actions } : null;
+  }
+  const played: string[] = [];
+  while (turn) {
+    const first = turn.legal[0];
+    if (first === undefined) break;
+    const moved = await client.act(gameId, {
+      action: answer(first, (from, count) => from.slice(0, count)),
+      expected_version: turn.version,
+    });
+    played.push(...moved.events.map((e) => e.type));
+    const next = moved.next_turn;
+    turn = next ? { version: next.version, legal: next.legal_actions } : null;
+  }
+  return played.length ? played.join(", ") : "not our turn";
 }

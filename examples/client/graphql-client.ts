@@ -11,6 +11,19 @@ import type {
   SeatQueryVariables,
 } from "./atout-graphql";
 
+const LEGAL = /* GraphQL */ `
+  fragment Legal on LegalAction {
+    __typename
+    type
+    ... on BidAction { tricks suit points }
+    ... on PlayAction { card noTrump }
+    ... on DiscardTemplate { count from }
+    ... on ExchangeAction { discard }
+    ... on NameTrumpAction { suit }
+    ... on CallPartnerAction { card }
+  }
+`;
+
 export const SEAT = /* GraphQL */ `
   query Seat($gameId: ID!) {
     view(gameId: $gameId) {
@@ -29,21 +42,10 @@ export const SEAT = /* GraphQL */ `
         ... on RoughView { contract { taker points } trickPoints }
         ... on EuchreView { upcard contract { maker calledCard alone partner } }
       }
-    }
-    legalActions(gameId: $gameId) {
-      version
-      actions {
-        __typename
-        type
-        ... on BidAction { tricks suit points }
-        ... on PlayAction { card noTrump }
-        ... on DiscardTemplate { count from }
-        ... on ExchangeAction { discard }
-        ... on NameTrumpAction { suit }
-        ... on CallPartnerAction { card }
-      }
+      legalActions { ...Legal }
     }
   }
+  ${LEGAL}
 `;
 
 export const ACT = /* GraphQL */ `
@@ -53,8 +55,10 @@ export const ACT = /* GraphQL */ `
       toAct
       status
       events { __typename type ... on CardPlayed { seat card } ... on TrickTaken { winner } }
+      nextTurn { version legalActions { ...Legal } }
     }
   }
+  ${LEGAL}
 `;
 
 export const EVENTS = /* GraphQL */ `
@@ -68,12 +72,14 @@ export const EVENTS = /* GraphQL */ `
       ... on DealtEvent { cards }
       ... on TurnEvent { toAct status }
       ... on HandScoredEvent { scores points }
+      ... on YourTurnEvent { actions { ...Legal } }
     }
   }
+  ${LEGAL}
 `;
 
 export type View = SeatQuery["view"]["view"];
-export type LegalAction = SeatQuery["legalActions"]["actions"][number];
+export type LegalAction = NonNullable<SeatQuery["view"]["legalActions"]>[number];
 export type StreamEvent = EventsSubscription["gameEvents"];
 
 interface GraphQLAnswer<T> {
@@ -152,18 +158,35 @@ export function describe(view: View): string {
   }
 }
 
-/** One seat playing to the end: its first legal action each time it is to act. */
-export async function playOut(base: string, token: string, gameId: string): Promise<void> {
-  for (;;) {
-    const { view, legalActions } = await seat(base, token, gameId);
-    if (view.view.toAct === null) return;
-    const first = legalActions.actions[0];
-    if (view.view.toAct !== view.seat || first === undefined) {
-      await new Promise((resolve) => setTimeout(resolve, 500));
-      continue;
-    }
-    await act(base, token, { gameId, action: chosen(first), expectedVersion: legalActions.version });
+/** Our turn: the version to name and what we may do (a view's `legalActions`, a move's `nextTurn`, a
+ * `YourTurnEvent` of the subscription: all three carry them). */
+export interface Turn {
+  version: number;
+  legal: LegalAction[];
+}
+
+export function turnOfEvent(event: StreamEvent): Turn | null {
+  return event.__typename === "YourTurnEvent" ? { version: event.version, legal: event.actions } : null;
+}
+
+/** Our turns, one request a move: the first from `turn` (a `YourTurnEvent`, `turnOfEvent`) or one
+ * read of the view, the next ones from each move's `nextTurn` while we act again at once. Returns
+ * when another seat is to act: our next turn comes on the subscription. */
+export async function playOurTurns(base: string, token: string, gameId: string, turn?: Turn | null): Promise<number> {
+  if (turn === undefined) {
+    const { view } = await seat(base, token, gameId);
+    turn = view.legalActions ? { version: view.version, legal: view.legalActions } : null;
   }
+  let moves = 0;
+  while (turn) {
+    const first = turn.legal[0];
+    if (first === undefined) break;
+    const { submitAction } = await act(base, token, { gameId, action: chosen(first), expectedVersion: turn.version });
+    moves += 1;
+    const next = submitAction.nextTurn;
+    turn = next ? { version: next.version, legal: next.legalActions } : null;
+  }
+  return moves;
 }
 
 export function onEvent(event: StreamEvent): string {
@@ -172,6 +195,8 @@ export function onEvent(event: StreamEvent): string {
       return `seat ${event.seat} plays ${event.card}`;
     case "TurnEvent":
       return event.toAct === null ? "the match is over" : `seat ${event.toAct} to act`;
+    case "YourTurnEvent":
+      return `our turn: ${event.actions.length} legal actions`;
     default:
       return event.type;
   }

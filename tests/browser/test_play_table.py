@@ -162,6 +162,8 @@ def test_the_table_plays_under_its_own_content_security_policy(
 
 def test_a_whole_le_rough_match_against_three_bots_to_its_end(table: OfflinePage) -> None:
     page, base = table.page, table.base
+    asked: list[str] = []  # one request a move: the legal actions come with the view (issue 22)
+    page.on("request", lambda r: r.method == "GET" and r.url.endswith("/actions") and asked.append(r.url))
     create(page, base, "rough")
     table.screenshot("play-rough-start")
     shots: set[str] = set()
@@ -183,6 +185,7 @@ def test_a_whole_le_rough_match_against_three_bots_to_its_end(table: OfflinePage
     page.wait_for_selector('[data-key-fair="true"]', timeout=10_000)
     assert page.locator('[data-fair="true"]').count() == 1 and not page.locator('[data-fair="false"]').count()
     table.screenshot("play-rough-over")
+    assert not asked, f"the page asked for its legal actions apart: {asked[:3]}"
     # A rematch: the same seats (the bots accept at once), a new game with a new seat token.
     rematch(page)
     assert not table.outside

@@ -54,7 +54,8 @@ def test_the_readme_walkthrough_moves_even_when_a_bot_moves_first(live_server: s
     for _ in range(8):
         view, mine, moved, output = run_walkthrough(live_server)
         assert view["seat"] == 0 and "hand" in view["view"]
-        assert mine["to_act"] == mine["seat"] == 0 and {"type": "pass"} in mine["actions"]
+        assert mine["view"]["to_act"] == mine["seat"] == 0 and {"type": "pass"} in mine["legal_actions"]
+        assert "next_turn" in moved  # the one-request loop's answer: null unless the seat acts again
         assert moved["version"] == mine["version"] + 1, moved  # applied, not a problem
         assert moved["action"] == {"type": "pass"} and moved["seat"] == 0
         assert "event: " in output  # the stream answered with the game's events
@@ -77,7 +78,9 @@ def test_the_readme_graphql_calls_answer_typed_data(live_server: str, rq_worker:
     view = typed["data"]["view"]["view"]
     assert view["phase"] in ("bidding", "discard", "play") and view["toAct"] in range(4)
     assert view["hand"] and all(len(card) == 2 for card in view["hand"])
-    assert all("type" in action for action in typed["data"]["legalActions"]["actions"])
+    legal = typed["data"]["view"]["legalActions"]  # on the seat's turn only; null while another acts
+    assert (legal is not None) == (view["toAct"] == 0), typed
+    assert all("type" in action for action in legal or ())
     if "errors" in submitted:  # not our turn yet, or a pass no longer fits: refused with REST's codes
         assert submitted["errors"][0]["extensions"]["code"] in ("not_your_turn", "illegal_action"), submitted
     else:

@@ -4,8 +4,8 @@
 /** @typedef {import("../../../examples/client/atout-api").components["schemas"]} Schemas */
 /** @typedef {Schemas["ViewResponse"]} ViewResponse */
 /** @typedef {Schemas["ViewResponse"]["view"]} View */
-/** @typedef {Schemas["LegalActionsResponse"]} LegalActionsResponse */
 /** @typedef {Schemas["LegalActionsResponse"]["actions"][number]} LegalAction */
+/** Our turn: the version to name and the legal actions (from the view, on our turn). @typedef {{version: number, actions: LegalAction[]}} Turn */
 /** @typedef {Schemas["ActionRequest"]["action"]} Action */
 /** @typedef {Schemas["GameSummary"]} GameSummary */
 /** @typedef {Exclude<Schemas["GameEvent"], Schemas["StreamEnd"]>} GameEvent */
@@ -95,15 +95,6 @@ export function join(gameId, request) {
  */
 export function view(gameId, token) {
   return call("GET", `/v1/games/${encodeURIComponent(gameId)}/view`, token);
-}
-
-/**
- * @param {string} gameId
- * @param {string} token
- * @returns {Promise<LegalActionsResponse>}
- */
-export function legalActions(gameId, token) {
-  return call("GET", `/v1/games/${encodeURIComponent(gameId)}/actions`, token);
 }
 
 /**

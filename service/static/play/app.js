@@ -35,7 +35,7 @@ const state = {
   seated: null,
   /** @type {import("./api.js").ViewResponse | null} */
   view: null,
-  /** @type {import("./api.js").LegalActionsResponse | null} */
+  /** @type {import("./api.js").Turn | null} */
   legal: null,
   /** @type {GameSummary | null} */
   summary: null,
@@ -280,7 +280,7 @@ async function openTable() {
 let refreshing = /** @type {Promise<void> | null} */ (null);
 let again = false;
 
-/** Read the view (and the legal actions when it is our turn) again, then draw the table. */
+/** Read the view (with our legal actions when it is our turn) again, then draw the table. */
 async function refresh() {
   if (refreshing) {
     again = true;
@@ -294,8 +294,8 @@ async function refresh() {
       const [view, summary] = await Promise.all([api.view(seated.gameId, seated.token), api.summary(seated.gameId)]);
       state.view = view;
       state.summary = summary;
-      state.legal = view.view.to_act === seated.seat ? await api.legalActions(seated.gameId, seated.token) : null;
-      if (state.legal && state.legal.version !== view.version) again = true;
+      // on our turn the view holds our legal actions: one read, no GET …/actions
+      state.legal = view.legal_actions ? { version: view.version, actions: view.legal_actions } : null;
       // our move was answered while we read: what we read may be from before it (its buttons
       // would be offered again for a moment), so read again
       if (state.sent !== sent) again = true;
@@ -556,7 +556,7 @@ function renderTable() {
       h("figure", { class: "played" }, cardImage(played.card), h("figcaption", {}, seatName(played.seat))))));
   if (view.game === "euchre5" && view.upcard) trick.append(h("p", {}, `${w.upcard}: `, cardImage(view.upcard)));
   const myTurn = state.legal !== null && view.to_act === seated.seat;
-  const controls = myTurn ? actionControls(/** @type {import("./api.js").LegalActionsResponse} */ (state.legal).actions) : null;
+  const controls = myTurn ? actionControls(/** @type {import("./api.js").Turn} */ (state.legal).actions) : null;
   const discarding = myTurn && state.legal?.actions.some((a) => a.type === "discard");
   const hand = h("section", { class: "hand", "aria-label": w.hand }, h("h2", {}, w.hand),
     h("div", { class: "cards" }, ...(discarding ? [] : view.hand.map((card) => {
