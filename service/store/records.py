@@ -175,6 +175,24 @@ def _seed_of(stored: str) -> int | str:
     return int(stored) if stored.isdigit() and len(stored) < 64 else stored
 
 
+@dataclass(frozen=True, order=True)
+class ListPosition:
+    """Where a page of the open games ended: the last game's place in the index (its creation time,
+    the index's score, then its id, which orders games created at the same instant). Pages run newest
+    first, so the next page holds the games strictly before this position."""
+
+    created_at: float
+    game_id: str
+
+
+@dataclass(frozen=True)
+class OpenGamesPage:
+    """One page of the open games, newest first, and where the next page starts (None: no more)."""
+
+    records: list[GameRecord]
+    next: ListPosition | None
+
+
 @dataclass(frozen=True)
 class StreamEvent:
     """One entry of a game's events stream: its stream id (a reader's cursor), the version it

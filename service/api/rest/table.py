@@ -129,7 +129,16 @@ OPS: tuple[Op, ...] = (
         errors=("invalid_request",),
         params=(
             Param("limit", "query", {"type": "integer", "minimum": 1, "maximum": 100}, "At most this many."),
+            Param(
+                "cursor",
+                "query",
+                {"type": "string", "minLength": 1, "maxLength": 200},
+                "The `next_cursor` of the previous page, as it came (none: the first page).",
+            ),
         ),
+        description="Newest first, a page at a time: each page's `next_cursor` (null on the last) "
+        "fetches the next. Paging never shows a game twice, and never misses one that was open when "
+        "it began and still is.",
     ),
     Op(
         "GET",
