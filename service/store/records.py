@@ -5,6 +5,7 @@ expected failures, each raised by the script outcome that names it (service/stor
 
 from __future__ import annotations
 
+import hashlib
 import json
 import time
 from collections.abc import Sequence
@@ -135,6 +136,16 @@ class GameRecord:
             fields[f"seat:{i}:reserved"] = seat.reserved_for
             fields[f"seat:{i}:owner"] = seat.owner
         return fields
+
+    def revision(self) -> str:
+        """A digest that changes whenever anything a client is shown of this game changes: the
+        ``version`` and what the writes that keep it change (a join, the start its last seat deals,
+        a leave, a seat handed to a bot, the rematch link: service/store/scripts.py). A version
+        alone would name a game whose seats filled or whose match started since as unchanged
+        (an HTTP validator built on it would answer 304 to a stale copy)."""
+        seats = [(s.kind, s.name, s.owner, bool(s.token_hash)) for s in self.seats]
+        facts = [self.version, self.status, self.rematch, self.listed, seats]
+        return hashlib.sha256(json.dumps(facts, separators=(",", ":")).encode()).hexdigest()[:24]
 
     @classmethod
     def from_hash(cls, gid: str, h: dict[str, str]) -> GameRecord:
