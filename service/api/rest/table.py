@@ -36,6 +36,7 @@ from schema.bodies import (
     ViewResponse,
 )
 from service.api.rest.bots import bot_me, delete_bot, register_bot
+from service.api.rest.deprecation import Deprecation
 from service.api.rest.games import (
     create_game,
     get_game,
@@ -70,7 +71,9 @@ class Param:
 class Op:
     """One endpoint: the handler that serves it and what the OpenAPI document says of it. ``errors`` are
     the problem codes it may answer (grouped by status in the document, which adds EVERY_OPERATION's to
-    each); ``stream`` marks a Server-Sent Events answer, whose ``response`` is the model of one event."""
+    each); ``stream`` marks a Server-Sent Events answer, whose ``response`` is the model of one event;
+    ``deprecation`` marks an operation on its way out (service/api/rest/deprecation.py: the document
+    says ``deprecated: true`` and its answers carry ``Deprecation`` and ``Sunset``)."""
 
     method: str
     path: str
@@ -86,6 +89,7 @@ class Op:
     params: tuple[Param, ...] = ()
     stream: bool = False
     description: str = ""
+    deprecation: Deprecation | None = None
 
 
 EVERY_OPERATION = ("store_unavailable",)
