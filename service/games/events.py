@@ -36,6 +36,23 @@ def stream_cursor(after: str | None, name: str) -> str:
     return cursor
 
 
+def _window_passed(gid: str, after: str, last: str, finished: bool) -> str:
+    """What a reader whose cursor fell out of the stream's window does: while the match runs, reread
+    the view and follow on; once it is over, nothing more will come, so the final state and the
+    replay log say the rest."""
+    if finished:
+        return (
+            f"Events after {after} are no longer kept (a match keeps only its last events, and this "
+            f"one is over): read GET /v1/games/{gid}/view for your seat's final view and GET "
+            f"/v1/games/{gid}/log for the whole match (the replay log)."
+        )
+    return (
+        f"Events after {after} are no longer kept (a running match keeps only its last events): read "
+        f"GET /v1/games/{gid}/view (your seat's whole view), then follow with Last-Event-ID {last}, "
+        "skipping events whose version the view already has."
+    )
+
+
 class EventDelivery(GameCore):
     """A game's events as one seat may see them."""
 
@@ -199,13 +216,7 @@ class EventDelivery(GameCore):
             return
         newest = await store.r.xrevrange(events_key(gid), "+", "-", count=1)
         last = newest[0][0] if newest else eid
-        raise StreamGap(
-            "stream_window_passed",
-            f"Events after {after} are no longer kept (a running match keeps only its last events): read "
-            f"GET /v1/games/{gid}/view (your seat's whole view), then follow with Last-Event-ID {last}, "
-            "skipping events whose version the view already has.",
-            last,
-        )
+        raise StreamGap("stream_window_passed", _window_passed(gid, after, last, finished), last)
 
     async def _over(self, store: Store, gid: str, block_ms: int) -> bool:
         """Whether ``gid`` is gone or finished, read at most once per ``block_ms`` for all the idle

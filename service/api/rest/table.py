@@ -282,10 +282,12 @@ OPS: tuple[Op, ...] = (
         stream=True,
         description="Each event's `id` is its stream id; the stream ends after the match is over. A "
         "stream that falls behind ends with `event: lagged` (reconnect with the given Last-Event-ID); one "
-        "whose Last-Event-ID is older than the events a running match keeps (ATOUT_STREAM_WINDOW), or "
-        "than a finished match's stream (kept ATOUT_FINISHED_STREAM_TTL seconds), gets `event: resync` "
-        "with code `stream_window_passed` (read the view, then follow after `last_event_id`) or "
-        "`events_expired` (read the game and its /log). When the server stops (a deploy, SIGTERM) the "
+        "whose Last-Event-ID is older than the events a match keeps (its last ATOUT_STREAM_WINDOW, "
+        "1024 by default: a whole typical match), or than a finished match's stream (kept "
+        "ATOUT_FINISHED_STREAM_TTL seconds, 15 minutes by default), gets `event: resync` with code "
+        "`stream_window_passed` (read the view, then follow after `last_event_id`; a finished match: "
+        "read the view and its /log) or `events_expired` (read the game and its /log). When the server "
+        "stops (a deploy, SIGTERM) the "
         "stream ends with `event: server_closing` and `retry: 1000`: reconnect with your Last-Event-ID.",
     ),
     Op(
