@@ -12,6 +12,8 @@ only the API) and one ``atout worker`` process. Then, in order:
    element counted): the game hash (its state), the event stream, the move log and any other key of
    its hash tag; plus every RQ key left behind (``rq:job:*``, ``rq:results:*`` ...) and the change of
    ``used_memory`` per match.
+   Then a few all-bot matches one at a time, each stream weighed as its match ends: events per
+   match and per move, bytes per event kept (the resume window's cost, ``ATOUT_STREAM_WINDOW``).
 3. Matches of four humans over REST (no RQ involved): commands and bytes per move of the API alone.
 4. ``--waiting`` games with one player seated of four, and ``--active`` matches of a human against
    three bots stopped at a human turn after ``--moves`` human moves: their keys weighed the same way.
@@ -19,7 +21,7 @@ only the API) and one ``atout worker`` process. Then, in order:
 The last line is ``bench memory: key=value ...`` (bytes unless named otherwise). ``--quick`` plays
 fewer matches (under a minute here).
 
-    python bench/memory.py [--quick] [--matches N] [--waiting N] [--active N] [--moves N]
+    python bench/memory.py [--quick] [--matches N] [--waiting N] [--active N] [--moves N] [--window N]
 """
 
 from __future__ import annotations
@@ -45,7 +47,7 @@ from service.runtime.embedded_redis import EmbeddedRedis, free_port
 from service.store.keys import events_key, game_key, log_key
 
 BOTS = ["bot:heuristic"] * 4
-LINGER = 3  # seconds a finished match's stream is kept here (ATOUT_FINISHED_STREAM_TTL; 300 by default)
+LINGER = 3  # seconds a finished match's stream is kept here (ATOUT_FINISHED_STREAM_TTL; 900 by default)
 
 
 def command_calls(r: redis.Redis) -> Counter[str]:
@@ -128,6 +130,9 @@ def main() -> None:
     parser.add_argument("--waiting", type=int, help="waiting games (default 50, quick 20)")
     parser.add_argument("--active", type=int, help="active human-vs-bots matches (default 10, quick 4)")
     parser.add_argument("--moves", type=int, default=20, help="human moves made in each active match")
+    parser.add_argument(
+        "--window", type=int, help="events a match's stream keeps (ATOUT_STREAM_WINDOW; omitted: the default)"
+    )
     args = parser.parse_args()
     matches = args.matches if args.matches is not None else (6 if args.quick else 30)
     waiting = args.waiting if args.waiting is not None else (20 if args.quick else 50)
@@ -142,6 +147,7 @@ def main() -> None:
             "ATOUT_LOG_LEVEL": "warning",
             "ATOUT_RATE_LIMITS": "false",  # limits are per process and synced on a clock, not per action
             "ATOUT_FINISHED_STREAM_TTL": str(LINGER),  # weighed both before and after it expires
+            **({"ATOUT_STREAM_WINDOW": str(args.window)} if args.window else {}),
             "PYTHONPATH": str(Path(__file__).resolve().parent.parent),
         }
         port = free_port()
@@ -159,6 +165,7 @@ def main() -> None:
             )
             with httpx.Client(base_url=base, timeout=30) as http:
                 figures.update(finished_matches(r, http, matches))
+                figures.update(whole_streams(r, http, 2 if args.quick else 5))
                 figures.update(human_match(r, http))
                 figures.update(waiting_games(r, http, waiting))
                 figures.update(active_matches(r, http, active, args.moves))
@@ -234,6 +241,34 @@ def finished_matches(r: redis.Redis, http: httpx.Client, n: int) -> dict[str, st
         "rq_leftover_bytes": str(rq_size),
         "used_memory_per_match": f"{(used_memory(r) - memory0) / max(1, n):.0f}",
         "keys_per_match": f"{(int(r.dbsize()) - keys0) / max(1, n):.1f}",
+    }
+
+
+def whole_streams(r: redis.Redis, http: httpx.Client, n: int) -> dict[str, str]:
+    """``n`` all-bot matches one after another, each stream weighed the moment its match ends (before
+    its linger runs out): the events a whole match publishes, per move, and the bytes one kept event
+    costs (``MEMORY USAGE`` of the stream over ``XLEN``: what the resume window costs per event). With
+    ``--window`` below a match's events, the stream weighed is the trimmed one."""
+    events = size = moves = 0
+    for _ in range(n):
+        gid = http.post("/v1/games", json={"game": "rough", "seats": BOTS}).json()["game"]["id"]
+        deadline = time.monotonic() + 300
+        while r.hget(game_key(gid), "status") != b"finished":
+            if time.monotonic() > deadline:
+                raise SystemExit(f"match {gid} did not finish")
+            time.sleep(0.02)
+        events += int(r.xlen(events_key(gid)))
+        size += key_bytes(r, events_key(gid))
+        moves += int(r.hget(game_key(gid), "version") or 0)
+    print(
+        f"whole streams: {n} matches, {moves / n:.0f} moves and {events / n:.0f} events each "
+        f"({events / max(1, moves):.2f} a move), {size / max(1, events):.0f} B an event"
+    )
+    return {
+        "match_stream_events": f"{events / n:.0f}",
+        "match_stream_bytes": f"{size / n:.0f}",
+        "stream_events_per_move": f"{events / max(1, moves):.2f}",
+        "stream_bytes_per_event": f"{size / max(1, events):.0f}",
     }
 
 

@@ -192,6 +192,10 @@ class CreateGameResponse(BaseModel):
 
 class GameList(BaseModel):
     games: list[GameSummary]
+    next_cursor: str | None = Field(
+        description="Send it back as `cursor` for the next page; null on the last page. Opaque: never "
+        "build or change one."
+    )
 
 
 class JoinRequest(Model):

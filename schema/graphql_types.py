@@ -88,6 +88,18 @@ class Game:
         )
 
 
+@strawberry.type(description="A page of the open games, newest first.")
+class GamePage:
+    games: list[Game]
+    next_cursor: str | None = strawberry.field(
+        description="Pass it as `cursor` for the next page; null on the last page. Opaque."
+    )
+
+    @classmethod
+    def of(cls, page: bodies.GameList) -> GamePage:
+        return cls(games=[Game.of(s) for s in page.games], next_cursor=page.next_cursor)
+
+
 @strawberry.type(description="What the caller's seat may see (a spectator's view without a token).")
 class View:
     game_id: strawberry.ID

@@ -28,7 +28,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List open games (listed, waiting for players) */
+        /**
+         * List open games (listed, waiting for players)
+         * @description Newest first, a page at a time: each page's `next_cursor` (null on the last) fetches the next. Paging never shows a game twice, and never misses one that was open when it began and still is.
+         */
         get: operations["listGames"];
         put?: never;
         /**
@@ -160,7 +163,7 @@ export interface paths {
         };
         /**
          * Server-Sent Events of the game, as the caller's seat may see them
-         * @description Each event's `id` is its stream id; the stream ends after the match is over. A stream that falls behind ends with `event: lagged` (reconnect with the given Last-Event-ID); one whose Last-Event-ID is older than the events a running match keeps (ATOUT_STREAM_WINDOW), or than a finished match's stream (kept ATOUT_FINISHED_STREAM_TTL seconds), gets `event: resync` with code `stream_window_passed` (read the view, then follow after `last_event_id`) or `events_expired` (read the game and its /log). When the server stops (a deploy, SIGTERM) the stream ends with `event: server_closing` and `retry: 1000`: reconnect with your Last-Event-ID.
+         * @description Each event's `id` is its stream id; the stream ends after the match is over. A stream that falls behind ends with `event: lagged` (reconnect with the given Last-Event-ID); one whose Last-Event-ID is older than the events a match keeps (its last ATOUT_STREAM_WINDOW, 1024 by default: a whole typical match), or than a finished match's stream (kept ATOUT_FINISHED_STREAM_TTL seconds, 15 minutes by default), gets `event: resync` with code `stream_window_passed` (read the view, then follow after `last_event_id`; a finished match: read the view and its /log) or `events_expired` (read the game and its /log). When the server stops (a deploy, SIGTERM) the stream ends with `event: server_closing` and `retry: 1000`: reconnect with your Last-Event-ID.
          */
         get: operations["streamEvents"];
         put?: never;
@@ -1306,6 +1309,11 @@ export interface components {
         GameList: {
             /** Games */
             games: components["schemas"]["GameSummary"][];
+            /**
+             * Next Cursor
+             * @description Send it back as `cursor` for the next page; null on the last page. Opaque: never build or change one.
+             */
+            next_cursor: string | null;
         };
         /** GameRules */
         GameRules: {
@@ -3318,6 +3326,8 @@ export interface operations {
             query?: {
                 /** @description At most this many. */
                 limit?: number;
+                /** @description The `next_cursor` of the previous page, as it came (none: the first page). */
+                cursor?: string;
             };
             header?: never;
             path?: never;

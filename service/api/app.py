@@ -241,13 +241,18 @@ def create_app(settings: Settings | None = None) -> Starlette:
                     "Authorization",
                     "Content-Type",
                     "Idempotency-Key",
+                    "If-None-Match",  # revalidating a cached game or view (service/api/rest/caching.py)
                     "Last-Event-ID",
                     "X-Request-ID",
                 ],
                 expose_headers=[
+                    "Deprecation",  # a deprecated operation's answers (service/api/rest/deprecation.py)
+                    "ETag",
                     "Idempotent-Replayed",
+                    "Link",
                     "Location",
                     "Retry-After",
+                    "Sunset",
                     "X-Request-ID",
                     *RATE_LIMIT_HEADERS,
                 ],

@@ -30,7 +30,9 @@ def problem_response(
     error: ProblemError, instance: str | None = None, headers: Mapping[str, str] | None = None
 ) -> Response:
     count_error("rest", error.code if error.code in CODES else "other")
-    headers = {**error.headers, **(headers or {}), **language_headers()}
+    # A problem says how things stood at that moment (a refused token, a missing game, a full server):
+    # never stored, so that no cache answers with it later (404 and 405 are cacheable by default).
+    headers = {"Cache-Control": "no-store", **error.headers, **(headers or {}), **language_headers()}
     if error.status == 401:
         headers["WWW-Authenticate"] = "Bearer"
     return ProblemResponse(

@@ -135,17 +135,19 @@ class Settings(BaseSettings):
         "resumes from its last event id).",
     )
     stream_window: int = Field(
-        default=256,
+        default=1024,
         ge=16,
-        description="Events a running match keeps in its Redis stream (about: trimmed every 32 moves); a "
+        description="Events a match keeps in its Redis stream for readers that resume (about: trimmed "
+        "every 32 moves; ~95 B each, docs/operations.md). 1024 holds a whole Le Rough match of ~300 "
+        "moves (~2.6 events a move), so a client back from the background resumes where it left; a "
         "reader resuming from an older id is told to resync from the view (`stream_window_passed`).",
     )
     finished_stream_ttl: int = Field(
-        default=300,
+        default=900,
         ge=1,
-        description="Seconds a finished match's event stream stays for its last readers; then only the "
-        "final state and the compact move log remain (`/log` replays it; a late reader gets "
-        "`events_expired`).",
+        description="Seconds a finished match's event stream stays for readers that resume (a phone "
+        "back from 15 minutes in the background); then only the final state and the compact move log "
+        "remain (`/log` replays it; a late reader gets `events_expired`).",
     )
     bot_queue: str = Field(
         default="atout-bots", description="RQ queue of bot turns (expert turns use `<name>-expert`)."

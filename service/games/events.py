@@ -205,12 +205,26 @@ class EventDelivery(GameCore):
             return
         newest = await store.r.xrevrange(events_key(gid), "+", "-", count=1)
         last = newest[0][0] if newest else eid
+        # What a reader whose cursor fell out of the window does: while the match runs, reread the
+        # view and follow on; once it is over nothing more comes: the final view and the log say it all.
+        if finished:
+            raise StreamGap(
+                "stream_window_passed",
+                Text(
+                    "Events after {after} are no longer kept (a match keeps only its last events, and this "
+                    "one is over): read GET /v1/games/{gid}/view for your seat's final view and GET "
+                    "/v1/games/{gid}/log for the whole match (the replay log).",
+                    after=after,
+                    gid=gid,
+                ),
+                last,
+            )
         raise StreamGap(
             "stream_window_passed",
             Text(
-                "Events after {after} are no longer kept (a running match keeps only its last events): read "
-                "GET /v1/games/{gid}/view (your seat's whole view), then follow with Last-Event-ID {last}, "
-                "skipping events whose version the view already has.",
+                "Events after {after} are no longer kept (a running match keeps only its last events): "
+                "read GET /v1/games/{gid}/view (your seat's whole view), then follow with Last-Event-ID "
+                "{last}, skipping events whose version the view already has.",
                 after=after,
                 gid=gid,
                 last=last,

@@ -10,6 +10,7 @@ import time
 import engine
 from schema.bodies import (
     CreateGameRequest,
+    GameList,
     GameSummary,
     SeatInfo,
 )
@@ -23,6 +24,7 @@ from service.games.core import (
     new_game_id,
     your_turn,
 )
+from service.games.cursors import decode_cursor, encode_cursor
 from service.store.keys import STATUS_ACTIVE, STATUS_FINISHED, STATUS_WAITING, hash_token
 from service.store.records import (
     GameMissing,
@@ -66,8 +68,17 @@ class Lobby(GameCore):
             turn_seconds=record.extra.get("turn_seconds"),
         )
 
-    async def open_games(self, limit: int = 50) -> list[GameSummary]:
-        return [self.summary(r) for r in await self.store.open_games(limit)]
+    async def open_games(
+        self, limit: int = 50, cursor: str | None = None, where: tuple[str, ...] = ("query", "cursor")
+    ) -> GameList:
+        """A page of the open games, newest first, and the cursor of the next (None: the last page).
+        A ``cursor`` this server did not give is 422 ``invalid_request`` (``where``: the parameter's
+        place, for the problem's ``errors``)."""
+        page = await self.store.open_page(limit, None if cursor is None else decode_cursor(cursor, where))
+        return GameList(
+            games=[self.summary(r) for r in page.records],
+            next_cursor=None if page.next is None else encode_cursor(page.next),
+        )
 
     async def create(self, request: CreateGameRequest, token: str | None) -> tuple[GameRecord, str | None]:
         admin = self.is_admin(token)

@@ -39,16 +39,27 @@ class Play(GameCore):
     """The seat's view, its legal actions and the move itself."""
 
     async def view(self, gid: str, token: str | None, claimed_seat: int | None = None) -> ViewResponse:
+        record, caller = await self.viewer(gid, token, claimed_seat)
+        return self.view_of(record, caller)
+
+    async def viewer(
+        self, gid: str, token: str | None, claimed_seat: int | None = None
+    ) -> tuple[GameRecord, Caller]:
+        """The game and whose view of it ``token`` asks for (every refusal decided): the first half of
+        :meth:`view`, so that REST can answer 304 to a copy still current without building the view."""
         record = await self.get(gid)
         caller = self.caller(record, token, required=False, claimed_seat=claimed_seat)
         if claimed_seat is not None and caller.seat is None:
             raise ProblemError(
                 "missing_token", Text("Seat {seat}'s view needs that seat's token.", seat=claimed_seat)
             )
+        return record, caller
+
+    def view_of(self, record: GameRecord, caller: Caller) -> ViewResponse:
         m = self.match_of(record)
         turn = caller.seat is not None and record.status == STATUS_ACTIVE and m.to_act == caller.seat
         return ViewResponse.model_construct(  # built from trusted values: no validation
-            game_id=gid,
+            game_id=record.id,
             version=record.version,
             seat=caller.seat,
             status=record.status,
@@ -57,13 +68,22 @@ class Play(GameCore):
         )
 
     async def legal_actions(self, gid: str, token: str | None) -> LegalActionsResponse:
+        record, caller = await self.seated(gid, token)
+        return self.legal_actions_of(record, caller)
+
+    async def seated(self, gid: str, token: str | None) -> tuple[GameRecord, Caller]:
+        """The game and the seat ``token`` holds in it (401 otherwise)."""
         record = await self.get(gid)
         caller = self.caller(record, token, required=True)
+        assert caller.seat is not None
+        return record, caller
+
+    def legal_actions_of(self, record: GameRecord, caller: Caller) -> LegalActionsResponse:
         assert caller.seat is not None
         m = self.match_of(record)
         running = record.status == STATUS_ACTIVE
         return LegalActionsResponse.model_construct(  # built from trusted values: no validation
-            game_id=gid,
+            game_id=record.id,
             version=record.version,
             seat=caller.seat,
             to_act=m.to_act if running else None,
@@ -76,12 +96,22 @@ class Play(GameCore):
         key K, which tells every hand and so is shown only once the match is over (or to the
         administrator). The hand records come from replaying the log (:meth:`_replayed_events`), not
         from the stream, which expires soon after the match (service/store/retention.py)."""
+        record, _caller = await self.log_reader(gid, token)
+        return await self.replay_log_of(record)
+
+    async def log_reader(self, gid: str, token: str | None) -> tuple[GameRecord, Caller]:
+        """The game whose log ``token`` may read (409 ``game_not_over`` before its end, but for the
+        administrator), and who reads it."""
         record = await self.get(gid)
         caller = self.caller(record, token, required=False)
         if record.status != STATUS_FINISHED and not caller.admin:
             raise ProblemError(
                 "game_not_over", "The replay log (with the seed) is published when the match is over."
             )
+        return record, caller
+
+    async def replay_log_of(self, record: GameRecord) -> LogResponse:
+        gid = record.id
         m = self.match_of(record)
         actions = await retention.read_log(self.store, gid)
         published = self._replayed_events(record, m, actions)

@@ -63,7 +63,7 @@ class StreamLagged(Exception):
 
 class StreamGap(StreamLagged):
     """The events right after the reader's cursor are no longer kept, so no resume can be gapless:
-    ``code`` is ``stream_window_passed`` (a running match keeps only its last events,
+    ``code`` is ``stream_window_passed`` (a match keeps only its last events,
     service/store/retention.py) or ``events_expired`` (a finished match's stream is gone). The reader
     resyncs from the game's view, then follows after ``last_id`` (the newest event when it was told),
     skipping events whose version its view already has. A subclass of :class:`StreamLagged`, so every

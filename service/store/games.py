@@ -33,6 +33,8 @@ from service.store.records import (
     GameOver,
     GameRecord,
     GameStart,
+    ListPosition,
+    OpenGamesPage,
     SeatLost,
     SeatTaken,
     StartChanged,
@@ -240,19 +242,58 @@ class GameStore(StoreConnection):
         return [json.loads(item) for item in await self.r.lrange(log_key(gid), 0, -1)]
 
     async def open_games(self, limit: int = 50) -> list[GameRecord]:
-        """Listed games still waiting for players, newest first; stale index entries are dropped."""
+        """Listed games still waiting for players, newest first (the first page of :meth:`open_page`)."""
+        return (await self.open_page(limit)).records
+
+    async def open_page(self, limit: int = 50, after: ListPosition | None = None) -> OpenGamesPage:
+        """Up to ``limit`` listed games still waiting for players, newest first, strictly after
+        ``after`` (None: from the newest); stale index entries are dropped on the way.
+
+        Keyset paging on the index's order (creation time, then id, both descending): a page starts
+        after the last game of the previous one, not at an offset, so a game created meanwhile (newer
+        than every position already handed out) is never seen twice nor pushes another one out of
+        reach, and a game leaving the index does not shift the rest. The next position is given only
+        when a further open game exists, so the last page says so (``next`` None)."""
         await self.r.zremrangebyscore(OPEN_INDEX, "-inf", self._stale_open())
-        ids = await self.r.zrevrange(OPEN_INDEX, 0, max(limit * 2, limit) - 1)
-        out: list[GameRecord] = []
-        for gid in ids:
-            record = await self.load(gid)
-            if record is None or record.status != STATUS_WAITING or not record.listed:
-                await self.r.zrem(OPEN_INDEX, gid)
-                continue
-            out.append(record)
-            if len(out) >= limit:
+        found: list[tuple[ListPosition, GameRecord]] = []
+        position = after
+        while len(found) <= limit:
+            entries = await self._index_after(position, limit + 1 - len(found))
+            if not entries:
                 break
-        return out
+            records = await self._load_many([place.game_id for place in entries])
+            for place, record in zip(entries, records, strict=True):
+                if record is None or record.status != STATUS_WAITING or not record.listed:
+                    await self.r.zrem(OPEN_INDEX, place.game_id)
+                else:
+                    found.append((place, record))
+            position = entries[-1]
+        page = found[:limit]
+        more = len(found) > limit and bool(page)
+        return OpenGamesPage([record for _, record in page], page[-1][0] if more else None)
+
+    async def _index_after(self, position: ListPosition | None, count: int) -> list[ListPosition]:
+        """At least ``count`` entries of the open index after ``position`` in its descending order
+        (fewer at its end; more when games share the position's creation time: all of those)."""
+        if position is None:
+            ties: list[ListPosition] = []
+            below = "+inf"
+        else:
+            # games created at the very same instant as the position: ordered by id, descending
+            score = repr(position.created_at)
+            same = await self.r.zrevrangebyscore(OPEN_INDEX, score, score)
+            ties = [ListPosition(position.created_at, gid) for gid in same if gid < position.game_id]
+            below = f"({position.created_at!r}"
+        rest = await self.r.zrevrangebyscore(OPEN_INDEX, below, "-inf", start=0, num=count, withscores=True)
+        return [*ties, *(ListPosition(float(score), gid) for gid, score in rest)]
+
+    async def _load_many(self, gids: list[str]) -> list[GameRecord | None]:
+        """The records of ``gids`` (None for a missing one), read in one pipelined round trip."""
+        async with self.r.pipeline(transaction=False) as pipe:
+            for gid in gids:
+                pipe.hgetall(game_key(gid))
+            replies = await pipe.execute()
+        return [GameRecord.from_hash(gid, h) if h else None for gid, h in zip(gids, replies, strict=True)]
 
     def _stale_open(self) -> str:
         """The score (exclusive) below which an open index entry is older than a game can live unplayed."""

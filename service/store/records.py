@@ -5,6 +5,7 @@ expected failures, each raised by the script outcome that names it (service/stor
 
 from __future__ import annotations
 
+import hashlib
 import json
 import time
 from collections.abc import Sequence
@@ -136,6 +137,16 @@ class GameRecord:
             fields[f"seat:{i}:owner"] = seat.owner
         return fields
 
+    def revision(self) -> str:
+        """A digest that changes whenever anything a client is shown of this game changes: the
+        ``version`` and what the writes that keep it change (a join, the start its last seat deals,
+        a leave, a seat handed to a bot, the rematch link: service/store/scripts.py). A version
+        alone would name a game whose seats filled or whose match started since as unchanged
+        (an HTTP validator built on it would answer 304 to a stale copy)."""
+        seats = [(s.kind, s.name, s.owner, bool(s.token_hash)) for s in self.seats]
+        facts = [self.version, self.status, self.rematch, self.listed, seats]
+        return hashlib.sha256(json.dumps(facts, separators=(",", ":")).encode()).hexdigest()[:24]
+
     @classmethod
     def from_hash(cls, gid: str, h: dict[str, str]) -> GameRecord:
         players = int(h["players"])
@@ -173,6 +184,24 @@ class GameRecord:
 def _seed_of(stored: str) -> int | str:
     """An administrator's seed is a whole number (at most 2**53, 16 digits); a match key is 64 hex digits."""
     return int(stored) if stored.isdigit() and len(stored) < 64 else stored
+
+
+@dataclass(frozen=True, order=True)
+class ListPosition:
+    """Where a page of the open games ended: the last game's place in the index (its creation time,
+    the index's score, then its id, which orders games created at the same instant). Pages run newest
+    first, so the next page holds the games strictly before this position."""
+
+    created_at: float
+    game_id: str
+
+
+@dataclass(frozen=True)
+class OpenGamesPage:
+    """One page of the open games, newest first, and where the next page starts (None: no more)."""
+
+    records: list[GameRecord]
+    next: ListPosition | None
 
 
 @dataclass(frozen=True)

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from test_bots import *  # noqa: F403
 from test_graphql import *  # noqa: F403
+from test_pagination import *  # noqa: F403  (the pages read games of many slots at once)
 from test_rest_games import *  # noqa: F403
 from test_rest_play import *  # noqa: F403
 from test_seats import *  # noqa: F403

@@ -201,6 +201,52 @@ def test_a_reader_behind_the_stream_window_is_told_to_resync(
         assert [f["code"] for f in start] == ["stream_window_passed"]
 
 
+def test_a_reader_behind_the_window_of_a_finished_match_is_told_it_is_over(
+    settings: Settings, redis_client: redis.Redis
+) -> None:
+    """The resync of a match that is over points to its final view and its log, not to following on
+    ("a running match" was said of finished ones too)."""
+    with TestClient(create_app(settings.model_copy(update={"stream_window": 16}))) as client:
+        table = seated(client, "rough", options={"target_score": 200})
+        gid = table.game_id
+        first_id = sse_frames(client.get(f"/v1/games/{gid}/events?follow=false").text)[0]["id"]
+        table.play_random(random.Random(12))
+        assert table.game()["version"] >= 32  # trimmed at least once while it ran
+        oldest = redis_client.xrange(events_key(gid), "-", "+", count=1)[0]
+        assert json.loads(oldest[1]["e"])["type"] != "game_created"
+        headers = {**auth(table.tokens[0]), "Last-Event-ID": first_id}
+        behind = sse_frames(client.get(f"/v1/games/{gid}/events?follow=false", headers=headers).text)
+        assert [(f["event"], f["code"]) for f in behind] == [("resync", "stream_window_passed")]
+        detail = behind[0]["detail"]
+        assert "is over" in detail and f"/v1/games/{gid}/log" in detail and "/view" in detail
+        assert "running" not in detail and "follow with" not in detail
+
+
+def test_by_default_a_reader_resumes_after_200_moves_away(settings: Settings) -> None:
+    """The default window (ATOUT_STREAM_WINDOW=1024) holds a whole typical Le Rough match (bench/
+    memory.py: docs/operations.md): a phone that last read the first event resumes from it after 200
+    moves (here ~850 events: these cautious bids deal many hands), without a resync, where the former
+    default of 256 events had dropped it long before."""
+    defaults = Settings.model_fields
+    assert settings.stream_window == defaults["stream_window"].default
+    assert defaults["finished_stream_ttl"].default == 900  # a finished match's stream: 15 minutes
+    rng = random.Random(13)
+    with TestClient(create_app(settings)) as client:
+        table = seated(client, "rough", options={"target_score": 500})
+        gid = table.game_id
+        first_id = sse_frames(client.get(f"/v1/games/{gid}/events?follow=false").text)[0]["id"]
+        for _ in range(200):
+            game = table.game()
+            assert game["status"] == "active"
+            seat = game["to_act"]
+            assert table.act(seat, cautious(table.legal(seat), rng)).status_code == 200
+        headers = {**auth(table.tokens[0]), "Last-Event-ID": first_id}
+        resumed = sse_frames(client.get(f"/v1/games/{gid}/events?follow=false", headers=headers).text)
+        assert resumed and all(f["event"] != "resync" for f in resumed)
+        assert len(resumed) > 400  # well past the former window, every event after the first
+        assert resumed[-1]["version"] == table.game()["version"]
+
+
 def test_a_state_stored_in_format_1_still_loads_and_plays(
     client: TestClient, redis_client: redis.Redis
 ) -> None:

@@ -27,9 +27,13 @@ async def resolve_game(info: Info, id: strawberry.ID) -> t.Game:
 
 
 async def resolve_games(info: Info, limit: int = 50) -> list[t.Game]:
+    return (await resolve_games_page(info, limit)).games
+
+
+async def resolve_games_page(info: Info, limit: int = 50, cursor: str | None = None) -> t.GamePage:
     if not 1 <= limit <= 100:
         raise problem_error(ProblemError("invalid_request", "limit must be from 1 to 100."))
-    return [t.Game.of(s) for s in await games_of(info).open_games(limit)]
+    return t.GamePage.of(await guarded(lambda: games_of(info).open_games(limit, cursor, ("cursor",))))
 
 
 def resolve_rules() -> list[t.GameRules]:
@@ -50,7 +54,15 @@ async def resolve_legal_actions(info: Info, game_id: strawberry.ID) -> t.LegalAc
 class Query:
     game = strawberry.field(resolver=resolve_game, description="A game by id.")
     games = strawberry.field(
-        resolver=resolve_games, description="Open games: listed and waiting for players, newest first."
+        resolver=resolve_games,
+        description="Open games: listed and waiting for players, newest first (the first page of "
+        "`gamesPage`).",
+    )
+    games_page = strawberry.field(
+        resolver=resolve_games_page,
+        description="Open games a page at a time, newest first: pass a page's `nextCursor` as `cursor` "
+        "for the next (none: the first page). Never a game twice, never one missed that was open when "
+        "paging began and still is.",
     )
     rules = strawberry.field(
         resolver=resolve_rules,

@@ -1,9 +1,13 @@
 """The REST handlers of games and their play: the rules, create, list, get, join, leave, rematch, the
 seat's view and legal actions, an action, the replay log. Each parses its request, calls
 :class:`service.games.Games` and answers; Games raises the problems (problem+json) a call may meet.
-The game's event stream is in :mod:`service.api.rest.streams`, with the other streams."""
+The reads answer with an ETag and a Cache-Control, and 304 to a copy still current
+(:mod:`service.api.rest.caching`). The game's event stream is in :mod:`service.api.rest.streams`,
+with the other streams."""
 
 from __future__ import annotations
+
+import functools
 
 from starlette.requests import Request
 from starlette.responses import Response
@@ -13,7 +17,6 @@ from schema.bodies import (
     ActionRequest,
     CreateGameRequest,
     CreateGameResponse,
-    GameList,
     JoinRequest,
     JoinResponse,
     LeaveResponse,
@@ -22,12 +25,25 @@ from schema.bodies import (
     RulesResponse,
 )
 from service.api.ratelimit import counted, rate_limit
+from service.api.rest import caching
 from service.api.rest.requests import bearer, games_of, int_query, ok, parse_body
 from service.base.problems import ProblemError
+from service.store.keys import STATUS_FINISHED
+
+
+@functools.cache
+def _rules_body() -> bytes:
+    """The rules as JSON: the same bytes for the life of the process (they change with a deploy)."""
+    return RulesResponse.model_validate({"games": engine.games()}).model_dump_json().encode()
 
 
 async def rules(request: Request) -> Response:
-    return ok(RulesResponse.model_validate({"games": engine.games()}))
+    body = _rules_body()
+    etag = caching.content_etag(body)
+    unchanged = caching.not_modified(request, etag, caching.RULES, vary=False)
+    if unchanged is not None:
+        return unchanged
+    return Response(body, media_type="application/json", headers=caching.headers(etag, caching.RULES, False))
 
 
 async def create_game(request: Request) -> Response:
@@ -45,14 +61,19 @@ async def create_game(request: Request) -> Response:
 
 async def list_games(request: Request) -> Response:
     limit = int_query(request, "limit", 50, 1, 100) or 50
-    return ok(GameList(games=await games_of(request).open_games(limit)))
+    page = await games_of(request).open_games(limit, request.query_params.get("cursor"))
+    return ok(page, headers={"Cache-Control": caching.REVALIDATE})
 
 
 async def get_game(request: Request) -> Response:
     games = games_of(request)
     record = await games.get(request.path_params["game_id"])
     caller = games.caller(record, bearer(request), required=False)
-    return ok(games.summary(record, caller))
+    etag, cache_control = caching.game_etag(record, "game", caller), caching.for_caller(caller)
+    unchanged = caching.not_modified(request, etag, cache_control)
+    if unchanged is not None:
+        return unchanged
+    return ok(games.summary(record, caller), headers=caching.headers(etag, cache_control))
 
 
 async def join_game(request: Request) -> Response:
@@ -68,11 +89,23 @@ async def join_game(request: Request) -> Response:
 
 async def get_view(request: Request) -> Response:
     seat = int_query(request, "seat", None, 0, 4)
-    return ok(await games_of(request).view(request.path_params["game_id"], bearer(request), seat))
+    games = games_of(request)
+    record, caller = await games.viewer(request.path_params["game_id"], bearer(request), seat)
+    etag, cache_control = caching.game_etag(record, "view", caller), caching.for_caller(caller)
+    unchanged = caching.not_modified(request, etag, cache_control)
+    if unchanged is not None:
+        return unchanged
+    return ok(games.view_of(record, caller), headers=caching.headers(etag, cache_control))
 
 
 async def get_legal_actions(request: Request) -> Response:
-    return ok(await games_of(request).legal_actions(request.path_params["game_id"], bearer(request)))
+    games = games_of(request)
+    record, caller = await games.seated(request.path_params["game_id"], bearer(request))
+    etag = caching.game_etag(record, "actions", caller)
+    unchanged = caching.not_modified(request, etag, caching.PRIVATE)
+    if unchanged is not None:
+        return unchanged
+    return ok(games.legal_actions_of(record, caller), headers=caching.headers(etag, caching.PRIVATE))
 
 
 async def post_action(request: Request) -> Response:
@@ -118,4 +151,14 @@ async def rematch_game(request: Request) -> Response:
 
 
 async def get_log(request: Request) -> Response:
-    return ok(await games_of(request).replay_log(request.path_params["game_id"], bearer(request)))
+    games = games_of(request)
+    record, _caller = await games.log_reader(request.path_params["game_id"], bearer(request))
+    etag = caching.log_etag(record)
+    # A finished match's log never changes and is everyone's; before the end only the administrator
+    # reads it, and it grows with every move.
+    finished = record.status == STATUS_FINISHED
+    cache_control = caching.FINISHED if finished else caching.PRIVATE
+    unchanged = caching.not_modified(request, etag, cache_control, vary=not finished)
+    if unchanged is not None:
+        return unchanged
+    return ok(await games.replay_log_of(record), headers=caching.headers(etag, cache_control, not finished))

@@ -165,6 +165,8 @@ def _operation(op: Op, refs: Refs) -> dict[str, Any]:
     }
     if op.description:
         operation["description"] = op.description
+    if op.deprecation is not None:
+        operation["deprecated"] = True
     if op.request:
         operation["requestBody"] = {
             # no body reads as {} (parse_body): a body is required only where a field is

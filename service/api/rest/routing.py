@@ -7,8 +7,9 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import BaseRoute, Route
 
+from service.api.rest.deprecation import announcing
 from service.api.rest.openapi import openapi_json
-from service.api.rest.table import OPS, Endpoint
+from service.api.rest.table import OPS, Endpoint, Op
 
 HOT_PATHS = {"/v1/games/{game_id}/actions", "/v1/games/{game_id}/view"}
 
@@ -21,11 +22,16 @@ def _dispatch(by_method: dict[str, Endpoint]) -> Endpoint:
     return endpoint
 
 
-def routes() -> list[BaseRoute]:
+def _endpoint(op: Op) -> Endpoint:
+    """The op's handler; a deprecated op's announces its deprecation on every answer."""
+    return op.endpoint if op.deprecation is None else announcing(op.deprecation, op.endpoint)
+
+
+def routes(ops: tuple[Op, ...] = OPS) -> list[BaseRoute]:
     """One route per path, so a 405's Allow header lists every method of the resource."""
     paths: dict[str, dict[str, Endpoint]] = {}
-    for op in sorted(OPS, key=lambda op: op.path not in HOT_PATHS):  # the router tries routes in order
-        paths.setdefault(op.path, {})[op.method] = op.endpoint
+    for op in sorted(ops, key=lambda op: op.path not in HOT_PATHS):  # the router tries routes in order
+        paths.setdefault(op.path, {})[op.method] = _endpoint(op)
     return [
         *(Route(path, _dispatch(by_method), methods=list(by_method)) for path, by_method in paths.items()),
         Route("/openapi.json", openapi_json, include_in_schema=False),

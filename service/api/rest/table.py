@@ -36,6 +36,7 @@ from schema.bodies import (
     ViewResponse,
 )
 from service.api.rest.bots import bot_me, delete_bot, register_bot
+from service.api.rest.deprecation import Deprecation
 from service.api.rest.games import (
     create_game,
     get_game,
@@ -70,7 +71,9 @@ class Param:
 class Op:
     """One endpoint: the handler that serves it and what the OpenAPI document says of it. ``errors`` are
     the problem codes it may answer (grouped by status in the document, which adds EVERY_OPERATION's to
-    each); ``stream`` marks a Server-Sent Events answer, whose ``response`` is the model of one event."""
+    each); ``stream`` marks a Server-Sent Events answer, whose ``response`` is the model of one event;
+    ``deprecation`` marks an operation on its way out (service/api/rest/deprecation.py: the document
+    says ``deprecated: true`` and its answers carry ``Deprecation`` and ``Sunset``)."""
 
     method: str
     path: str
@@ -86,6 +89,7 @@ class Op:
     params: tuple[Param, ...] = ()
     stream: bool = False
     description: str = ""
+    deprecation: Deprecation | None = None
 
 
 EVERY_OPERATION = ("store_unavailable",)
@@ -129,7 +133,16 @@ OPS: tuple[Op, ...] = (
         errors=("invalid_request",),
         params=(
             Param("limit", "query", {"type": "integer", "minimum": 1, "maximum": 100}, "At most this many."),
+            Param(
+                "cursor",
+                "query",
+                {"type": "string", "minLength": 1, "maxLength": 200},
+                "The `next_cursor` of the previous page, as it came (none: the first page).",
+            ),
         ),
+        description="Newest first, a page at a time: each page's `next_cursor` (null on the last) "
+        "fetches the next. Paging never shows a game twice, and never misses one that was open when "
+        "it began and still is.",
     ),
     Op(
         "GET",
@@ -269,10 +282,12 @@ OPS: tuple[Op, ...] = (
         stream=True,
         description="Each event's `id` is its stream id; the stream ends after the match is over. A "
         "stream that falls behind ends with `event: lagged` (reconnect with the given Last-Event-ID); one "
-        "whose Last-Event-ID is older than the events a running match keeps (ATOUT_STREAM_WINDOW), or "
-        "than a finished match's stream (kept ATOUT_FINISHED_STREAM_TTL seconds), gets `event: resync` "
-        "with code `stream_window_passed` (read the view, then follow after `last_event_id`) or "
-        "`events_expired` (read the game and its /log). When the server stops (a deploy, SIGTERM) the "
+        "whose Last-Event-ID is older than the events a match keeps (its last ATOUT_STREAM_WINDOW, "
+        "1024 by default: a whole typical match), or than a finished match's stream (kept "
+        "ATOUT_FINISHED_STREAM_TTL seconds, 15 minutes by default), gets `event: resync` with code "
+        "`stream_window_passed` (read the view, then follow after `last_event_id`; a finished match: "
+        "read the view and its /log) or `events_expired` (read the game and its /log). When the server "
+        "stops (a deploy, SIGTERM) the "
         "stream ends with `event: server_closing` and `retry: 1000`: reconnect with your Last-Event-ID.",
     ),
     Op(

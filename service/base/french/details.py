@@ -145,6 +145,12 @@ DETAILS: dict[str, str] = {
     "Something went wrong on our side; the error was logged.":
         "Quelque chose s'est mal passé de notre côté ; l'erreur a été journalisée.",
     # --- streams --------------------------------------------------------------------------------------
+    "Events after {after} are no longer kept (a match keeps only its last events, and this one is "
+    "over): read GET /v1/games/{gid}/view for your seat's final view and GET /v1/games/{gid}/log "
+    "for the whole match (the replay log).":
+        "Les événements après {after} ne sont plus conservés (une partie ne garde que ses derniers "
+        "événements, et celle-ci est terminée) : lisez GET /v1/games/{gid}/view pour la vue finale de "
+        "votre siège et GET /v1/games/{gid}/log pour toute la partie (le journal de la partie).",
     "Events after {after} are no longer kept (a running match keeps only its last events): read GET "
     "/v1/games/{gid}/view (your seat's whole view), then follow with Last-Event-ID {last}, skipping events"
     " whose version the view already has.":
@@ -243,4 +249,8 @@ DETAILS: dict[str, str] = {
     "limit must be from 1 to 100.": "limit doit aller de 1 à 100.",
     "{field}: false names no action: send {field}: true":
         "{field}: false ne nomme aucune action : envoyez {field}: true",
+    "cursor is not one this server gave: send the `next_cursor` of the previous page as it came, or "
+    "none for the first page.":
+        "ce cursor ne vient pas de ce serveur : renvoyez le `next_cursor` de la page précédente tel "
+        "quel, ou aucun pour la première page.",
 }  # fmt: skip
