@@ -4,7 +4,7 @@ VENV   := .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 
-.PHONY: serve test lint typecheck unit redis tools browser vendor image bench bench-quick openapi clean compile
+.PHONY: serve test lint typecheck unit redis tools browser java vendor image bench bench-quick openapi clean compile
 
 $(STAMP): pyproject.toml setup.py
 	$(PYTHON) -m venv $(VENV)
@@ -59,6 +59,12 @@ vendor: $(NODE)
 browser:
 	@command -v chromium >/dev/null || (apt-get update -qq && \
 	  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null && apt-get clean)
+
+# Debian's JRE for openapi-generator (tests/test_generators.py: PyPI's openapi-generator-cli ships the jar,
+# not a Java runtime).
+java:
+	@command -v java >/dev/null || (apt-get update -qq && \
+	  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq default-jre-headless >/dev/null && apt-get clean)
 
 # The container image, with no registry: the base is debootstrapped from the Debian mirror apt uses,
 # slimmed like debian:bookworm-slim (no apt cache or lists, no docs, man pages or locales) and imported
@@ -115,7 +121,7 @@ PURE_ENGINE_TESTS := tests/engine tests/test_fairness_spec.py tests/test_standal
 # when both are done, so the two do not interleave.
 PYTEST := $(VENV)/bin/pytest -q --maxfail=5 --durations=10
 PARALLEL := -n 2 --dist worksteal
-unit: $(ENGINE) redis tools $(NODE) browser
+unit: $(ENGINE) redis tools $(NODE) browser java
 	$(PYTEST) $(PARALLEL) -m "not serial"
 	@mkdir -p var; echo "$(PYTEST) -m serial > var/serial.log (alongside the next pass)"; \
 	 $(PYTEST) -m serial > var/serial.log 2>&1 & serial=$$!; \

@@ -425,6 +425,6 @@ class BotStreamFrame(RootModel[Annotated[BotNotice | StreamEnd, Field(discrimina
 
 
 class GameEvent(RootModel[StreamFrame]):
-    """One Server-Sent Event's ``data``, typed by its ``type``; the SSE ``id`` is the event's ``id``
-    (send it back as Last-Event-ID) and the SSE ``event`` its ``type``; a stream that ends before the
-    match does ends with a ``StreamEnd`` frame."""
+    """One Server-Sent Event's ``data`` (or one NDJSON line), typed by its ``type``; the SSE ``id`` is
+    the event's ``id`` (send it back as Last-Event-ID) and the SSE ``event`` its ``type``; a stream that
+    ends before the match does ends with a ``StreamEnd`` frame."""

@@ -23,7 +23,7 @@ ROOT = Path(__file__).resolve().parent.parent
 SESSION_REDIS: list[EmbeddedRedis] = []
 
 AREAS = {"engine", "service", "workers", "browser", "cluster", "image", "k8s"}
-CONTRACT_TOOLS = {"test_contract_tools.py", "test_web_fairness.py", "test_wheel.py"}
+CONTRACT_TOOLS = {"test_contract_tools.py", "test_generators.py", "test_web_fairness.py", "test_wheel.py"}
 ENGINE_CHECKS = {"test_fairness_spec.py", "test_standalone.py"}
 SERIAL = {
     # They kill or restart processes (redis-server, workers, `atout serve`) and wait for what follows

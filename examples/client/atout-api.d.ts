@@ -162,8 +162,8 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Server-Sent Events of the game, as the caller's seat may see them
-         * @description Each event's `id` is its stream id; the stream ends after the match is over. A stream that falls behind ends with `event: lagged` (reconnect with the given Last-Event-ID); one whose Last-Event-ID is older than the events a match keeps (its last ATOUT_STREAM_WINDOW, 1024 by default: a whole typical match), or than a finished match's stream (kept ATOUT_FINISHED_STREAM_TTL seconds, 15 minutes by default), gets `event: resync` with code `stream_window_passed` (read the view, then follow after `last_event_id`; a finished match: read the view and its /log) or `events_expired` (read the game and its /log). When the server stops (a deploy, SIGTERM) the stream ends with `event: server_closing` and `retry: 1000`: reconnect with your Last-Event-ID.
+         * The game's events (SSE or NDJSON), as the caller's seat may see them
+         * @description Server-Sent Events by default; NDJSON (one event a line, what an SSE frame's `data` holds) with `Accept: application/x-ndjson`. Each event's `id` is its stream id; the stream ends after the match is over. A stream that falls behind ends with `event: lagged` (reconnect with the given Last-Event-ID); one whose Last-Event-ID is older than the events a match keeps (its last ATOUT_STREAM_WINDOW, 1024 by default: a whole typical match), or than a finished match's stream (kept ATOUT_FINISHED_STREAM_TTL seconds, 15 minutes by default), gets `event: resync` with code `stream_window_passed` (read the view, then follow after `last_event_id`; a finished match: read the view and its /log) or `events_expired` (read the game and its /log). When the server stops (a deploy, SIGTERM) the stream ends with `event: server_closing` and `retry: 1000`: reconnect with your Last-Event-ID.
          */
         get: operations["streamEvents"];
         put?: never;
@@ -589,17 +589,14 @@ export interface components {
              * @description Rule options, see /v1/rules: each game's own names and allowed values (another game's option, or a value that game does not allow, is 422 invalid_options).
              */
             options?: {
-                /** @enum {unknown} */
-                dealer_may_open?: true | false;
-                /** @enum {unknown} */
-                floor_loses?: true | false;
-                /** @enum {unknown} */
+                dealer_may_open?: boolean;
+                floor_loses?: boolean;
+                /** @enum {integer} */
                 lone_march_points?: 2 | 3 | 4 | 5;
-                /** @enum {unknown} */
+                /** @enum {integer} */
                 min_bid_level?: 6 | 7 | 8;
-                /** @enum {unknown} */
-                slam_bonus?: false | true;
-                /** @enum {unknown} */
+                slam_bonus?: boolean;
+                /** @enum {integer} */
                 target_score?: 5 | 7 | 10 | 11 | 15 | 300 | 500 | 1000 | 1500 | 2000 | 200 | 250 | 350 | 400;
             };
             /**
@@ -1300,9 +1297,9 @@ export interface components {
         };
         /**
          * GameEvent
-         * @description One Server-Sent Event's ``data``, typed by its ``type``; the SSE ``id`` is the event's ``id``
-         *     (send it back as Last-Event-ID) and the SSE ``event`` its ``type``; a stream that ends before the
-         *     match does ends with a ``StreamEnd`` frame.
+         * @description One Server-Sent Event's ``data`` (or one NDJSON line), typed by its ``type``; the SSE ``id`` is
+         *     the event's ``id`` (send it back as Last-Event-ID) and the SSE ``event`` its ``type``; a stream that
+         *     ends before the match does ends with a ``StreamEnd`` frame.
          */
         GameEvent: components["schemas"]["GameCreatedEvent"] | components["schemas"]["GameStartedEvent"] | components["schemas"]["SeatJoinedEvent"] | components["schemas"]["SeatLeftEvent"] | components["schemas"]["SeatForfeitedEvent"] | components["schemas"]["HandStartedEvent"] | components["schemas"]["HandCommitmentEvent"] | components["schemas"]["DealtEvent"] | components["schemas"]["UpcardEvent"] | components["schemas"]["UpcardTurnedDownEvent"] | components["schemas"]["BidMadeEvent"] | components["schemas"]["ContractFixedEvent"] | components["schemas"]["HandVoidEvent"] | components["schemas"]["KittyTakenEvent"] | components["schemas"]["DiscardDueEvent"] | components["schemas"]["DiscardedEvent"] | components["schemas"]["TrumpAnnouncedEvent"] | components["schemas"]["OrderedUpEvent"] | components["schemas"]["ExchangedEvent"] | components["schemas"]["ExchangeDeclinedEvent"] | components["schemas"]["TrumpNamedEvent"] | components["schemas"]["PartnerCalledEvent"] | components["schemas"]["YouArePartnerEvent"] | components["schemas"]["PartnerRevealedEvent"] | components["schemas"]["WentAloneEvent"] | components["schemas"]["CardPlayedEvent"] | components["schemas"]["TrickTakenEvent"] | components["schemas"]["HandScoredEvent"] | components["schemas"]["HandSeedEvent"] | components["schemas"]["MatchOverEvent"] | components["schemas"]["MatchKeyEvent"] | components["schemas"]["TurnEvent"] | components["schemas"]["YourTurnEvent"] | components["schemas"]["TurnTimedOutEvent"] | components["schemas"]["StreamEnd"];
         /** GameList */
@@ -4058,7 +4055,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Server-Sent Events of the game, as the caller's seat may see them */
+            /** @description The game's events (SSE or NDJSON), as the caller's seat may see them */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -4070,6 +4067,7 @@ export interface operations {
                         id?: string;
                         retry?: number;
                     };
+                    "application/x-ndjson": components["schemas"]["GameEvent"];
                 };
             };
             /** @description Problem: `invalid_token` */
@@ -4266,6 +4264,7 @@ export interface operations {
                         id?: string;
                         retry?: number;
                     };
+                    "application/x-ndjson": components["schemas"]["BotStreamFrame"];
                 };
             };
             /** @description Problem: `missing_token`, `invalid_token` */

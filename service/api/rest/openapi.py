@@ -17,24 +17,25 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
 from schema.bodies import Problem
+from service.api.rest.streams import NDJSON
 from service.api.rest.table import EVERY_OPERATION, OPS, Op
 from service.base.problems import CODES, PROBLEM_JSON
 
 API_VERSION = "1.0.0"
 PATH_PARAM = re.compile(r"\{(\w+)\}")
+JSON_TYPES = {int: "integer", float: "number", str: "string"}
 
 Refs = Mapping[tuple[Any, JsonSchemaMode], JsonSchemaValue]
 """Each body model's ``$ref`` into components/schemas, by model and mode (as pydantic returns them)."""
 
 
-def _link(
-    operation_id: str, description: str, game_id: str | None, token: str | None, body: Any = None
-) -> dict[str, Any]:
+def _link(operation_id: str, description: str, game_id: str | None, token: str | None) -> dict[str, Any]:
+    """A link without a ``requestBody``: joinGame's body is optional (none takes the first open seat),
+    and openapi-generator's parser refuses any ``requestBody`` but a runtime expression."""
     parameters = {} if game_id is None else {"path.game_id": game_id}
     if token is not None:
         parameters["header.Authorization"] = f"Bearer {{{token}}}"
-    link = {"operationId": operation_id, "description": description, "parameters": parameters}
-    return link if body is None else {**link, "requestBody": body}
+    return {"operationId": operation_id, "description": description, "parameters": parameters}
 
 
 # OpenAPI links: how a client (and schemathesis' stateful runs) goes from one answer to the next
@@ -43,12 +44,12 @@ _CREATED = "$response.body#/game/id"
 _JOINED, _SEAT_TOKEN = "$response.body#/game_id", "$response.body#/token"
 LINKS: dict[str, dict[str, Any]] = {
     "createGame": {
-        "JoinGame": _link("joinGame", "Take the first open seat of the new game.", _CREATED, None, {}),
+        "JoinGame": _link("joinGame", "Take the first open seat of the new game.", _CREATED, None),
         "GetGame": _link("getGame", "The new game.", _CREATED, None),
         "GetSpectatorView": _link("getView", "The new game as a spectator sees it.", _CREATED, None),
     },
     "joinGame": {
-        "JoinAgain": _link("joinGame", "Take another seat (all taken: it starts).", _JOINED, None, {}),
+        "JoinAgain": _link("joinGame", "Take another seat (all taken: it starts).", _JOINED, None),
         "GetView": _link("getView", "The seat's view, with its token.", _JOINED, _SEAT_TOKEN),
         "GetLegalActions": _link("getLegalActions", "The seat's legal actions.", _JOINED, _SEAT_TOKEN),
         "SubmitAction": _link("submitAction", "Act for the seat.", _JOINED, _SEAT_TOKEN),
@@ -80,6 +81,26 @@ def without_null_defaults(schema: Any) -> Any:
     return schema
 
 
+def typed_enums(schema: Any) -> Any:
+    """``schema`` with each ``enum`` that has no ``type`` given the type of its values: code generators
+    read the type, not the values (openapi-python-client refuses a bare enum of booleans, and with it
+    the whole request body). An enum of both booleans is just a boolean; of one, a ``const``."""
+    if isinstance(schema, list):
+        return [typed_enums(v) for v in schema]
+    if not isinstance(schema, dict):
+        return schema
+    shaped = {k: typed_enums(v) for k, v in schema.items()}
+    values = shaped.get("enum")
+    kinds = {type(v) for v in values} if isinstance(values, list) else set()
+    if "type" in shaped or len(kinds) != 1 or not isinstance(values, list):
+        return shaped
+    kind = kinds.pop()
+    if kind is bool:
+        only = {"const": values[0]} if len(set(values)) == 1 else {}
+        return {**{k: v for k, v in shaped.items() if k != "enum"}, "type": "boolean", **only}
+    return {**shaped, "type": JSON_TYPES[kind]} if kind in JSON_TYPES else shaped
+
+
 def defaults_in_words(schema: dict[str, Any]) -> dict[str, Any]:
     """A request body's schema with each property's default said in its description instead: code
     generators (openapi-typescript by default) make a property with a ``default`` required, as if
@@ -106,12 +127,15 @@ def _parameters(op: Op) -> list[dict[str, Any]]:
 
 def _stream_frame(response: type[BaseModel], ref: JsonSchemaValue) -> dict[str, Any]:
     """One frame of a stream, as OpenAPI 3.2's itemSchema would say it (and schemathesis reads it):
-    `data` is JSON text holding one event."""
+    `data` is JSON text holding one event. Generators keep no ``contentSchema``: the description names
+    the event's schema, which each of them emits as a type (the NDJSON form references it)."""
+    name = response.__name__
     return {
         "type": "object",
-        "description": f"Server-Sent Events, one frame each: `data` is one {response.__name__}"
-        " as JSON, `id` the event's id (send it back as Last-Event-ID), `event` its type; a "
-        "frame that ends the stream early has no `id` and sets `retry` (ms).",
+        "description": f"Server-Sent Events, one frame each: `data` is one `{name}` (#/components/schemas/"
+        f"{name}, the schema of each NDJSON line) as JSON, `id` the event's id (send it back as "
+        "Last-Event-ID), `event` its type; a frame that ends the stream early has no `id` and sets "
+        "`retry` (ms).",
         "properties": {
             "data": {"type": "string", "contentMediaType": "application/json", "contentSchema": ref},
             "event": {"type": "string"},
@@ -132,6 +156,8 @@ def _responses(op: Op, refs: Refs) -> dict[str, Any]:
             "description": op.summary,
             "content": {media: {"schema": content_schema}},
         }
+        if op.stream:  # each NDJSON line one event (the event models are used: code generators type them)
+            responses[str(op.status)]["content"][NDJSON] = {"schema": ref}
     elif op.status == 204:
         responses["204"] = {"description": op.summary}
     if op.operation_id in LINKS:
@@ -208,7 +234,7 @@ def openapi_document() -> dict[str, Any]:
         "components": {
             "schemas": {
                 name: defaults_in_words(schema) if name in request_bodies else schema
-                for name, schema in without_null_defaults(defs.get("$defs", {})).items()
+                for name, schema in typed_enums(without_null_defaults(defs.get("$defs", {}))).items()
             },
             "securitySchemes": {
                 "seatToken": {

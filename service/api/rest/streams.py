@@ -1,4 +1,4 @@
-"""The REST streams: a game's events (SSE) and a bot's turns (SSE or NDJSON), both resumable with
+"""The REST streams: a game's events and a bot's turns, each as SSE or NDJSON, resumable with
 Last-Event-ID. They read through the process's one hub (:mod:`service.store.fanout`), hold a slot of
 the caps on open streams while open, and end with a notice rather than a cut connection when they fall
 behind or the server stops, so that a client knows to reconnect and where to resume."""
@@ -24,6 +24,7 @@ from service.store.fanout import StreamClosing, StreamGap, StreamLagged, client_
 LAGGED_RETRY_MS = 1000  # a stream ended for lagging: reconnect after a second
 STALLED_SEND_SECONDS = 30  # a stream whose client reads nothing for this long is ended, its slot freed
 SHUTDOWN_GRACE_SECONDS = 2.0  # what a stream has, once the server is stopping, to send its goodbye
+NDJSON = "application/x-ndjson"
 
 SERVER_CLOSING = Text(
     "This server is shutting down: reconnect with your Last-Event-ID after retry_after seconds "
@@ -125,8 +126,20 @@ def sse_bytes(item: dict[str, Any]) -> bytes:
     return sse_of(item).encode()
 
 
+def ndjson_bytes(item: dict[str, Any]) -> bytes:
+    """An event, notice or closing notice as one NDJSON line: the same JSON as an SSE frame's data."""
+    return json.dumps(item).encode() + b"\n"
+
+
+def wants_ndjson(request: Request) -> bool:
+    """NDJSON (``Accept: application/x-ndjson``, like the lichess bot API) rather than SSE: one JSON
+    object a line, for a client with no SSE parser at hand."""
+    return NDJSON in request.headers.get("accept", "")
+
+
 async def game_events(request: Request) -> Response:
-    """Server-Sent Events of one game, filtered for the caller's seat, resumable with Last-Event-ID."""
+    """The events of one game, filtered for the caller's seat, resumable with Last-Event-ID: SSE, or
+    NDJSON with ``Accept: application/x-ndjson`` (each line what an SSE frame's data would be)."""
     games = games_of(request)
     gid = request.path_params["game_id"]
     token = bearer(request) or request.query_params.get("access_token")
@@ -136,16 +149,23 @@ async def game_events(request: Request) -> Response:
     follow = follows(request)
 
     slot = games.admit_stream(stream_client(request, token))
+    ndjson = wants_ndjson(request)
 
-    async def stream() -> AsyncGenerator[ServerSentEvent | bytes, None]:
+    def encoded(seen: dict[str, Any]) -> bytes:
+        """An event's NDJSON line, or its SSE frame: computed once for all the seat's SSE streams."""
+        return ndjson_bytes(seen) if ndjson else games.frame(gid, caller.seat, seen, sse_bytes)
+
+    async def stream() -> AsyncGenerator[bytes, None]:
         with slot:
             try:
                 batches = games.follow_batches(gid, caller.seat, after, settings.sse_block_ms, wait=follow)
                 async for batch in batches:  # one write for what was read together
-                    yield b"".join(games.frame(gid, caller.seat, seen, sse_bytes) for seen in batch)
+                    yield b"".join(encoded(seen) for seen in batch)
             except StreamLagged as lagged:
-                yield sse_of(lagged_notice(lagged))
+                yield (ndjson_bytes if ndjson else sse_bytes)(lagged_notice(lagged))
 
+    if ndjson:
+        return StreamingResponse(stream(), media_type=NDJSON)
     return event_source(request, stream(), settings.sse_ping)
 
 
@@ -172,13 +192,13 @@ async def bot_stream(request: Request) -> Response:
             except StreamLagged as lagged:
                 yield lagged_notice(lagged)
 
-    if "application/x-ndjson" in request.headers.get("accept", ""):
+    if wants_ndjson(request):
 
         async def lines() -> AsyncIterator[bytes]:
             async for notice in notices():
-                yield json.dumps(notice).encode() + b"\n"
+                yield ndjson_bytes(notice)
 
-        return StreamingResponse(lines(), media_type="application/x-ndjson")
+        return StreamingResponse(lines(), media_type=NDJSON)
 
     async def events() -> AsyncGenerator[ServerSentEvent, None]:
         async for notice in notices():

@@ -268,7 +268,7 @@ OPS: tuple[Op, ...] = (
         "/v1/games/{game_id}/events",
         game_events,
         "streamEvents",
-        "Server-Sent Events of the game, as the caller's seat may see them",
+        "The game's events (SSE or NDJSON), as the caller's seat may see them",
         "play",
         GameEvent,
         errors=(*GAME, "invalid_token", "invalid_request", LIMITED, *STREAMS),
@@ -280,7 +280,9 @@ OPS: tuple[Op, ...] = (
             Param("follow", "query", {"type": "boolean"}, "false: send the events so far, then end."),
         ),
         stream=True,
-        description="Each event's `id` is its stream id; the stream ends after the match is over. A "
+        description="Server-Sent Events by default; NDJSON (one event a line, what an SSE frame's `data` "
+        "holds) with `Accept: application/x-ndjson`. "
+        "Each event's `id` is its stream id; the stream ends after the match is over. A "
         "stream that falls behind ends with `event: lagged` (reconnect with the given Last-Event-ID); one "
         "whose Last-Event-ID is older than the events a match keeps (its last ATOUT_STREAM_WINDOW, "
         "1024 by default: a whole typical match), or than a finished match's stream (kept "
