@@ -204,18 +204,22 @@ class GameCore:
             )
         return parts[1]
 
-    async def _notify_bots(self, record: GameRecord, m: engine.Match) -> None:
-        """Tell bot accounts that it is their turn (or that a match of theirs is over)."""
+    @staticmethod
+    def bot_turn(record: GameRecord, m: engine.Match, version: int) -> tuple[str, dict[str, Any]] | None:
+        """The bot account whose seat is to act in ``m`` (at ``version``), and its ``your_turn``
+        notice; None when no bot account is to act."""
+        if m.over or m.to_act is None or not record.seats[m.to_act].owner:
+            return None
+        notice = {"type": "your_turn", "game_id": record.id, "seat": m.to_act, "version": version}
+        return record.seats[m.to_act].owner, notice
+
+    async def _notify_bots(self, record: GameRecord, m: engine.Match, told: bool = False) -> None:
+        """Tell bot accounts that it is their turn (unless ``told``: the move's commit did) or that
+        a match of theirs is over."""
         if record.status == STATUS_ACTIVE and m.to_act is not None:
-            owner = record.seats[m.to_act].owner
-            if owner:
-                notice = {
-                    "type": "your_turn",
-                    "game_id": record.id,
-                    "seat": m.to_act,
-                    "version": record.version,
-                }
-                await self.store.notify_bot(owner, notice)
+            turn = self.bot_turn(record, m, record.version)
+            if turn is not None and not told:
+                await self.store.notify_bot(*turn)
         elif record.status == STATUS_FINISHED:
             for owner in sorted({s.owner for s in record.seats if s.owner}):
                 notice = {

@@ -12,6 +12,8 @@ import hashlib
 import json
 from typing import Any
 
+import orjson
+
 import engine
 from schema.bodies import (
     ActionResponse,
@@ -249,14 +251,15 @@ class Play(GameCore):
                 winners=nxt.winners,
                 next_turn=self._next_turn(record, seat, nxt, turn) if credential and not by else None,
             )
-            state = engine.to_json(nxt)
+            state = orjson.dumps(engine.to_dict(nxt)).decode()  # engine.to_json's text, faster
+            bot_turn = self.bot_turn(record, nxt, version) if status == STATUS_ACTIVE else None
             try:
                 result = await self.store.commit(
                     gid,
                     record.version,
                     state,
                     status,
-                    [json.dumps(e) for e in events],
+                    [orjson.dumps(e).decode() for e in events],
                     log_entry=retention.log_entry(version, seat, applied, by),
                     idempotency=(scope, idempotency_key) if idempotency_key else None,
                     idempotent_result=json.dumps(
@@ -269,6 +272,7 @@ class Play(GameCore):
                     else "",
                     seat=seat if credential or by else None,
                     credential=credential or by,
+                    notice=None if bot_turn is None else (bot_turn[0], json.dumps(bot_turn[1])),
                 )
             except SeatLost:
                 raise ProblemError(
@@ -313,7 +317,7 @@ class Play(GameCore):
             self._remember((gid, version), nxt)
             await self._maybe_enqueue_bot(record, nxt)
             if any(s.owner for s in record.seats):
-                await self._notify_bots(record, nxt)
+                await self._notify_bots(record, nxt, told=result.notified)
             return response, False
 
     @staticmethod

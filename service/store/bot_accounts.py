@@ -13,11 +13,10 @@ import time
 from typing import Any
 
 from service.store.connection import RegisteredScript, StoreConnection
-from service.store.keys import GAME_ID, bot_games_key, bot_key, bot_turns_key
+from service.store.keys import BOT_NOTICES_MAXLEN, GAME_ID, bot_games_key, bot_key, bot_turns_key
 from service.store.redis_clients import hash_reply
 from service.store.scripts import LOAD_BOT_LUA, NOTIFY_BOT_LUA
 
-BOT_NOTICES_MAXLEN = 10_000  # a bot's notice stream keeps about this many
 DEFAULT_BOT_IDLE_TTL = 90 * 24 * 3600  # for a bot account registered before accounts had a TTL
 
 

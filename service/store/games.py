@@ -17,10 +17,13 @@ from typing import Any
 
 from service.store.connection import RegisteredScript, StoreConnection
 from service.store.keys import (
+    BOT_NOTICES_MAXLEN,
     GAME_ID,
     OPEN_INDEX,
     STATUS_FINISHED,
     STATUS_WAITING,
+    bot_key,
+    bot_turns_key,
     events_key,
     game_key,
     idem_key,
@@ -111,16 +114,22 @@ class GameStore(StoreConnection):
         idempotent_result: str = "",
         seat: int | None = None,
         credential: str = "",
+        notice: tuple[str, str] | None = None,
     ) -> CommitResult:
         """Compare-and-set: write ``state`` as version ``expected_version + 1`` or raise.
 
         ``idempotency`` is (scope, key); ``idempotent_result`` is what a replay of the request returns.
         ``credential`` (the token hash of ``seat``, or "bot") is checked in the same atomic step, so
-        a seat given up a moment ago can no longer move.
-        """
-        keys = [game_key(gid), events_key(gid), log_key(gid)]
-        if idempotency is not None:
-            keys.append(idem_key(gid, *idempotency))
+        a seat given up a moment ago can no longer move. ``notice`` is (bot account, JSON notice): the
+        account's next turn, appended to its notices in the same step on one Redis (a Cluster keeps a
+        bot's keys on another node: ``notified`` is then False and the caller sends it with
+        ``notify_bot``)."""
+        idem = idem_key(gid, *idempotency) if idempotency is not None else game_key(gid)
+        keys = [game_key(gid), events_key(gid), log_key(gid), idem]
+        notified = notice is not None and not self.cluster
+        if notified:
+            assert notice is not None
+            keys += [bot_key(notice[0]), bot_turns_key(notice[0])]
         args = [
             str(expected_version),
             state,
@@ -128,10 +137,13 @@ class GameStore(StoreConnection):
             repr(time.time()),
             str(self.ttl_for(status)),
             str(self.idempotency_ttl),
-            idempotent_result,
+            idempotent_result if idempotency is not None else "",
             log_entry or "",
             "" if seat is None else str(seat),
             credential if seat is not None else "",
+            notice[1] if notified and notice is not None else "",
+            str(BOT_NOTICES_MAXLEN),
+            str(self.game_lifetime),
             *events,
         ]
         reply = await self._write(self._commit, keys=keys, args=args)
@@ -139,7 +151,7 @@ class GameStore(StoreConnection):
         if outcome == "ok":
             if status == STATUS_FINISHED:
                 await self.forget_unfinished(gid)
-            return CommitResult(version=int(value), timeouts=int(reply[2]))
+            return CommitResult(version=int(value), timeouts=int(reply[2]), notified=notified)
         if outcome == "replay":
             return CommitResult(version=-1, replayed=value)
         if outcome == "conflict":

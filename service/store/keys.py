@@ -57,6 +57,10 @@ def idem_key(gid: str, scope: str, key: str) -> str:
     return f"atout:idem:{{{gid}}}:{digest}"
 
 
+BOT_NOTICES_MAXLEN = 10_000
+"""A bot's notice stream keeps about this many notices (service/store/bot_accounts.py)."""
+
+
 def bot_key(bid: str) -> str:
     return f"atout:bot:{{{bid}}}"
 

@@ -227,3 +227,4 @@ class CommitResult:
     version: int
     replayed: str | None = None  # the stored first result when the Idempotency-Key was seen before
     timeouts: int = 0  # with a "timer" move: how many turns in a row the seat has let run out
+    notified: bool = False  # the bot account to act next was told in the same step (commit's notice)

@@ -10,12 +10,14 @@ them (service/store/games.py, service/store/bot_accounts.py).
 
 # --- games (service/store/games.py)
 
-# KEYS: game, events, log[, idem]
-# ARGV: expected version, state, status, now, ttl, idem ttl, idem value, log entry, seat, credential,
-#       event...   (credential: the seat's token hash, "bot" for a bot seat's move, "timer" for a move
-#       played when the seat's time ran out, or "" = unchecked)
+# KEYS: game, events, log, idem (the game key again when the move has no Idempotency-Key)
+#       [, bot account, bot notices: the account's notice of its next turn, on one Redis only]
+# ARGV: expected version, state, status, now, ttl, idem ttl, idem value ("" = no Idempotency-Key),
+#       log entry, seat, credential, notice ("" = none), notices maxlen, notices ttl, event...
+#       (credential: the seat's token hash, "bot" for a bot seat's move, "timer" for a move played
+#       when the seat's time ran out, or "" = unchecked)
 COMMIT_LUA = """
-if #KEYS >= 4 then
+if ARGV[7] ~= '' then
   local prior = redis.call('GET', KEYS[4])
   if prior then return {'replay', prior} end
 end
@@ -33,7 +35,7 @@ end
 if cur ~= ARGV[1] then return {'conflict', cur} end
 local v = tonumber(cur) + 1
 redis.call('HSET', KEYS[1], 'version', v, 'state', ARGV[2], 'status', ARGV[3], 'updated_at', ARGV[4])
-for i = 11, #ARGV do
+for i = 14, #ARGV do
   redis.call('XADD', KEYS[2], '*', 'v', v, 'e', ARGV[i])
 end
 if ARGV[8] ~= '' then redis.call('RPUSH', KEYS[3], ARGV[8]) end
@@ -43,7 +45,12 @@ if v == 1 or v % 16 == 0 or ARGV[3] ~= 'active' then
   local ttl = tonumber(ARGV[5])
   for i = 1, 3 do redis.call('EXPIRE', KEYS[i], ttl) end
 end
-if #KEYS >= 4 then redis.call('SET', KEYS[4], ARGV[7], 'EX', tonumber(ARGV[6])) end
+if ARGV[7] ~= '' then redis.call('SET', KEYS[4], ARGV[7], 'EX', tonumber(ARGV[6])) end
+-- the bot account to act next told in the same step (NOTIFY_BOT_LUA's work): one round trip a move
+if ARGV[11] ~= '' and #KEYS >= 6 and redis.call('EXISTS', KEYS[5]) == 1 then
+  redis.call('XADD', KEYS[6], 'MAXLEN', '~', ARGV[12], '*', 'e', ARGV[11])
+  redis.call('EXPIRE', KEYS[6], tonumber(ARGV[13]))
+end
 -- consecutive turns a seat let run out: counted on a timer's move, cleared by the seat's own
 local timeouts = 0
 if ARGV[10] == 'timer' then
