@@ -40,13 +40,14 @@ def engine_problem(error: engine.IllegalAction) -> ProblemError:
     return ProblemError(code, Text(error.template, **error.params), rule=error.rule, reason=error.code)
 
 
-def your_turn(m: engine.Match, version: int) -> list[dict[str, Any]]:
+def your_turn(m: engine.Match, version: int, record: GameRecord) -> list[dict[str, Any]]:
     """The private ``your_turn`` event of the seat to act in ``m`` at ``version``, with its legal
-    actions (none when nobody is to act: the match waits or is over). Written to the game's stream
+    actions (none when nobody is to act: the match waits or is over, and none for a computer seat:
+    a worker plays it from the state, and nobody follows its stream). Written to the game's stream
     with the move or the start that gives the turn, so a seat following its stream learns its turn
     and what it may do in one frame; ``visible_to`` keeps it from every other seat (ALL-7)."""
     seat = m.to_act
-    if seat is None or m.over or m.phase == "waiting":
+    if seat is None or m.over or m.phase == "waiting" or record.seats[seat].is_bot:
         return []
     actions = engine.legal_actions(m, seat)
     return [{"type": "your_turn", "seat": seat, "version": version, "actions": actions, "visible_to": [seat]}]

@@ -152,7 +152,7 @@ class Lobby(GameCore):
             events.append({"type": "game_started", "client_seeds": list(m.client_seeds)})
         events += m.events
         if status == STATUS_ACTIVE:
-            events += your_turn(m, record.version)
+            events += your_turn(m, record.version, record)
         await quotas.admit(self, record, token)  # 429/503 past the caps on unfinished games
         await self.store.create(record, [json.dumps(e) for e in events])
         if self.metrics:
@@ -260,7 +260,7 @@ class Lobby(GameCore):
         except engine.IllegalAction as error:
             raise engine_problem(error) from None
         events = [{"type": "game_started", "client_seeds": seeds}, *started.events]
-        events += your_turn(started, record.version)
+        events += your_turn(started, record.version, record)
         return GameStart(engine.to_json(started), seeds, [json.dumps(e) for e in events])
 
     async def leave(self, gid: str, token: str | None) -> tuple[int, str]:

@@ -238,7 +238,7 @@ class Play(GameCore):
             status = STATUS_FINISHED if nxt.over else STATUS_ACTIVE
             timed_out = [{"type": "turn_timed_out", "seat": seat}] if by == "timer" else []
             of_move = [*timed_out, *nxt.events, {"type": "turn", "to_act": nxt.to_act, "status": status}]
-            turn = your_turn(nxt, version)  # the stream's; the answer says it as next_turn
+            turn = your_turn(nxt, version, record)  # the stream's; the answer says it as next_turn
             events = [*of_move, *turn]
             response = ActionResponse.model_construct(  # built from trusted values: no validation
                 game_id=gid,
