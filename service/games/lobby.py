@@ -9,8 +9,8 @@ import time
 
 import engine
 from schema.bodies import (
-    CreateGameRequest,
     GameSummary,
+    NewGame,
     SeatInfo,
 )
 from service.base.problems import ProblemError
@@ -67,7 +67,7 @@ class Lobby(GameCore):
     async def open_games(self, limit: int = 50) -> list[GameSummary]:
         return [self.summary(r) for r in await self.store.open_games(limit)]
 
-    async def create(self, request: CreateGameRequest, token: str | None) -> tuple[GameRecord, str | None]:
+    async def create(self, request: NewGame, token: str | None) -> tuple[GameRecord, str | None]:
         admin = self.is_admin(token)
         if (request.deal is not None or request.seed is not None) and not admin:
             chosen = "an explicit deal" if request.deal is not None else "a chosen seed"

@@ -17,6 +17,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
 from schema.bodies import Problem
+from service.api.rest.headers import HEADERS, answer_headers
 from service.api.rest.table import EVERY_OPERATION, OPS, Op
 from service.base.problems import CODES, PROBLEM_JSON
 
@@ -130,10 +131,11 @@ def _responses(op: Op, refs: Refs) -> dict[str, Any]:
         content_schema = _stream_frame(op.response, ref) if op.stream else ref
         responses[str(op.status)] = {
             "description": op.summary,
+            "headers": answer_headers(op.status, own=op.headers),
             "content": {media: {"schema": content_schema}},
         }
     elif op.status == 204:
-        responses["204"] = {"description": op.summary}
+        responses["204"] = {"description": op.summary, "headers": answer_headers(204, own=op.headers)}
     if op.operation_id in LINKS:
         responses[str(op.status)]["links"] = LINKS[op.operation_id]
     by_status: dict[int, list[str]] = {}
@@ -143,6 +145,7 @@ def _responses(op: Op, refs: Refs) -> dict[str, Any]:
     for status, codes in sorted(by_status.items()):
         responses[str(status)] = {
             "description": "Problem: " + ", ".join(f"`{c}`" for c in codes),
+            "headers": answer_headers(status, tuple(codes)),
             "content": {PROBLEM_JSON: {"schema": refs[(Problem, "serialization")]}},
         }
     return responses
@@ -187,6 +190,13 @@ def openapi_document() -> dict[str, Any]:
             models.append((op.response, "serialization"))
     refs, defs = models_json_schema(models, ref_template="#/components/schemas/{model}")
     request_bodies = {refs[(op.request, "validation")]["$ref"].rpartition("/")[2] for op in OPS if op.request}
+    # and the members of a request body that is one of several (CreateGameRequest, by game)
+    schemas = defs.get("$defs", {})
+    request_bodies |= {
+        member["$ref"].rpartition("/")[2]
+        for name in request_bodies
+        for member in schemas[name].get("oneOf", [])
+    }
     paths: dict[str, dict[str, Any]] = {}
     for op in OPS:
         paths.setdefault(op.path, {})[op.method.lower()] = _operation(op, refs)
@@ -207,6 +217,7 @@ def openapi_document() -> dict[str, Any]:
                 name: defaults_in_words(schema) if name in request_bodies else schema
                 for name, schema in without_null_defaults(defs.get("$defs", {})).items()
             },
+            "headers": HEADERS,
             "securitySchemes": {
                 "seatToken": {
                     "type": "http",

@@ -50,7 +50,7 @@ from service.api.rest.games import (
     rules,
 )
 from service.api.rest.streams import bot_stream, game_events
-from service.store.keys import STREAM_ID_PATTERN
+from service.store.keys import RESUME_AFTER_PATTERN
 
 Endpoint = Callable[[Request], Awaitable[Response]]
 """A REST handler: a request in, a response out."""
@@ -70,7 +70,9 @@ class Param:
 class Op:
     """One endpoint: the handler that serves it and what the OpenAPI document says of it. ``errors`` are
     the problem codes it may answer (grouped by status in the document, which adds EVERY_OPERATION's to
-    each); ``stream`` marks a Server-Sent Events answer, whose ``response`` is the model of one event."""
+    each); ``stream`` marks a Server-Sent Events answer, whose ``response`` is the model of one event;
+    ``headers`` names the headers of :data:`service.api.rest.headers.HEADERS` its success answer
+    carries besides every answer's (``X-Request-ID``)."""
 
     method: str
     path: str
@@ -86,6 +88,7 @@ class Op:
     params: tuple[Param, ...] = ()
     stream: bool = False
     description: str = ""
+    headers: tuple[str, ...] = ()
 
 
 EVERY_OPERATION = ("store_unavailable",)
@@ -98,8 +101,10 @@ SEAT = ("missing_token", "invalid_token")
 STREAMS = ("too_many_streams", "server_full")  # the caps on open streams (service.store.fanout)
 CAPPED = ("too_many_games", "server_full")  # service.games.quotas: caps on unfinished games
 
-# A stream id (Redis's ``<ms>-<seq>``), as service.store.keys.STREAM_ID_PATTERN accepts it.
-STREAM_ID_SCHEMA = {"type": "string", "pattern": STREAM_ID_PATTERN.pattern, "examples": ["1733140000000-0"]}
+# Where a stream resumes: after a stream id (Redis's ``<ms>-<seq>``), or from the start when empty, as
+# service.store.keys.RESUME_AFTER_PATTERN accepts it.
+RESUME_SCHEMA = {"type": "string", "pattern": RESUME_AFTER_PATTERN.pattern, "examples": ["1733140000000-0"]}
+RESUME = "Resume after this {} id; empty or absent: from the start."
 
 
 OPS: tuple[Op, ...] = (
@@ -117,6 +122,7 @@ OPS: tuple[Op, ...] = (
         (*BODY, LIMITED, *CAPPED, "admin_required", "invalid_seats", "invalid_options", "invalid_deal"),
         "optional",
         description="Seats are `open` or `bot:<level>`. An explicit `deal` needs the administrator token.",
+        headers=("Location",),
     ),
     Op(
         "GET",
@@ -191,6 +197,7 @@ OPS: tuple[Op, ...] = (
         auth="seat",
         description="Each player calls it with the token of the finished game and gets a token for "
         "the same seat of the rematch; the rematch starts when every player has.",
+        headers=("Location",),
     ),
     Op(
         "GET",
@@ -249,6 +256,7 @@ OPS: tuple[Op, ...] = (
                 "A retried request with the same key returns the first result.",
             ),
         ),
+        headers=("Idempotent-Replayed",),
     ),
     Op(
         "GET",
@@ -261,8 +269,8 @@ OPS: tuple[Op, ...] = (
         errors=(*GAME, "invalid_token", "invalid_request", LIMITED, *STREAMS),
         auth="optional",
         params=(
-            Param("Last-Event-ID", "header", STREAM_ID_SCHEMA, "Resume after this event id."),
-            Param("last_event_id", "query", STREAM_ID_SCHEMA, "Same as the Last-Event-ID header."),
+            Param("Last-Event-ID", "header", RESUME_SCHEMA, RESUME.format("event")),
+            Param("last_event_id", "query", RESUME_SCHEMA, "Same as the Last-Event-ID header, which wins."),
             Param("access_token", "query", {"type": "string"}, "Seat token, for EventSource clients."),
             Param("follow", "query", {"type": "boolean"}, "false: send the events so far, then end."),
         ),
@@ -309,8 +317,8 @@ OPS: tuple[Op, ...] = (
         errors=(*SEAT, "invalid_request", LIMITED, *STREAMS),
         auth="seat",
         params=(
-            Param("Last-Event-ID", "header", STREAM_ID_SCHEMA, "Resume after this notice id."),
-            Param("last_event_id", "query", STREAM_ID_SCHEMA, "Same as the Last-Event-ID header."),
+            Param("Last-Event-ID", "header", RESUME_SCHEMA, RESUME.format("notice")),
+            Param("last_event_id", "query", RESUME_SCHEMA, "Same as the Last-Event-ID header, which wins."),
             Param("access_token", "query", {"type": "string"}, "The API key, for EventSource clients."),
             Param("follow", "query", {"type": "boolean"}, "false: send the notices so far, then end."),
         ),
