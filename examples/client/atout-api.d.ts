@@ -302,6 +302,12 @@ export interface components {
             status: string;
             /** Winners */
             winners: number[] | null;
+            /**
+             * Replayed
+             * @description True when this is the stored answer of an earlier request with the same Idempotency-Key: the move was not played again (the `Idempotent-Replayed` header says it too).
+             * @default false
+             */
+            replayed: boolean;
         };
         /**
          * BidAction
@@ -572,64 +578,12 @@ export interface components {
              */
             version: number;
         };
-        /** CreateGameRequest */
-        CreateGameRequest: {
-            /**
-             * Game
-             * @enum {string}
-             */
-            game: "five_hundred" | "rough" | "euchre5";
-            /**
-             * Options
-             * @description Rule options, see /v1/rules: each game's own names and allowed values (another game's option, or a value that game does not allow, is 422 invalid_options).
-             */
-            options?: {
-                /** @enum {unknown} */
-                dealer_may_open?: true | false;
-                /** @enum {unknown} */
-                floor_loses?: true | false;
-                /** @enum {unknown} */
-                lone_march_points?: 2 | 3 | 4 | 5;
-                /** @enum {unknown} */
-                min_bid_level?: 6 | 7 | 8;
-                /** @enum {unknown} */
-                slam_bonus?: false | true;
-                /** @enum {unknown} */
-                target_score?: 5 | 7 | 10 | 11 | 15 | 300 | 500 | 1000 | 1500 | 2000 | 200 | 250 | 350 | 400;
-            };
-            /**
-             * Seats
-             * @description One entry per seat, `open` or `bot:random|heuristic|expert`; default all open.
-             */
-            seats?: string[] | null;
-            /**
-             * Seed
-             * @description Administrator only (403 admin_required otherwise): whoever knows it knows every hand. Without it the match key comes from `secrets`.
-             */
-            seed?: number | null;
-            /**
-             * Deal
-             * @description Explicit first deal (administrator only): dealer, hands, kitty.
-             */
-            deal?: {
-                [key: string]: unknown;
-            } | null;
-            /**
-             * Listed
-             * @description False: private, joined with the invite code. Default: `true`.
-             */
-            listed?: boolean;
-            /**
-             * Turn Seconds
-             * @description Per-turn time limit; when it runs out a bot plays the move.
-             */
-            turn_seconds?: number | null;
-            /**
-             * Timeouts To Bot
-             * @description With turn_seconds: after this many timed-out turns in a row a heuristic bot takes the seat over for good.
-             */
-            timeouts_to_bot?: number | null;
-        };
+        /**
+         * CreateGameRequest
+         * @description A game to create, by ``game``: each game's own options and seat count are in its schema, so
+         *     a schema-valid body never meets invalid_options or invalid_seats for them.
+         */
+        CreateGameRequest: components["schemas"]["NewFiveHundredGame"] | components["schemas"]["NewRoughGame"] | components["schemas"]["NewEuchre5Game"];
         /** CreateGameResponse */
         CreateGameResponse: {
             game: components["schemas"]["GameSummary"];
@@ -1756,7 +1710,7 @@ export interface components {
             seat?: number | null;
             /**
              * Name
-             * @description Any text but control characters, bidirectional controls, invisible format characters (the zero-width joiners excepted) and unassigned, surrogate or private-use code points (422 invalid_request with type `unsafe_character`). Default: `""`.
+             * @description Any text but control characters, bidirectional controls, invisible format characters (the zero-width joiners excepted) and unassigned, surrogate or private-use code points (422 invalid_request with type `unsafe_character`); `pattern` lists the refused code points (of Unicode 14.0.0). Default: `""`.
              */
             name?: string;
             /** Invite Code */
@@ -2023,6 +1977,169 @@ export interface components {
              */
             suit: "S" | "C" | "D" | "H";
         };
+        /**
+         * NewEuchre5Game
+         * @description A game of five-handed euchre (five players).
+         */
+        NewEuchre5Game: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            game: "euchre5";
+            /**
+             * Options
+             * @description Rule options, see /v1/rules: the game's own names and allowed values.
+             */
+            options?: {
+                /** @enum {unknown} */
+                lone_march_points?: 2 | 3 | 4 | 5;
+                /** @enum {unknown} */
+                target_score?: 5 | 7 | 10 | 11 | 15;
+            };
+            /**
+             * Seats
+             * @description One entry per seat, `open` or `bot:random|heuristic|expert`; omitted, null or empty: all open.
+             */
+            seats?: string[] | string[] | null;
+            /**
+             * Seed
+             * @description Administrator only (403 admin_required otherwise): whoever knows it knows every hand. Without it the match key comes from `secrets`.
+             */
+            seed?: number | null;
+            /**
+             * Deal
+             * @description Explicit first deal (administrator only): dealer, hands, kitty.
+             */
+            deal?: {
+                [key: string]: unknown;
+            } | null;
+            /**
+             * Listed
+             * @description False: private, joined with the invite code. Default: `true`.
+             */
+            listed?: boolean;
+            /**
+             * Turn Seconds
+             * @description Per-turn time limit; when it runs out a bot plays the move.
+             */
+            turn_seconds?: number | null;
+            /**
+             * Timeouts To Bot
+             * @description With turn_seconds: after this many timed-out turns in a row a heuristic bot takes the seat over for good.
+             */
+            timeouts_to_bot?: number | null;
+        };
+        /**
+         * NewFiveHundredGame
+         * @description A game of Le 500 (four players).
+         */
+        NewFiveHundredGame: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            game: "five_hundred";
+            /**
+             * Options
+             * @description Rule options, see /v1/rules: the game's own names and allowed values.
+             */
+            options?: {
+                /** @enum {unknown} */
+                min_bid_level?: 6 | 7 | 8;
+                /** @enum {unknown} */
+                slam_bonus?: false | true;
+                /** @enum {unknown} */
+                target_score?: 300 | 500 | 1000 | 1500 | 2000;
+            };
+            /**
+             * Seats
+             * @description One entry per seat, `open` or `bot:random|heuristic|expert`; omitted, null or empty: all open.
+             */
+            seats?: string[] | string[] | null;
+            /**
+             * Seed
+             * @description Administrator only (403 admin_required otherwise): whoever knows it knows every hand. Without it the match key comes from `secrets`.
+             */
+            seed?: number | null;
+            /**
+             * Deal
+             * @description Explicit first deal (administrator only): dealer, hands, kitty.
+             */
+            deal?: {
+                [key: string]: unknown;
+            } | null;
+            /**
+             * Listed
+             * @description False: private, joined with the invite code. Default: `true`.
+             */
+            listed?: boolean;
+            /**
+             * Turn Seconds
+             * @description Per-turn time limit; when it runs out a bot plays the move.
+             */
+            turn_seconds?: number | null;
+            /**
+             * Timeouts To Bot
+             * @description With turn_seconds: after this many timed-out turns in a row a heuristic bot takes the seat over for good.
+             */
+            timeouts_to_bot?: number | null;
+        };
+        /**
+         * NewRoughGame
+         * @description A game of Le Rough (four players).
+         */
+        NewRoughGame: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            game: "rough";
+            /**
+             * Options
+             * @description Rule options, see /v1/rules: the game's own names and allowed values.
+             */
+            options?: {
+                /** @enum {unknown} */
+                dealer_may_open?: true | false;
+                /** @enum {unknown} */
+                floor_loses?: true | false;
+                /** @enum {unknown} */
+                target_score?: 200 | 250 | 300 | 350 | 400 | 500;
+            };
+            /**
+             * Seats
+             * @description One entry per seat, `open` or `bot:random|heuristic|expert`; omitted, null or empty: all open.
+             */
+            seats?: string[] | string[] | null;
+            /**
+             * Seed
+             * @description Administrator only (403 admin_required otherwise): whoever knows it knows every hand. Without it the match key comes from `secrets`.
+             */
+            seed?: number | null;
+            /**
+             * Deal
+             * @description Explicit first deal (administrator only): dealer, hands, kitty.
+             */
+            deal?: {
+                [key: string]: unknown;
+            } | null;
+            /**
+             * Listed
+             * @description False: private, joined with the invite code. Default: `true`.
+             */
+            listed?: boolean;
+            /**
+             * Turn Seconds
+             * @description Per-turn time limit; when it runs out a bot plays the move.
+             */
+            turn_seconds?: number | null;
+            /**
+             * Timeouts To Bot
+             * @description With turn_seconds: after this many timed-out turns in a row a heuristic bot takes the seat over for good.
+             */
+            timeouts_to_bot?: number | null;
+        };
         /** OrderUpAction */
         OrderUpAction: {
             /**
@@ -2264,7 +2381,7 @@ export interface components {
         RegisterBotRequest: {
             /**
              * Name
-             * @description Any text but control characters, bidirectional controls, invisible format characters (the zero-width joiners excepted) and unassigned, surrogate or private-use code points (422 invalid_request with type `unsafe_character`).
+             * @description Any text but control characters, bidirectional controls, invisible format characters (the zero-width joiners excepted) and unassigned, surrogate or private-use code points (422 invalid_request with type `unsafe_character`); `pattern` lists the refused code points (of Unicode 14.0.0).
              */
             name: string;
             /**
@@ -3212,7 +3329,24 @@ export interface components {
     responses: never;
     parameters: never;
     requestBodies: never;
-    headers: never;
+    headers: {
+        /** @description The request's id: yours when you sent a sane `X-Request-ID` (1 to 128 of `A-Za-z0-9._~:+=@/-`), else a fresh one. Problems name it in `instance`; quote it when reporting a problem. */
+        "X-Request-ID": string;
+        /** @description Seconds to wait before trying again. */
+        "Retry-After": number;
+        /** @description With `rate_limited`: the requests the limit that refused allows in its window. */
+        "RateLimit-Limit": number;
+        /** @description With `rate_limited`: the requests left in that window (0). */
+        "RateLimit-Remaining": number;
+        /** @description With `rate_limited`: seconds until that window resets. */
+        "RateLimit-Reset": number;
+        /** @description The scheme to authenticate with: a bearer token. */
+        "WWW-Authenticate": "Bearer";
+        /** @description The path of the game created. */
+        Location: string;
+        /** @description `true` when this answer is the stored one of an earlier request with the same `Idempotency-Key` (the move was not played again); absent otherwise. The body says it too (`replayed`). */
+        "Idempotent-Replayed": "true";
+    };
     pathItems: never;
 }
 export type $defs = Record<string, never>;
@@ -3229,6 +3363,7 @@ export interface operations {
             /** @description Rules and options of each game */
             200: {
                 headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3238,6 +3373,8 @@ export interface operations {
             /** @description Problem: `store_unavailable` */
             503: {
                 headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3261,6 +3398,7 @@ export interface operations {
             /** @description List open games (listed, waiting for players) */
             200: {
                 headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3270,6 +3408,7 @@ export interface operations {
             /** @description Problem: `invalid_request` */
             422: {
                 headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3279,6 +3418,8 @@ export interface operations {
             /** @description Problem: `store_unavailable` */
             503: {
                 headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3303,6 +3444,8 @@ export interface operations {
             /** @description Create a game */
             201: {
                 headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    Location: components["headers"]["Location"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3312,6 +3455,7 @@ export interface operations {
             /** @description Problem: `malformed_body` */
             400: {
                 headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3321,6 +3465,7 @@ export interface operations {
             /** @description Problem: `admin_required` */
             403: {
                 headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3330,6 +3475,7 @@ export interface operations {
             /** @description Problem: `payload_too_large` */
             413: {
                 headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3339,6 +3485,7 @@ export interface operations {
             /** @description Problem: `unsupported_media_type` */
             415: {
                 headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3348,6 +3495,7 @@ export interface operations {
             /** @description Problem: `invalid_request`, `invalid_seats`, `invalid_options`, `invalid_deal` */
             422: {
                 headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3357,6 +3505,11 @@ export interface operations {
             /** @description Problem: `rate_limited`, `too_many_games` */
             429: {
                 headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3366,6 +3519,8 @@ export interface operations {
             /** @description Problem: `server_full`, `store_unavailable` */
             503: {
                 headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3388,6 +3543,7 @@ export interface operations {
             /** @description Get a game */
             200: {
                 headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3397,6 +3553,8 @@ export interface operations {
             /** @description Problem: `invalid_token` */
             401: {
                 headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3406,6 +3564,7 @@ export interface operations {
             /** @description Problem: `game_not_found` */
             404: {
                 headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3415,6 +3574,8 @@ export interface operations {
             /** @description Problem: `store_unavailable` */
             503: {
                 headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3441,6 +3602,7 @@ export interface operations {
             /** @description Join a seat: the seat token is shown once */
             201: {
                 headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3450,6 +3612,7 @@ export interface operations {
             /** @description Problem: `malformed_body` */
             400: {
                 headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3459,6 +3622,8 @@ export interface operations {
             /** @description Problem: `invalid_token` */
             401: {
                 headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3468,6 +3633,7 @@ export interface operations {
             /** @description Problem: `invalid_invite` */
             403: {
                 headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3477,6 +3643,7 @@ export interface operations {
             /** @description Problem: `game_not_found` */
             404: {
                 headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3486,6 +3653,7 @@ export interface operations {
             /** @description Problem: `seat_taken`, `game_full` */
             409: {
                 headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3495,6 +3663,7 @@ export interface operations {
             /** @description Problem: `payload_too_large` */
             413: {
                 headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3504,6 +3673,7 @@ export interface operations {
             /** @description Problem: `unsupported_media_type` */
             415: {
                 headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3513,6 +3683,7 @@ export interface operations {
             /** @description Problem: `invalid_request`, `invalid_seats` */
             422: {
                 headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3522,6 +3693,11 @@ export interface operations {
             /** @description Problem: `rate_limited` */
             429: {
                 headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3531,6 +3707,8 @@ export interface operations {
             /** @description Problem: `store_unavailable` */
             503: {
                 headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3553,6 +3731,7 @@ export interface operations {
             /** @description Give up the caller's seat: it opens again before the start, a bot plays it out after */
             200: {
                 headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3562,6 +3741,8 @@ export interface operations {
             /** @description Problem: `missing_token`, `invalid_token` */
             401: {
                 headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3571,6 +3752,7 @@ export interface operations {
             /** @description Problem: `game_not_found` */
             404: {
                 headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3580,6 +3762,7 @@ export interface operations {
             /** @description Problem: `game_over` */
             409: {
                 headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3589,6 +3772,7 @@ export interface operations {
             /** @description Problem: `payload_too_large` */
             413: {
                 headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3598,6 +3782,7 @@ export interface operations {
             /** @description Problem: `unsupported_media_type` */
             415: {
                 headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3607,6 +3792,8 @@ export interface operations {
             /** @description Problem: `store_unavailable` */
             503: {
                 headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3633,6 +3820,8 @@ export interface operations {
             /** @description Offer or accept the rematch of a finished game: same game, options and seats, new seed */
             201: {
                 headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    Location: components["headers"]["Location"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3642,6 +3831,7 @@ export interface operations {
             /** @description Problem: `malformed_body` */
             400: {
                 headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3651,6 +3841,8 @@ export interface operations {
             /** @description Problem: `missing_token`, `invalid_token` */
             401: {
                 headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3660,6 +3852,7 @@ export interface operations {
             /** @description Problem: `game_not_found` */
             404: {
                 headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3669,6 +3862,7 @@ export interface operations {
             /** @description Problem: `game_not_over`, `seat_taken` */
             409: {
                 headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3678,6 +3872,7 @@ export interface operations {
             /** @description Problem: `payload_too_large` */
             413: {
                 headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3687,6 +3882,7 @@ export interface operations {
             /** @description Problem: `unsupported_media_type` */
             415: {
                 headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3696,6 +3892,7 @@ export interface operations {
             /** @description Problem: `invalid_request` */
             422: {
                 headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3705,6 +3902,8 @@ export interface operations {
             /** @description Problem: `too_many_games` */
             429: {
                 headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3714,6 +3913,8 @@ export interface operations {
             /** @description Problem: `server_full`, `store_unavailable` */
             503: {
                 headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3739,6 +3940,7 @@ export interface operations {
             /** @description The caller's seat view (spectator view without a token) */
             200: {
                 headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3748,6 +3950,8 @@ export interface operations {
             /** @description Problem: `missing_token`, `invalid_token` */
             401: {
                 headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3757,6 +3961,7 @@ export interface operations {
             /** @description Problem: `wrong_seat` */
             403: {
                 headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3766,6 +3971,7 @@ export interface operations {
             /** @description Problem: `game_not_found` */
             404: {
                 headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3775,6 +3981,7 @@ export interface operations {
             /** @description Problem: `invalid_request` */
             422: {
                 headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3784,6 +3991,8 @@ export interface operations {
             /** @description Problem: `store_unavailable` */
             503: {
                 headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3806,6 +4015,7 @@ export interface operations {
             /** @description The caller's legal actions (discards come as a template: choose `count` of `from`) */
             200: {
                 headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3815,6 +4025,8 @@ export interface operations {
             /** @description Problem: `missing_token`, `invalid_token` */
             401: {
                 headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3824,6 +4036,7 @@ export interface operations {
             /** @description Problem: `game_not_found` */
             404: {
                 headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3833,6 +4046,8 @@ export interface operations {
             /** @description Problem: `store_unavailable` */
             503: {
                 headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3862,6 +4077,8 @@ export interface operations {
             /** @description Submit an action for the caller's seat */
             200: {
                 headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3871,6 +4088,7 @@ export interface operations {
             /** @description Problem: `malformed_body` */
             400: {
                 headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3880,6 +4098,8 @@ export interface operations {
             /** @description Problem: `missing_token`, `invalid_token` */
             401: {
                 headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3889,6 +4109,7 @@ export interface operations {
             /** @description Problem: `wrong_seat` */
             403: {
                 headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3898,6 +4119,7 @@ export interface operations {
             /** @description Problem: `game_not_found` */
             404: {
                 headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3907,6 +4129,7 @@ export interface operations {
             /** @description Problem: `game_not_started`, `game_over`, `not_your_turn`, `version_conflict` */
             409: {
                 headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3916,6 +4139,7 @@ export interface operations {
             /** @description Problem: `payload_too_large` */
             413: {
                 headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3925,6 +4149,7 @@ export interface operations {
             /** @description Problem: `unsupported_media_type` */
             415: {
                 headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3934,6 +4159,7 @@ export interface operations {
             /** @description Problem: `invalid_request`, `illegal_action`, `idempotency_key_reused` */
             422: {
                 headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3943,6 +4169,11 @@ export interface operations {
             /** @description Problem: `rate_limited` */
             429: {
                 headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3952,6 +4183,8 @@ export interface operations {
             /** @description Problem: `store_unavailable` */
             503: {
                 headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3963,7 +4196,7 @@ export interface operations {
     streamEvents: {
         parameters: {
             query?: {
-                /** @description Same as the Last-Event-ID header. */
+                /** @description Same as the Last-Event-ID header, which wins. */
                 last_event_id?: string;
                 /** @description Seat token, for EventSource clients. */
                 access_token?: string;
@@ -3971,7 +4204,7 @@ export interface operations {
                 follow?: boolean;
             };
             header?: {
-                /** @description Resume after this event id. */
+                /** @description Resume after this event id; empty or absent: from the start. */
                 "Last-Event-ID"?: string;
             };
             path: {
@@ -3984,6 +4217,7 @@ export interface operations {
             /** @description Server-Sent Events of the game, as the caller's seat may see them */
             200: {
                 headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3998,6 +4232,8 @@ export interface operations {
             /** @description Problem: `invalid_token` */
             401: {
                 headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4007,6 +4243,7 @@ export interface operations {
             /** @description Problem: `game_not_found` */
             404: {
                 headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4016,6 +4253,7 @@ export interface operations {
             /** @description Problem: `invalid_request` */
             422: {
                 headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4025,6 +4263,11 @@ export interface operations {
             /** @description Problem: `rate_limited`, `too_many_streams` */
             429: {
                 headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4034,6 +4277,8 @@ export interface operations {
             /** @description Problem: `server_full`, `store_unavailable` */
             503: {
                 headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4058,6 +4303,7 @@ export interface operations {
             /** @description Register a bot account: its API key is shown once */
             201: {
                 headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4067,6 +4313,7 @@ export interface operations {
             /** @description Problem: `malformed_body` */
             400: {
                 headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4076,6 +4323,7 @@ export interface operations {
             /** @description Problem: `payload_too_large` */
             413: {
                 headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4085,6 +4333,7 @@ export interface operations {
             /** @description Problem: `unsupported_media_type` */
             415: {
                 headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4094,6 +4343,7 @@ export interface operations {
             /** @description Problem: `invalid_request` */
             422: {
                 headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4103,6 +4353,11 @@ export interface operations {
             /** @description Problem: `rate_limited` */
             429: {
                 headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4112,6 +4367,8 @@ export interface operations {
             /** @description Problem: `store_unavailable` */
             503: {
                 headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4132,6 +4389,7 @@ export interface operations {
             /** @description The bot account and its seats, with whether each is to act now */
             200: {
                 headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4141,6 +4399,8 @@ export interface operations {
             /** @description Problem: `missing_token`, `invalid_token` */
             401: {
                 headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4150,6 +4410,8 @@ export interface operations {
             /** @description Problem: `store_unavailable` */
             503: {
                 headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4161,7 +4423,7 @@ export interface operations {
     streamBotTurns: {
         parameters: {
             query?: {
-                /** @description Same as the Last-Event-ID header. */
+                /** @description Same as the Last-Event-ID header, which wins. */
                 last_event_id?: string;
                 /** @description The API key, for EventSource clients. */
                 access_token?: string;
@@ -4169,7 +4431,7 @@ export interface operations {
                 follow?: boolean;
             };
             header?: {
-                /** @description Resume after this notice id. */
+                /** @description Resume after this notice id; empty or absent: from the start. */
                 "Last-Event-ID"?: string;
             };
             path?: never;
@@ -4180,6 +4442,7 @@ export interface operations {
             /** @description `your_turn` (with the view and legal actions) in any of the bot's games, and `game_over` */
             200: {
                 headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4194,6 +4457,8 @@ export interface operations {
             /** @description Problem: `missing_token`, `invalid_token` */
             401: {
                 headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4203,6 +4468,7 @@ export interface operations {
             /** @description Problem: `invalid_request` */
             422: {
                 headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4212,6 +4478,11 @@ export interface operations {
             /** @description Problem: `rate_limited`, `too_many_streams` */
             429: {
                 headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4221,6 +4492,8 @@ export interface operations {
             /** @description Problem: `server_full`, `store_unavailable` */
             503: {
                 headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4243,6 +4516,7 @@ export interface operations {
             /** @description Delete a bot account (administrator): its key stops working, its seats are given up */
             204: {
                 headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -4250,6 +4524,8 @@ export interface operations {
             /** @description Problem: `missing_token`, `invalid_token` */
             401: {
                 headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4259,6 +4535,7 @@ export interface operations {
             /** @description Problem: `admin_required` */
             403: {
                 headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4268,6 +4545,7 @@ export interface operations {
             /** @description Problem: `bot_not_found` */
             404: {
                 headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4277,6 +4555,8 @@ export interface operations {
             /** @description Problem: `store_unavailable` */
             503: {
                 headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4299,6 +4579,7 @@ export interface operations {
             /** @description The replay log (seed, options, deal, every action) once the match is over */
             200: {
                 headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4308,6 +4589,8 @@ export interface operations {
             /** @description Problem: `invalid_token` */
             401: {
                 headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4317,6 +4600,7 @@ export interface operations {
             /** @description Problem: `game_not_found` */
             404: {
                 headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4326,6 +4610,7 @@ export interface operations {
             /** @description Problem: `game_not_over` */
             409: {
                 headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4335,6 +4620,8 @@ export interface operations {
             /** @description Problem: `store_unavailable` */
             503: {
                 headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
