@@ -4,61 +4,27 @@ from them."""
 
 from __future__ import annotations
 
-import unicodedata
+from collections.abc import Callable
 from typing import Annotated, Any, Literal
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field, RootModel, field_validator
-from pydantic_core import PydanticCustomError
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    ModelWrapValidatorHandler,
+    RootModel,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
 
 import engine
 from schema.actions import CARD, Action, Model, whole
+from schema.display import DisplayText
 from schema.views import EventOfMove, LegalAction, StreamEnd, StreamFrame, View
 
 SEAT_KIND = r"^(open|bot:(random|heuristic|expert))$"
 CLIENT_SEED = r"^[ -~]*$"  # printable ASCII: the same bytes in every language's JSON (docs/fairness.md)
-
-# Bidirectional embeddings, overrides and isolates: they reorder the text shown around a name.
-BIDI_CONTROLS = frozenset("\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
-# Format characters a name may keep: the joiners that emoji sequences and some scripts need.
-ALLOWED_FORMAT = frozenset("\u200c\u200d")
-
-
-def unsafe_character(value: str) -> str | None:
-    """Why ``value`` cannot be shown to other players, or None. Control characters (NUL, newlines,
-    escape) corrupt logs and terminals; bidi controls reorder the text around the name; other
-    invisible format characters (zero-width space, BOM, tags) and unassigned, surrogate or private-use
-    code points let one name pass for another."""
-    for index, char in enumerate(value):
-        category = unicodedata.category(char)
-        if char in BIDI_CONTROLS:
-            kind = "a bidirectional control"
-        elif category == "Cc":
-            kind = "a control character"
-        elif category == "Cf" and char not in ALLOWED_FORMAT:
-            kind = "an invisible format character"
-        elif category in {"Cs", "Co", "Cn"}:
-            kind = "an unassigned, surrogate or private-use code point"
-        else:
-            continue
-        return f"{kind} (U+{ord(char):04X}) at position {index + 1}"
-    return None
-
-
-def _displayable(value: str) -> str:
-    reason = unsafe_character(value)
-    if reason is not None:
-        raise PydanticCustomError("unsafe_character", "must not contain {reason}", {"reason": reason})
-    return value
-
-
-# Every text shown to other people (player and bot names, contacts) is one of these. The rule is
-# said in words: a JSON Schema pattern cannot name Unicode categories portably.
-DISPLAY_RULE = (
-    "Any text but control characters, bidirectional controls, invisible format characters (the "
-    "zero-width joiners excepted) and unassigned, surrogate or private-use code points (422 "
-    "invalid_request with type `unsafe_character`)."
-)
-DisplayText = Annotated[str, AfterValidator(_displayable), Field(description=DISPLAY_RULE)]
 
 
 class ValidationIssue(BaseModel):
@@ -122,29 +88,43 @@ class GameSummary(BaseModel):
     turn_seconds: int | None = Field(default=None, description="Per-turn time limit, if any.")
 
 
-def options_schema() -> dict[str, Any]:
-    """Every rule option of every game with its allowed values (engine.games()), as JSON Schema."""
-    allowed: dict[str, list[Any]] = {}
-    for rules in engine.games().values():
-        for name, option in rules["options"].items():
-            allowed.setdefault(name, [])
-            seen = {(type(v), v) for v in allowed[name]}  # typed: True == 1, but not as an option value
-            allowed[name] += [v for v in option["allowed"] if (type(v), v) not in seen]
+def options_schema(game: str) -> dict[str, Any]:
+    """``game``'s rule options with their allowed values (engine.games()), as JSON Schema: the
+    engine's own option specs, which also refuse anything else (422 invalid_options)."""
+    options = engine.games()[game]["options"]
     return {
         "type": "object",
         "additionalProperties": False,
-        "properties": {name: {"enum": values} for name, values in sorted(allowed.items())},
+        "properties": {name: {"enum": list(option["allowed"])} for name, option in sorted(options.items())},
     }
 
 
-class CreateGameRequest(Model):
-    game: Literal["five_hundred", "rough", "euchre5"]
-    options: dict[str, Any] = Field(
-        default_factory=dict,
-        description="Rule options, see /v1/rules: each game's own names and allowed values (another "
-        "game's option, or a value that game does not allow, is 422 invalid_options).",
-        json_schema_extra=lambda schema: schema.update(options_schema()),
-    )
+def seats_schema(game: str) -> Callable[[dict[str, Any]], None]:
+    """The JSON Schema of ``game``'s seat list: none, empty (every seat open) or one entry per seat,
+    as Games.create reads it (another count is 422 invalid_seats)."""
+    players = int(engine.games()[game]["players"])
+
+    def shape(schema: dict[str, Any]) -> None:
+        kind = {"type": "string", "pattern": SEAT_KIND}
+        schema.pop("anyOf", None)
+        schema["anyOf"] = [
+            {"type": "array", "items": kind, "minItems": players, "maxItems": players},
+            {"type": "array", "items": kind, "maxItems": 0},
+            {"type": "null"},
+        ]
+
+    return shape
+
+
+SEATS_RULE = "One entry per seat, `open` or `bot:random|heuristic|expert`; omitted, null or empty: all open."
+OPTIONS_RULE = "Rule options, see /v1/rules: the game's own names and allowed values."
+
+
+class NewGame(Model):
+    """What creating a game of any kind takes; a request is one of the subclasses, by ``game``."""
+
+    game: str
+    options: dict[str, Any] = Field(default_factory=dict, description=OPTIONS_RULE)
 
     @field_validator("options", mode="before")
     @classmethod
@@ -155,9 +135,7 @@ class CreateGameRequest(Model):
         return options
 
     seats: list[Annotated[str, Field(pattern=SEAT_KIND)]] | None = Field(
-        default=None,
-        max_length=5,
-        description="One entry per seat, `open` or `bot:random|heuristic|expert`; default all open.",
+        default=None, max_length=5, description=SEATS_RULE
     )
     seed: int | None = Field(
         default=None,
@@ -183,6 +161,69 @@ class CreateGameRequest(Model):
         description="With turn_seconds: after this many timed-out turns in a row a heuristic bot takes "
         "the seat over for good.",
     )
+
+
+def _options_field(game: str) -> Any:
+    return Field(
+        default_factory=dict,
+        description=OPTIONS_RULE,
+        json_schema_extra=lambda schema: schema.update(options_schema(game)),
+    )
+
+
+def _seats_field(game: str) -> Any:
+    return Field(default=None, max_length=5, description=SEATS_RULE, json_schema_extra=seats_schema(game))
+
+
+class NewFiveHundredGame(NewGame):
+    """A game of Le 500 (four players)."""
+
+    game: Literal["five_hundred"]
+    options: dict[str, Any] = _options_field("five_hundred")
+    seats: list[Annotated[str, Field(pattern=SEAT_KIND)]] | None = _seats_field("five_hundred")
+
+
+class NewRoughGame(NewGame):
+    """A game of Le Rough (four players)."""
+
+    game: Literal["rough"]
+    options: dict[str, Any] = _options_field("rough")
+    seats: list[Annotated[str, Field(pattern=SEAT_KIND)]] | None = _seats_field("rough")
+
+
+class NewEuchre5Game(NewGame):
+    """A game of five-handed euchre (five players)."""
+
+    game: Literal["euchre5"]
+    options: dict[str, Any] = _options_field("euchre5")
+    seats: list[Annotated[str, Field(pattern=SEAT_KIND)]] | None = _seats_field("euchre5")
+
+
+class CreateGameRequest(
+    RootModel[Annotated[NewFiveHundredGame | NewRoughGame | NewEuchre5Game, Field(discriminator="game")]]
+):
+    """A game to create, by ``game``: each game's own options and seat count are in its schema, so
+    a schema-valid body never meets invalid_options or invalid_seats for them."""
+
+    @model_validator(mode="wrap")
+    @classmethod
+    def _located_as_sent(cls, data: Any, handler: ModelWrapValidatorHandler[CreateGameRequest]) -> Any:
+        """Errors located in the body as it was sent (``turn_seconds``, ``game``), not under the
+        game's tag (``rough.turn_seconds``) as a tagged union has them."""
+        try:
+            return handler(data)
+        except ValidationError as exc:
+            errors: list[Any] = []
+            for error in exc.errors():
+                if error["type"] == "union_tag_not_found":
+                    errors.append({"type": "missing", "loc": ("game",), "input": error["input"]})
+                    continue
+                if error["type"] == "union_tag_invalid":
+                    error["loc"] = ("game",)
+                elif error["loc"]:
+                    error["loc"] = error["loc"][1:]
+                errors.append(error)
+            raise ValidationError.from_exception_data(exc.title, errors) from None
 
 
 class CreateGameResponse(BaseModel):
@@ -344,6 +385,11 @@ class ActionResponse(BaseModel):
         description="When the caller holds the seat to act next: its view and legal actions, so the "
         "next move needs no other request. Null when another player is to act (their turn reaches "
         "them on their stream as `your_turn`) or the match is over.",
+    )
+    replayed: bool = Field(
+        default=False,
+        description="True when this is the stored answer of an earlier request with the same "
+        "Idempotency-Key: the move was not played again (the `Idempotent-Replayed` header says it too).",
     )
 
 

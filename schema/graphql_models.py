@@ -354,17 +354,19 @@ def every_type() -> list[type]:
     return list(GENERATED.values())
 
 
-def input_type(name: str, models: tuple[type[BaseModel], ...], description: str) -> type:
+def input_type(
+    name: str, models: tuple[type[BaseModel], ...], description: str, *, all_optional: bool = False
+) -> type:
     """One input type holding the fields of ``models`` but ``type``: with one model, its required
-    fields are required; with several (GraphQL inputs have no unions) each is optional and the
-    server validates the whole as REST does."""
+    fields are required (unless ``all_optional``); with several (GraphQL inputs have no unions) each is
+    optional and the server validates the whole as REST does."""
     namespace: dict[str, Any] = {"__annotations__": {}, "__module__": __name__}
     for model in models:
         for field_name, field in model.model_fields.items():
             if field_name in namespace["__annotations__"] or field_name == "type":
                 continue
             kind = graphql_type(_annotation(field))
-            if len(models) == 1 and field.is_required():
+            if len(models) == 1 and field.is_required() and not all_optional:
                 namespace["__annotations__"][field_name] = kind
                 namespace[field_name] = strawberry.field(description=field.description)
             else:
@@ -433,8 +435,34 @@ def action_of(chosen: Any) -> dict[str, Any]:
 
 
 ActionInput = _action_input()
-OptionsInput = input_type(
-    "OptionsInput",
-    tuple(OPTIONS_OF_GAME.values()),
-    "Rule options (see `rules`): each game's own; another game's option is invalid_options.",
-)
+
+
+def _options_input() -> type:
+    """``OptionsInput``, a ``@oneOf`` input: one field, named after the game it is for
+    (``fiveHundred``, ``rough``, ``euchre5``), holding that game's rule options only, each optional
+    (the game's default otherwise); it must be the game being created (else invalid_options). REST
+    says the same with a schema by game (``CreateGameRequest``)."""
+    namespace: dict[str, Any] = {"__annotations__": {}, "__module__": __name__}
+    for game, model in OPTIONS_OF_GAME.items():
+        held = input_type(
+            f"{model.__name__}Input", (model,), f"Rule options of {game} (see `rules`).", all_optional=True
+        )
+        namespace["__annotations__"][game] = typing.Optional[held]  # noqa: UP045
+        namespace[game] = strawberry.field(name=camel(game), default=strawberry.UNSET)
+    return strawberry.input(
+        type("OptionsInput", (), namespace),
+        description=" ".join((_options_input.__doc__ or "").replace("``", "`").split()),
+        one_of=True,
+    )
+
+
+def options_of(chosen: Any) -> tuple[str, dict[str, Any]]:
+    """The game an ``OptionsInput`` names, and the options it holds in REST's form."""
+    for game in OPTIONS_OF_GAME:
+        held = getattr(chosen, game)
+        if held is not None and held is not strawberry.UNSET:
+            return game, given(held)
+    raise ValueError("name one game")  # @oneOf makes this unreachable through the API
+
+
+OptionsInput = _options_input()

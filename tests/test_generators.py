@@ -147,7 +147,9 @@ def test_openapi_python_client_generates_every_operation_with_no_warning(python_
         generated = importlib.import_module(f"{PACKAGE}.api.{module.parent.name}.{module.name}")
         assert callable(generated.sync_detailed)
     models = importlib.import_module(f"{PACKAGE}.models")
-    assert {"CreateGameRequest", "BidMadeEvent", "BotNotice", "StreamEnd"} <= set(dir(models))
+    # a game to create is one of three (oneOf by `game`: each game's own options), typed each
+    assert {"NewRoughGame", "NewFiveHundredGame", "NewEuchre5Game"} <= set(dir(models))
+    assert {"BidMadeEvent", "BotNotice", "StreamEnd", "NextTurn"} <= set(dir(models))
 
 
 # --- openapi-generator ---------------------------------------------------------------------------
@@ -256,12 +258,8 @@ def test_the_generated_python_client_plays_a_whole_match(
         ]
     }
     anyone = closing.enter_context(generated.Client(base_url=live_server))
-    options = models.CreateGameRequestOptions(
-        target_score=models.CreateGameRequestOptionsTargetScore.VALUE_200
-    )
-    request = models.CreateGameRequest(
-        game=models.CreateGameRequestGame.ROUGH, seats=["open"] * 4, options=options
-    )
+    options = models.NewRoughGameOptions(target_score=models.NewRoughGameOptionsTargetScore.VALUE_200)
+    request = models.NewRoughGame(game="rough", seats=["open"] * 4, options=options)
     created = api["create_game"].sync(client=anyone, body=request)
     assert isinstance(created, models.CreateGameResponse), created
     gid = created.game.id

@@ -307,6 +307,12 @@ export interface components {
             winners: number[] | null;
             /** @description When the caller holds the seat to act next: its view and legal actions, so the next move needs no other request. Null when another player is to act (their turn reaches them on their stream as `your_turn`) or the match is over. */
             next_turn?: components["schemas"]["NextTurn"] | null;
+            /**
+             * Replayed
+             * @description True when this is the stored answer of an earlier request with the same Idempotency-Key: the move was not played again (the `Idempotent-Replayed` header says it too).
+             * @default false
+             */
+            replayed: boolean;
         };
         /**
          * BidAction
@@ -577,61 +583,12 @@ export interface components {
              */
             version: number;
         };
-        /** CreateGameRequest */
-        CreateGameRequest: {
-            /**
-             * Game
-             * @enum {string}
-             */
-            game: "five_hundred" | "rough" | "euchre5";
-            /**
-             * Options
-             * @description Rule options, see /v1/rules: each game's own names and allowed values (another game's option, or a value that game does not allow, is 422 invalid_options).
-             */
-            options?: {
-                dealer_may_open?: boolean;
-                floor_loses?: boolean;
-                /** @enum {integer} */
-                lone_march_points?: 2 | 3 | 4 | 5;
-                /** @enum {integer} */
-                min_bid_level?: 6 | 7 | 8;
-                slam_bonus?: boolean;
-                /** @enum {integer} */
-                target_score?: 5 | 7 | 10 | 11 | 15 | 300 | 500 | 1000 | 1500 | 2000 | 200 | 250 | 350 | 400;
-            };
-            /**
-             * Seats
-             * @description One entry per seat, `open` or `bot:random|heuristic|expert`; default all open.
-             */
-            seats?: string[] | null;
-            /**
-             * Seed
-             * @description Administrator only (403 admin_required otherwise): whoever knows it knows every hand. Without it the match key comes from `secrets`.
-             */
-            seed?: number | null;
-            /**
-             * Deal
-             * @description Explicit first deal (administrator only): dealer, hands, kitty.
-             */
-            deal?: {
-                [key: string]: unknown;
-            } | null;
-            /**
-             * Listed
-             * @description False: private, joined with the invite code. Default: `true`.
-             */
-            listed?: boolean;
-            /**
-             * Turn Seconds
-             * @description Per-turn time limit; when it runs out a bot plays the move.
-             */
-            turn_seconds?: number | null;
-            /**
-             * Timeouts To Bot
-             * @description With turn_seconds: after this many timed-out turns in a row a heuristic bot takes the seat over for good.
-             */
-            timeouts_to_bot?: number | null;
-        };
+        /**
+         * CreateGameRequest
+         * @description A game to create, by ``game``: each game's own options and seat count are in its schema, so
+         *     a schema-valid body never meets invalid_options or invalid_seats for them.
+         */
+        CreateGameRequest: components["schemas"]["NewFiveHundredGame"] | components["schemas"]["NewRoughGame"] | components["schemas"]["NewEuchre5Game"];
         /** CreateGameResponse */
         CreateGameResponse: {
             game: components["schemas"]["GameSummary"];
@@ -1763,7 +1720,7 @@ export interface components {
             seat?: number | null;
             /**
              * Name
-             * @description Any text but control characters, bidirectional controls, invisible format characters (the zero-width joiners excepted) and unassigned, surrogate or private-use code points (422 invalid_request with type `unsafe_character`). Default: `""`.
+             * @description Any text but control characters, bidirectional controls, invisible format characters (the zero-width joiners excepted) and unassigned, surrogate or private-use code points (422 invalid_request with type `unsafe_character`); `pattern` lists the refused code points (of Unicode 14.0.0). Default: `""`.
              */
             name?: string;
             /** Invite Code */
@@ -2031,6 +1988,166 @@ export interface components {
             suit: "S" | "C" | "D" | "H";
         };
         /**
+         * NewEuchre5Game
+         * @description A game of five-handed euchre (five players).
+         */
+        NewEuchre5Game: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            game: "euchre5";
+            /**
+             * Options
+             * @description Rule options, see /v1/rules: the game's own names and allowed values.
+             */
+            options?: {
+                /** @enum {integer} */
+                lone_march_points?: 2 | 3 | 4 | 5;
+                /** @enum {integer} */
+                target_score?: 5 | 7 | 10 | 11 | 15;
+            };
+            /**
+             * Seats
+             * @description One entry per seat, `open` or `bot:random|heuristic|expert`; omitted, null or empty: all open.
+             */
+            seats?: string[] | string[] | null;
+            /**
+             * Seed
+             * @description Administrator only (403 admin_required otherwise): whoever knows it knows every hand. Without it the match key comes from `secrets`.
+             */
+            seed?: number | null;
+            /**
+             * Deal
+             * @description Explicit first deal (administrator only): dealer, hands, kitty.
+             */
+            deal?: {
+                [key: string]: unknown;
+            } | null;
+            /**
+             * Listed
+             * @description False: private, joined with the invite code. Default: `true`.
+             */
+            listed?: boolean;
+            /**
+             * Turn Seconds
+             * @description Per-turn time limit; when it runs out a bot plays the move.
+             */
+            turn_seconds?: number | null;
+            /**
+             * Timeouts To Bot
+             * @description With turn_seconds: after this many timed-out turns in a row a heuristic bot takes the seat over for good.
+             */
+            timeouts_to_bot?: number | null;
+        };
+        /**
+         * NewFiveHundredGame
+         * @description A game of Le 500 (four players).
+         */
+        NewFiveHundredGame: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            game: "five_hundred";
+            /**
+             * Options
+             * @description Rule options, see /v1/rules: the game's own names and allowed values.
+             */
+            options?: {
+                /** @enum {integer} */
+                min_bid_level?: 6 | 7 | 8;
+                slam_bonus?: boolean;
+                /** @enum {integer} */
+                target_score?: 300 | 500 | 1000 | 1500 | 2000;
+            };
+            /**
+             * Seats
+             * @description One entry per seat, `open` or `bot:random|heuristic|expert`; omitted, null or empty: all open.
+             */
+            seats?: string[] | string[] | null;
+            /**
+             * Seed
+             * @description Administrator only (403 admin_required otherwise): whoever knows it knows every hand. Without it the match key comes from `secrets`.
+             */
+            seed?: number | null;
+            /**
+             * Deal
+             * @description Explicit first deal (administrator only): dealer, hands, kitty.
+             */
+            deal?: {
+                [key: string]: unknown;
+            } | null;
+            /**
+             * Listed
+             * @description False: private, joined with the invite code. Default: `true`.
+             */
+            listed?: boolean;
+            /**
+             * Turn Seconds
+             * @description Per-turn time limit; when it runs out a bot plays the move.
+             */
+            turn_seconds?: number | null;
+            /**
+             * Timeouts To Bot
+             * @description With turn_seconds: after this many timed-out turns in a row a heuristic bot takes the seat over for good.
+             */
+            timeouts_to_bot?: number | null;
+        };
+        /**
+         * NewRoughGame
+         * @description A game of Le Rough (four players).
+         */
+        NewRoughGame: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            game: "rough";
+            /**
+             * Options
+             * @description Rule options, see /v1/rules: the game's own names and allowed values.
+             */
+            options?: {
+                dealer_may_open?: boolean;
+                floor_loses?: boolean;
+                /** @enum {integer} */
+                target_score?: 200 | 250 | 300 | 350 | 400 | 500;
+            };
+            /**
+             * Seats
+             * @description One entry per seat, `open` or `bot:random|heuristic|expert`; omitted, null or empty: all open.
+             */
+            seats?: string[] | string[] | null;
+            /**
+             * Seed
+             * @description Administrator only (403 admin_required otherwise): whoever knows it knows every hand. Without it the match key comes from `secrets`.
+             */
+            seed?: number | null;
+            /**
+             * Deal
+             * @description Explicit first deal (administrator only): dealer, hands, kitty.
+             */
+            deal?: {
+                [key: string]: unknown;
+            } | null;
+            /**
+             * Listed
+             * @description False: private, joined with the invite code. Default: `true`.
+             */
+            listed?: boolean;
+            /**
+             * Turn Seconds
+             * @description Per-turn time limit; when it runs out a bot plays the move.
+             */
+            turn_seconds?: number | null;
+            /**
+             * Timeouts To Bot
+             * @description With turn_seconds: after this many timed-out turns in a row a heuristic bot takes the seat over for good.
+             */
+            timeouts_to_bot?: number | null;
+        };
+        /**
          * NextTurn
          * @description The caller's next turn, in the answer to its move: the seat to act now, when the caller holds
          *     it (its own seat again, e.g. after taking the kitty or winning a trick it leads, or another seat
@@ -2294,7 +2411,7 @@ export interface components {
         RegisterBotRequest: {
             /**
              * Name
-             * @description Any text but control characters, bidirectional controls, invisible format characters (the zero-width joiners excepted) and unassigned, surrogate or private-use code points (422 invalid_request with type `unsafe_character`).
+             * @description Any text but control characters, bidirectional controls, invisible format characters (the zero-width joiners excepted) and unassigned, surrogate or private-use code points (422 invalid_request with type `unsafe_character`); `pattern` lists the refused code points (of Unicode 14.0.0).
              */
             name: string;
             /**
@@ -3284,7 +3401,32 @@ export interface components {
     responses: never;
     parameters: never;
     requestBodies: never;
-    headers: never;
+    headers: {
+        /** @description The request's id: yours when you sent a sane `X-Request-ID` (1 to 128 of `A-Za-z0-9._~:+=@/-`), else a fresh one. Problems name it in `instance`; quote it when reporting a problem. */
+        "X-Request-ID": string;
+        /** @description Seconds to wait before trying again. */
+        "Retry-After": number;
+        /** @description With `rate_limited`: the requests the limit that refused allows in its window. */
+        "RateLimit-Limit": number;
+        /** @description With `rate_limited`: the requests left in that window (0). */
+        "RateLimit-Remaining": number;
+        /** @description With `rate_limited`: seconds until that window resets. */
+        "RateLimit-Reset": number;
+        /** @description The scheme to authenticate with: a bearer token. */
+        "WWW-Authenticate": "Bearer";
+        /** @description The path of the game created. */
+        Location: string;
+        /** @description `true` when this answer is the stored one of an earlier request with the same `Idempotency-Key` (the move was not played again); absent otherwise. The body says it too (`replayed`). */
+        "Idempotent-Replayed": "true";
+        /** @description A strong entity-tag of this answer (a game's: its version, what changes without one, and who asks): send it back as `If-None-Match` to get an empty `304` while it is current. */
+        ETag: string;
+        /** @description How long a copy may be used (README "Caching and polling"): `no-store` on every problem, `no-cache` or `private, no-cache` where a copy must be revalidated with its ETag, `public, max-age=…` on the rules and `immutable` on a finished match's log. */
+        "Cache-Control": string;
+        /** @description The request headers the answer depends on: `Authorization` (who asks) on a game, a view or legal actions, `Accept-Language` on a problem, `Origin` where CORS applies. */
+        Vary: string;
+        /** @description The language of a problem's `title` and `detail`: `fr` when `Accept-Language` prefers French, else `en` (docs/errors.md). */
+        "Content-Language": "en" | "fr";
+    };
     pathItems: never;
 }
 export type $defs = Record<string, never>;
@@ -3292,7 +3434,10 @@ export interface operations {
     getRules: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The ETag of your copy (or a list, or `*`): an empty `304 Not Modified` answers while it is current (the token is checked first). */
+                "If-None-Match"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -3301,15 +3446,33 @@ export interface operations {
             /** @description Rules and options of each game */
             200: {
                 headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["RulesResponse"];
                 };
             };
+            /** @description Not Modified: your copy (the ETag of If-None-Match) is current; no body. */
+            304: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
             /** @description Problem: `store_unavailable` */
             503: {
                 headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Content-Language": components["headers"]["Content-Language"];
+                    Vary: components["headers"]["Vary"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3335,6 +3498,8 @@ export interface operations {
             /** @description List open games (listed, waiting for players) */
             200: {
                 headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3344,6 +3509,10 @@ export interface operations {
             /** @description Problem: `invalid_request` */
             422: {
                 headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Content-Language": components["headers"]["Content-Language"];
+                    Vary: components["headers"]["Vary"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3353,6 +3522,11 @@ export interface operations {
             /** @description Problem: `store_unavailable` */
             503: {
                 headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Content-Language": components["headers"]["Content-Language"];
+                    Vary: components["headers"]["Vary"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3377,6 +3551,8 @@ export interface operations {
             /** @description Create a game */
             201: {
                 headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    Location: components["headers"]["Location"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3386,6 +3562,10 @@ export interface operations {
             /** @description Problem: `malformed_body` */
             400: {
                 headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Content-Language": components["headers"]["Content-Language"];
+                    Vary: components["headers"]["Vary"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3395,6 +3575,10 @@ export interface operations {
             /** @description Problem: `admin_required` */
             403: {
                 headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Content-Language": components["headers"]["Content-Language"];
+                    Vary: components["headers"]["Vary"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3404,6 +3588,10 @@ export interface operations {
             /** @description Problem: `payload_too_large` */
             413: {
                 headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Content-Language": components["headers"]["Content-Language"];
+                    Vary: components["headers"]["Vary"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3413,6 +3601,10 @@ export interface operations {
             /** @description Problem: `unsupported_media_type` */
             415: {
                 headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Content-Language": components["headers"]["Content-Language"];
+                    Vary: components["headers"]["Vary"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3422,6 +3614,10 @@ export interface operations {
             /** @description Problem: `invalid_request`, `invalid_seats`, `invalid_options`, `invalid_deal` */
             422: {
                 headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Content-Language": components["headers"]["Content-Language"];
+                    Vary: components["headers"]["Vary"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3431,6 +3627,14 @@ export interface operations {
             /** @description Problem: `rate_limited`, `too_many_games` */
             429: {
                 headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Content-Language": components["headers"]["Content-Language"];
+                    Vary: components["headers"]["Vary"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3440,6 +3644,11 @@ export interface operations {
             /** @description Problem: `server_full`, `store_unavailable` */
             503: {
                 headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Content-Language": components["headers"]["Content-Language"];
+                    Vary: components["headers"]["Vary"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3451,7 +3660,10 @@ export interface operations {
     getGame: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The ETag of your copy (or a list, or `*`): an empty `304 Not Modified` answers while it is current (the token is checked first). */
+                "If-None-Match"?: string;
+            };
             path: {
                 game_id: string;
             };
@@ -3462,15 +3674,35 @@ export interface operations {
             /** @description Get a game */
             200: {
                 headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    Vary: components["headers"]["Vary"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["GameSummary"];
                 };
             };
+            /** @description Not Modified: your copy (the ETag of If-None-Match) is current; no body. */
+            304: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    Vary: components["headers"]["Vary"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
             /** @description Problem: `invalid_token` */
             401: {
                 headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Content-Language": components["headers"]["Content-Language"];
+                    Vary: components["headers"]["Vary"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3480,6 +3712,10 @@ export interface operations {
             /** @description Problem: `game_not_found` */
             404: {
                 headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Content-Language": components["headers"]["Content-Language"];
+                    Vary: components["headers"]["Vary"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3489,6 +3725,11 @@ export interface operations {
             /** @description Problem: `store_unavailable` */
             503: {
                 headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Content-Language": components["headers"]["Content-Language"];
+                    Vary: components["headers"]["Vary"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3515,6 +3756,7 @@ export interface operations {
             /** @description Join a seat: the seat token is shown once */
             201: {
                 headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3524,6 +3766,10 @@ export interface operations {
             /** @description Problem: `malformed_body` */
             400: {
                 headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Content-Language": components["headers"]["Content-Language"];
+                    Vary: components["headers"]["Vary"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3533,6 +3779,11 @@ export interface operations {
             /** @description Problem: `invalid_token` */
             401: {
                 headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Content-Language": components["headers"]["Content-Language"];
+                    Vary: components["headers"]["Vary"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3542,6 +3793,10 @@ export interface operations {
             /** @description Problem: `invalid_invite` */
             403: {
                 headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Content-Language": components["headers"]["Content-Language"];
+                    Vary: components["headers"]["Vary"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3551,6 +3806,10 @@ export interface operations {
             /** @description Problem: `game_not_found` */
             404: {
                 headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Content-Language": components["headers"]["Content-Language"];
+                    Vary: components["headers"]["Vary"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3560,6 +3819,10 @@ export interface operations {
             /** @description Problem: `seat_taken`, `game_full` */
             409: {
                 headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Content-Language": components["headers"]["Content-Language"];
+                    Vary: components["headers"]["Vary"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3569,6 +3832,10 @@ export interface operations {
             /** @description Problem: `payload_too_large` */
             413: {
                 headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Content-Language": components["headers"]["Content-Language"];
+                    Vary: components["headers"]["Vary"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3578,6 +3845,10 @@ export interface operations {
             /** @description Problem: `unsupported_media_type` */
             415: {
                 headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Content-Language": components["headers"]["Content-Language"];
+                    Vary: components["headers"]["Vary"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3587,6 +3858,10 @@ export interface operations {
             /** @description Problem: `invalid_request`, `invalid_seats` */
             422: {
                 headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Content-Language": components["headers"]["Content-Language"];
+                    Vary: components["headers"]["Vary"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3596,6 +3871,14 @@ export interface operations {
             /** @description Problem: `rate_limited` */
             429: {
                 headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Content-Language": components["headers"]["Content-Language"];
+                    Vary: components["headers"]["Vary"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3605,6 +3888,11 @@ export interface operations {
             /** @description Problem: `store_unavailable` */
             503: {
                 headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Content-Language": components["headers"]["Content-Language"];
+                    Vary: components["headers"]["Vary"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3627,6 +3915,7 @@ export interface operations {
             /** @description Give up the caller's seat: it opens again before the start, a bot plays it out after */
             200: {
                 headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3636,6 +3925,11 @@ export interface operations {
             /** @description Problem: `missing_token`, `invalid_token` */
             401: {
                 headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Content-Language": components["headers"]["Content-Language"];
+                    Vary: components["headers"]["Vary"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3645,6 +3939,10 @@ export interface operations {
             /** @description Problem: `game_not_found` */
             404: {
                 headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Content-Language": components["headers"]["Content-Language"];
+                    Vary: components["headers"]["Vary"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3654,6 +3952,10 @@ export interface operations {
             /** @description Problem: `game_over` */
             409: {
                 headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Content-Language": components["headers"]["Content-Language"];
+                    Vary: components["headers"]["Vary"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3663,6 +3965,10 @@ export interface operations {
             /** @description Problem: `payload_too_large` */
             413: {
                 headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Content-Language": components["headers"]["Content-Language"];
+                    Vary: components["headers"]["Vary"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3672,6 +3978,10 @@ export interface operations {
             /** @description Problem: `unsupported_media_type` */
             415: {
                 headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Content-Language": components["headers"]["Content-Language"];
+                    Vary: components["headers"]["Vary"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3681,6 +3991,11 @@ export interface operations {
             /** @description Problem: `store_unavailable` */
             503: {
                 headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Content-Language": components["headers"]["Content-Language"];
+                    Vary: components["headers"]["Vary"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3707,6 +4022,8 @@ export interface operations {
             /** @description Offer or accept the rematch of a finished game: same game, options and seats, new seed */
             201: {
                 headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    Location: components["headers"]["Location"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3716,6 +4033,10 @@ export interface operations {
             /** @description Problem: `malformed_body` */
             400: {
                 headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Content-Language": components["headers"]["Content-Language"];
+                    Vary: components["headers"]["Vary"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3725,6 +4046,11 @@ export interface operations {
             /** @description Problem: `missing_token`, `invalid_token` */
             401: {
                 headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Content-Language": components["headers"]["Content-Language"];
+                    Vary: components["headers"]["Vary"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3734,6 +4060,10 @@ export interface operations {
             /** @description Problem: `game_not_found` */
             404: {
                 headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Content-Language": components["headers"]["Content-Language"];
+                    Vary: components["headers"]["Vary"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3743,6 +4073,10 @@ export interface operations {
             /** @description Problem: `game_not_over`, `seat_taken` */
             409: {
                 headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Content-Language": components["headers"]["Content-Language"];
+                    Vary: components["headers"]["Vary"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3752,6 +4086,10 @@ export interface operations {
             /** @description Problem: `payload_too_large` */
             413: {
                 headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Content-Language": components["headers"]["Content-Language"];
+                    Vary: components["headers"]["Vary"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3761,6 +4099,10 @@ export interface operations {
             /** @description Problem: `unsupported_media_type` */
             415: {
                 headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Content-Language": components["headers"]["Content-Language"];
+                    Vary: components["headers"]["Vary"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3770,6 +4112,10 @@ export interface operations {
             /** @description Problem: `invalid_request` */
             422: {
                 headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Content-Language": components["headers"]["Content-Language"];
+                    Vary: components["headers"]["Vary"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3779,6 +4125,11 @@ export interface operations {
             /** @description Problem: `too_many_games` */
             429: {
                 headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Content-Language": components["headers"]["Content-Language"];
+                    Vary: components["headers"]["Vary"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3788,6 +4139,11 @@ export interface operations {
             /** @description Problem: `server_full`, `store_unavailable` */
             503: {
                 headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Content-Language": components["headers"]["Content-Language"];
+                    Vary: components["headers"]["Vary"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3802,7 +4158,10 @@ export interface operations {
                 /** @description Must be the token's. */
                 seat?: number;
             };
-            header?: never;
+            header?: {
+                /** @description The ETag of your copy (or a list, or `*`): an empty `304 Not Modified` answers while it is current (the token is checked first). */
+                "If-None-Match"?: string;
+            };
             path: {
                 game_id: string;
             };
@@ -3813,15 +4172,35 @@ export interface operations {
             /** @description The caller's seat view (spectator view without a token) */
             200: {
                 headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    Vary: components["headers"]["Vary"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["ViewResponse"];
                 };
             };
+            /** @description Not Modified: your copy (the ETag of If-None-Match) is current; no body. */
+            304: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    Vary: components["headers"]["Vary"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
             /** @description Problem: `missing_token`, `invalid_token` */
             401: {
                 headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Content-Language": components["headers"]["Content-Language"];
+                    Vary: components["headers"]["Vary"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3831,6 +4210,10 @@ export interface operations {
             /** @description Problem: `wrong_seat` */
             403: {
                 headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Content-Language": components["headers"]["Content-Language"];
+                    Vary: components["headers"]["Vary"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3840,6 +4223,10 @@ export interface operations {
             /** @description Problem: `game_not_found` */
             404: {
                 headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Content-Language": components["headers"]["Content-Language"];
+                    Vary: components["headers"]["Vary"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3849,6 +4236,10 @@ export interface operations {
             /** @description Problem: `invalid_request` */
             422: {
                 headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Content-Language": components["headers"]["Content-Language"];
+                    Vary: components["headers"]["Vary"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3858,6 +4249,11 @@ export interface operations {
             /** @description Problem: `store_unavailable` */
             503: {
                 headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Content-Language": components["headers"]["Content-Language"];
+                    Vary: components["headers"]["Vary"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3869,7 +4265,10 @@ export interface operations {
     getLegalActions: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The ETag of your copy (or a list, or `*`): an empty `304 Not Modified` answers while it is current (the token is checked first). */
+                "If-None-Match"?: string;
+            };
             path: {
                 game_id: string;
             };
@@ -3880,15 +4279,35 @@ export interface operations {
             /** @description The caller's legal actions (discards come as a template: choose `count` of `from`) */
             200: {
                 headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    Vary: components["headers"]["Vary"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["LegalActionsResponse"];
                 };
             };
+            /** @description Not Modified: your copy (the ETag of If-None-Match) is current; no body. */
+            304: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    Vary: components["headers"]["Vary"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
             /** @description Problem: `missing_token`, `invalid_token` */
             401: {
                 headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Content-Language": components["headers"]["Content-Language"];
+                    Vary: components["headers"]["Vary"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3898,6 +4317,10 @@ export interface operations {
             /** @description Problem: `game_not_found` */
             404: {
                 headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Content-Language": components["headers"]["Content-Language"];
+                    Vary: components["headers"]["Vary"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3907,6 +4330,11 @@ export interface operations {
             /** @description Problem: `store_unavailable` */
             503: {
                 headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Content-Language": components["headers"]["Content-Language"];
+                    Vary: components["headers"]["Vary"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3936,6 +4364,8 @@ export interface operations {
             /** @description Submit an action for the caller's seat */
             200: {
                 headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3945,6 +4375,10 @@ export interface operations {
             /** @description Problem: `malformed_body` */
             400: {
                 headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Content-Language": components["headers"]["Content-Language"];
+                    Vary: components["headers"]["Vary"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3954,6 +4388,11 @@ export interface operations {
             /** @description Problem: `missing_token`, `invalid_token` */
             401: {
                 headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Content-Language": components["headers"]["Content-Language"];
+                    Vary: components["headers"]["Vary"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3963,6 +4402,10 @@ export interface operations {
             /** @description Problem: `wrong_seat` */
             403: {
                 headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Content-Language": components["headers"]["Content-Language"];
+                    Vary: components["headers"]["Vary"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3972,6 +4415,10 @@ export interface operations {
             /** @description Problem: `game_not_found` */
             404: {
                 headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Content-Language": components["headers"]["Content-Language"];
+                    Vary: components["headers"]["Vary"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3981,6 +4428,10 @@ export interface operations {
             /** @description Problem: `game_not_started`, `game_over`, `not_your_turn`, `version_conflict` */
             409: {
                 headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Content-Language": components["headers"]["Content-Language"];
+                    Vary: components["headers"]["Vary"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3990,6 +4441,10 @@ export interface operations {
             /** @description Problem: `payload_too_large` */
             413: {
                 headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Content-Language": components["headers"]["Content-Language"];
+                    Vary: components["headers"]["Vary"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3999,6 +4454,10 @@ export interface operations {
             /** @description Problem: `unsupported_media_type` */
             415: {
                 headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Content-Language": components["headers"]["Content-Language"];
+                    Vary: components["headers"]["Vary"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4008,6 +4467,10 @@ export interface operations {
             /** @description Problem: `invalid_request`, `illegal_action`, `idempotency_key_reused` */
             422: {
                 headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Content-Language": components["headers"]["Content-Language"];
+                    Vary: components["headers"]["Vary"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4017,6 +4480,14 @@ export interface operations {
             /** @description Problem: `rate_limited` */
             429: {
                 headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Content-Language": components["headers"]["Content-Language"];
+                    Vary: components["headers"]["Vary"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4026,6 +4497,11 @@ export interface operations {
             /** @description Problem: `store_unavailable` */
             503: {
                 headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Content-Language": components["headers"]["Content-Language"];
+                    Vary: components["headers"]["Vary"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4037,7 +4513,7 @@ export interface operations {
     streamEvents: {
         parameters: {
             query?: {
-                /** @description Same as the Last-Event-ID header. */
+                /** @description Same as the Last-Event-ID header, which wins. */
                 last_event_id?: string;
                 /** @description Seat token, for EventSource clients. */
                 access_token?: string;
@@ -4045,7 +4521,7 @@ export interface operations {
                 follow?: boolean;
             };
             header?: {
-                /** @description Resume after this event id. */
+                /** @description Resume after this event id; empty or absent: from the start. */
                 "Last-Event-ID"?: string;
             };
             path: {
@@ -4058,6 +4534,7 @@ export interface operations {
             /** @description The game's events (SSE or NDJSON), as the caller's seat may see them */
             200: {
                 headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4073,6 +4550,11 @@ export interface operations {
             /** @description Problem: `invalid_token` */
             401: {
                 headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Content-Language": components["headers"]["Content-Language"];
+                    Vary: components["headers"]["Vary"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4082,6 +4564,10 @@ export interface operations {
             /** @description Problem: `game_not_found` */
             404: {
                 headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Content-Language": components["headers"]["Content-Language"];
+                    Vary: components["headers"]["Vary"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4091,6 +4577,10 @@ export interface operations {
             /** @description Problem: `invalid_request` */
             422: {
                 headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Content-Language": components["headers"]["Content-Language"];
+                    Vary: components["headers"]["Vary"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4100,6 +4590,14 @@ export interface operations {
             /** @description Problem: `rate_limited`, `too_many_streams` */
             429: {
                 headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Content-Language": components["headers"]["Content-Language"];
+                    Vary: components["headers"]["Vary"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4109,6 +4607,11 @@ export interface operations {
             /** @description Problem: `server_full`, `store_unavailable` */
             503: {
                 headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Content-Language": components["headers"]["Content-Language"];
+                    Vary: components["headers"]["Vary"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4133,6 +4636,7 @@ export interface operations {
             /** @description Register a bot account: its API key is shown once */
             201: {
                 headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4142,6 +4646,10 @@ export interface operations {
             /** @description Problem: `malformed_body` */
             400: {
                 headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Content-Language": components["headers"]["Content-Language"];
+                    Vary: components["headers"]["Vary"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4151,6 +4659,10 @@ export interface operations {
             /** @description Problem: `payload_too_large` */
             413: {
                 headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Content-Language": components["headers"]["Content-Language"];
+                    Vary: components["headers"]["Vary"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4160,6 +4672,10 @@ export interface operations {
             /** @description Problem: `unsupported_media_type` */
             415: {
                 headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Content-Language": components["headers"]["Content-Language"];
+                    Vary: components["headers"]["Vary"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4169,6 +4685,10 @@ export interface operations {
             /** @description Problem: `invalid_request` */
             422: {
                 headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Content-Language": components["headers"]["Content-Language"];
+                    Vary: components["headers"]["Vary"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4178,6 +4698,14 @@ export interface operations {
             /** @description Problem: `rate_limited` */
             429: {
                 headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Content-Language": components["headers"]["Content-Language"];
+                    Vary: components["headers"]["Vary"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4187,6 +4715,11 @@ export interface operations {
             /** @description Problem: `store_unavailable` */
             503: {
                 headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Content-Language": components["headers"]["Content-Language"];
+                    Vary: components["headers"]["Vary"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4207,6 +4740,7 @@ export interface operations {
             /** @description The bot account and its seats, with whether each is to act now */
             200: {
                 headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4216,6 +4750,11 @@ export interface operations {
             /** @description Problem: `missing_token`, `invalid_token` */
             401: {
                 headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Content-Language": components["headers"]["Content-Language"];
+                    Vary: components["headers"]["Vary"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4225,6 +4764,11 @@ export interface operations {
             /** @description Problem: `store_unavailable` */
             503: {
                 headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Content-Language": components["headers"]["Content-Language"];
+                    Vary: components["headers"]["Vary"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4236,7 +4780,7 @@ export interface operations {
     streamBotTurns: {
         parameters: {
             query?: {
-                /** @description Same as the Last-Event-ID header. */
+                /** @description Same as the Last-Event-ID header, which wins. */
                 last_event_id?: string;
                 /** @description The API key, for EventSource clients. */
                 access_token?: string;
@@ -4244,7 +4788,7 @@ export interface operations {
                 follow?: boolean;
             };
             header?: {
-                /** @description Resume after this notice id. */
+                /** @description Resume after this notice id; empty or absent: from the start. */
                 "Last-Event-ID"?: string;
             };
             path?: never;
@@ -4255,6 +4799,7 @@ export interface operations {
             /** @description `your_turn` (with the view and legal actions) in any of the bot's games, and `game_over` */
             200: {
                 headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4270,6 +4815,11 @@ export interface operations {
             /** @description Problem: `missing_token`, `invalid_token` */
             401: {
                 headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Content-Language": components["headers"]["Content-Language"];
+                    Vary: components["headers"]["Vary"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4279,6 +4829,10 @@ export interface operations {
             /** @description Problem: `invalid_request` */
             422: {
                 headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Content-Language": components["headers"]["Content-Language"];
+                    Vary: components["headers"]["Vary"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4288,6 +4842,14 @@ export interface operations {
             /** @description Problem: `rate_limited`, `too_many_streams` */
             429: {
                 headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Content-Language": components["headers"]["Content-Language"];
+                    Vary: components["headers"]["Vary"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4297,6 +4859,11 @@ export interface operations {
             /** @description Problem: `server_full`, `store_unavailable` */
             503: {
                 headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Content-Language": components["headers"]["Content-Language"];
+                    Vary: components["headers"]["Vary"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4319,6 +4886,7 @@ export interface operations {
             /** @description Delete a bot account (administrator): its key stops working, its seats are given up */
             204: {
                 headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -4326,6 +4894,11 @@ export interface operations {
             /** @description Problem: `missing_token`, `invalid_token` */
             401: {
                 headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Content-Language": components["headers"]["Content-Language"];
+                    Vary: components["headers"]["Vary"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4335,6 +4908,10 @@ export interface operations {
             /** @description Problem: `admin_required` */
             403: {
                 headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Content-Language": components["headers"]["Content-Language"];
+                    Vary: components["headers"]["Vary"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4344,6 +4921,10 @@ export interface operations {
             /** @description Problem: `bot_not_found` */
             404: {
                 headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Content-Language": components["headers"]["Content-Language"];
+                    Vary: components["headers"]["Vary"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4353,6 +4934,11 @@ export interface operations {
             /** @description Problem: `store_unavailable` */
             503: {
                 headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Content-Language": components["headers"]["Content-Language"];
+                    Vary: components["headers"]["Vary"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4364,7 +4950,10 @@ export interface operations {
     getReplayLog: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The ETag of your copy (or a list, or `*`): an empty `304 Not Modified` answers while it is current (the token is checked first). */
+                "If-None-Match"?: string;
+            };
             path: {
                 game_id: string;
             };
@@ -4375,15 +4964,35 @@ export interface operations {
             /** @description The replay log (seed, options, deal, every action) once the match is over */
             200: {
                 headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    Vary: components["headers"]["Vary"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["LogResponse"];
                 };
             };
+            /** @description Not Modified: your copy (the ETag of If-None-Match) is current; no body. */
+            304: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    Vary: components["headers"]["Vary"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
             /** @description Problem: `invalid_token` */
             401: {
                 headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Content-Language": components["headers"]["Content-Language"];
+                    Vary: components["headers"]["Vary"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4393,6 +5002,10 @@ export interface operations {
             /** @description Problem: `game_not_found` */
             404: {
                 headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Content-Language": components["headers"]["Content-Language"];
+                    Vary: components["headers"]["Vary"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4402,6 +5015,10 @@ export interface operations {
             /** @description Problem: `game_not_over` */
             409: {
                 headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Content-Language": components["headers"]["Content-Language"];
+                    Vary: components["headers"]["Vary"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4411,6 +5028,11 @@ export interface operations {
             /** @description Problem: `store_unavailable` */
             503: {
                 headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Content-Language": components["headers"]["Content-Language"];
+                    Vary: components["headers"]["Vary"];
                     [name: string]: unknown;
                 };
                 content: {

@@ -7,7 +7,7 @@ import json
 import re
 from typing import Any
 
-from schema.bodies import unsafe_character
+from schema.display import unsafe_character
 from service.api.problems import problem_error, unsafe_message
 from service.base.problems import ProblemError
 from service.base.texts import Text

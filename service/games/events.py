@@ -22,21 +22,20 @@ from service.base.texts import Text
 from service.games.core import Caller, GameCore
 from service.store import Store
 from service.store.fanout import Fanout, StreamClosing, StreamGap, StreamLagged, StreamSlot, stream_id
-from service.store.keys import STATUS_FINISHED, STREAM_ID_PATTERN, bot_key, bot_turns_key, events_key
+from service.store.keys import RESUME_AFTER_PATTERN, STATUS_FINISHED, bot_key, bot_turns_key, events_key
 from service.store.records import StreamEvent
 
 SEEN_CACHE_SIZE = 4096  # decoded events kept for the other subscribers of the same game and seat
 
 
 def stream_cursor(after: str | None, name: str) -> str:
-    """The stream id a stream resumes after (none: from the start); a malformed one is 422
+    """The stream id a stream resumes after (none or empty: from the start); a malformed one is 422
     ``invalid_request`` naming the parameter it came in (``Last-Event-ID``, ``after``)."""
-    cursor = after or "0-0"
-    if not STREAM_ID_PATTERN.fullmatch(cursor):
+    if not RESUME_AFTER_PATTERN.fullmatch(after or ""):
         raise ProblemError(
             "invalid_request", Text("{name} must be an event id such as 1733140000000-0.", name=name)
         )
-    return cursor
+    return after or "0-0"
 
 
 class EventDelivery(GameCore):

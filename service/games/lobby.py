@@ -9,9 +9,9 @@ import time
 
 import engine
 from schema.bodies import (
-    CreateGameRequest,
     GameList,
     GameSummary,
+    NewGame,
     SeatInfo,
 )
 from service.base.problems import ProblemError
@@ -80,7 +80,7 @@ class Lobby(GameCore):
             next_cursor=None if page.next is None else encode_cursor(page.next),
         )
 
-    async def create(self, request: CreateGameRequest, token: str | None) -> tuple[GameRecord, str | None]:
+    async def create(self, request: NewGame, token: str | None) -> tuple[GameRecord, str | None]:
         admin = self.is_admin(token)
         if (request.deal is not None or request.seed is not None) and not admin:
             chosen = Text("an explicit deal") if request.deal is not None else Text("a chosen seed")

@@ -349,4 +349,5 @@ class Play(GameCore):
                 "idempotency_key_reused",
                 "This Idempotency-Key was already used with another action; use a fresh key per action.",
             )
-        return ActionResponse.model_construct(**data["response"])  # the answer we stored: trusted
+        # the answer we stored (trusted), as a replay
+        return ActionResponse.model_construct(**{**data["response"], "replayed": True})

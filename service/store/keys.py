@@ -31,9 +31,14 @@ OPEN_INDEX = "atout:open"  # sorted set of listed games with open seats: a hint,
 OPEN_GAME_SHARDS = 16  # shards of the count of unfinished games (service/games/quotas.py)
 GAME_ID = re.compile(r"^[A-Za-z0-9_-]{1,64}$")  # a game's or a bot account's id
 # A Redis stream id, ``<ms>-<seq>``; ``<ms>`` alone means ``<ms>-0`` (as XREAD reads it). At most 19
-# digits each, so both stay below 2**64 as Redis requires; match it with ``fullmatch`` (``$`` alone
-# would let a trailing newline through).
-STREAM_ID_PATTERN = re.compile(r"^\d{1,19}(-\d{1,19})?$")
+# digits each, so both stay below 2**64 as Redis requires; ASCII digits (Python's ``\d`` would take
+# any script's).
+STREAM_ID = "[0-9]{1,19}(-[0-9]{1,19})?"
+# Where a stream resumes (Last-Event-ID, ``last_event_id``, GraphQL's ``after``): after an event id,
+# or, empty, from the start, as an SSE client's last event id is empty until an event with an id
+# came; the OpenAPI document gives it as these parameters' pattern. Match it with ``fullmatch``
+# (``$`` alone would let a trailing newline through).
+RESUME_AFTER_PATTERN = re.compile(f"^({STREAM_ID})?$")
 
 STATUS_WAITING = "waiting"
 STATUS_ACTIVE = "active"

@@ -6,7 +6,7 @@ import random
 from typing import Any, get_args
 
 import pytest
-from gql_select import as_action_input, as_input, as_json, select, without_nulls
+from gql_select import as_action_input, as_input, as_json, camel, select, without_nulls
 from starlette.testclient import TestClient
 from svc_helpers import FAST_OPTIONS, admin_headers, auth, fill
 
@@ -75,7 +75,7 @@ def seated_gql(client: TestClient, game: str, **input: Any) -> tuple[str, dict[i
     who may, docs/fairness.md)."""
     admin = admin_headers(client)["Authorization"].split()[1] if "seed" in input else None
     if "options" in input:
-        input["options"] = as_input(input["options"])
+        input["options"] = {camel(game): as_input(input["options"])}
     created = data(client, CREATE, admin, input={"game": game, **input})["createGame"]
     gid = created["game"]["id"]
     tokens = {}
@@ -216,9 +216,15 @@ def test_create_and_join_errors_carry_the_rest_codes(client: TestClient) -> None
     assert error_code(client, CREATE, input={"game": "rough", "seats": ["open"]}) == "invalid_seats"
     assert error_code(client, CREATE, input={"game": "rough", "seed": "x"}) == "invalid_request"
     assert (
-        error_code(client, CREATE, input={"game": "rough", "options": {"targetScore": 1}})
+        error_code(client, CREATE, input={"game": "rough", "options": {"rough": {"targetScore": 1}}})
         == "invalid_options"
     )
+    # another game's options, even with a value the game would allow: its options are named by game
+    other = {"game": "rough", "options": {"fiveHundred": {"targetScore": 500}}}
+    assert error_code(client, CREATE, input=other) == "invalid_options"
+    assert error_code(client, CREATE, input={**other, "game": "bridge"}) == "invalid_request"
+    two = {"game": "rough", "options": {"rough": {}, "fiveHundred": {}}}
+    assert "exactly one" in gql(client, CREATE, input=two)["errors"][0]["message"].lower()
     deal = {"dealer": 0, "hands": [], "kitty": []}
     assert error_code(client, CREATE, input={"game": "rough", "deal": deal}) == "admin_required"
     created = data(client, CREATE, input={"game": "rough", "listed": False})["createGame"]

@@ -14,6 +14,7 @@ from starlette.testclient import TestClient
 from svc_helpers import auth, create, seated
 
 import engine
+from schema.display import unsafe_character
 from service.api.problems import unsafe_message
 from service.api.ratelimit import limit_text
 from service.api.rest.streams import lagged_notice
@@ -130,7 +131,6 @@ def test_a_validation_problem_is_in_french(client: TestClient) -> None:
 
 
 def test_every_kind_of_unsafe_name_is_said_in_french() -> None:
-    from schema.bodies import unsafe_character
 
     for char in ("\x00", "\u202e", "\u200b", "\ue000"):
         reason = unsafe_character(f"ab{char}")

@@ -1,12 +1,16 @@
 """Request bodies as the OpenAPI document describes them: a whole number may be written 1.0 (JSON
 Schema's integer), a body that is JSON ``null`` is not an object (422), no body at all means every
-field at its default, and a stream cursor may be a bare millisecond id (``0``: from the start)."""
+field at its default, and a stream cursor may be a bare millisecond id (``0``: from the start) or
+empty (from the start too)."""
 
 from __future__ import annotations
+
+import re
 
 from starlette.testclient import TestClient
 from svc_helpers import auth
 
+from service.api.rest.openapi import openapi_document
 from service.store.fanout import stream_id
 
 
@@ -49,9 +53,38 @@ def test_a_stream_cursor_may_be_a_bare_millisecond_id(client: TestClient) -> Non
         after = event_ids(client.get(url, headers={**auth(tokens[0]), "Last-Event-ID": cursor}).text)
         expected = [e for e in everything if stream_id(e) > stream_id(cursor)]
         assert after == expected, cursor
-    for bad in ("0-", "1\n", "99999999999999999999", "1-99999999999999999999", "x"):
+    for bad in ("0-", "1\n", "99999999999999999999", "1-99999999999999999999", "x", "\u0661", "1-\u0662"):
         refused = client.get(url, params={"last_event_id": bad}, headers=auth(tokens[0]))
         assert refused.status_code == 422 and refused.json()["code"] == "invalid_request", bad
+
+
+def test_an_empty_stream_cursor_is_the_start_as_the_document_says(client: TestClient) -> None:
+    """An SSE client's last event id is empty until an event with an id came: an empty
+    Last-Event-ID or ``last_event_id`` reads from the start, and the document's pattern allows it."""
+    gid = new_game(client)
+    url, once = f"/v1/games/{gid}/events", {"follow": "false"}
+    everything = event_ids(client.get(url, params=once).text)
+    assert everything
+    assert event_ids(client.get(url, params=once, headers={"Last-Event-ID": ""}).text) == everything
+    assert event_ids(client.get(url, params={**once, "last_event_id": ""}).text) == everything
+    parameters = openapi_document()["paths"]["/v1/games/{game_id}/events"]["get"]["parameters"]
+    for parameter in (p for p in parameters if p["name"] in {"Last-Event-ID", "last_event_id"}):
+        pattern = re.compile(parameter["schema"]["pattern"])
+        assert pattern.fullmatch("") and pattern.fullmatch(everything[0]) and not pattern.fullmatch("x")
+
+
+def test_a_malformed_last_event_id_is_refused_even_when_the_header_decides(client: TestClient) -> None:
+    gid = new_game(client)
+    first = event_ids(client.get(f"/v1/games/{gid}/events?follow=false").text)[0]
+    refused = client.get(
+        f"/v1/games/{gid}/events",
+        params={"follow": "false", "last_event_id": "\x84"},
+        headers={"Last-Event-ID": first},
+    )
+    assert refused.status_code == 422 and refused.json()["code"] == "invalid_request"
+    assert refused.json()["detail"].startswith("last_event_id ")
+    by_header = client.get(f"/v1/games/{gid}/events", headers={"Last-Event-ID": "x"})
+    assert by_header.status_code == 422 and by_header.json()["detail"].startswith("Last-Event-ID ")
 
 
 def test_a_graphql_subscription_may_start_after_0(client: TestClient) -> None:
@@ -71,3 +104,19 @@ def test_an_option_written_with_a_fraction_is_that_whole_number(client: TestClie
     assert created.json()["game"]["options"]["target_score"] == 500
     refused = client.post("/v1/games", json={"game": "five_hundred", "options": {"target_score": 500.5}})
     assert refused.status_code == 422 and refused.json()["code"] == "invalid_options"
+
+
+def test_query_numbers_and_booleans_are_read_as_the_document_types_them(client: TestClient) -> None:
+    """``integer``: ASCII digits (not "1_0" nor another script's digits); ``boolean``: true/false
+    and the usual spellings (1/0, yes/no, on/off, t/f, y/n), anything else 422."""
+    gid = new_game(client)
+    assert client.get("/v1/games", params={"limit": "+7"}).status_code == 200
+    for bad in ("1_0", "\u0667", " 7", "7.0", "null"):
+        refused = client.get("/v1/games", params={"limit": bad})
+        assert refused.status_code == 422 and refused.json()["code"] == "invalid_request", bad
+    url = f"/v1/games/{gid}/events"
+    for spelling in ("false", "FALSE", "0", "no", "off", "f", "n"):
+        assert event_ids(client.get(url, params={"follow": spelling}).text), spelling
+    for bad in ("null", "", "2", "nope"):
+        refused = client.get(url, params={"follow": bad})
+        assert refused.status_code == 422 and refused.json()["errors"][0]["loc"] == ["query", "follow"], bad

@@ -152,7 +152,9 @@ def test_a_replayed_idempotency_key_returns_the_first_result(client: TestClient)
     first = table.act(seat, action, expected_version=0, idempotency_key="move-1")
     again = table.act(seat, action, expected_version=0, idempotency_key="move-1")
     assert first.status_code == again.status_code == 200
-    assert again.json() == first.json()
+    # the first answer again, saying it is a replay (body and header); the first said it was not
+    assert first.json()["replayed"] is False and "idempotent-replayed" not in first.headers
+    assert again.json() == {**first.json(), "replayed": True}
     assert again.headers["idempotent-replayed"] == "true"
     assert table.game()["version"] == 1
 

@@ -17,7 +17,7 @@ from strawberry.types import Info
 from schema import graphql_types as t
 from schema.actions import Action
 from schema.bodies import CLIENT_SEED, CreateGameRequest
-from schema.graphql_models import NoAction, action_of, given
+from schema.graphql_models import NoAction, action_of, camel, given, options_of
 from service.api.graphql.context import games_of, guarded, token_of
 from service.api.limits import refuse_unsafe_names
 from service.api.problems import invalid_request, problem_error
@@ -53,7 +53,7 @@ async def resolve_create_game(info: Info, input: t.CreateGameInput) -> t.CreateG
     await rate_limit_graphql(info, "create_game", await games_of(info).account_token(token_of(info)))
     raw: dict[str, Any] = {
         "game": input.game,
-        "options": given(input.options) if input.options else {},
+        "options": options_of(input.options)[1] if input.options else {},
         "seats": input.seats,
         "seed": parse_seed(input.seed),
         "deal": given(input.deal) if input.deal else None,
@@ -65,8 +65,21 @@ async def resolve_create_game(info: Info, input: t.CreateGameInput) -> t.CreateG
         request = CreateGameRequest.model_validate(raw)
     except ValidationError as exc:
         raise problem_error(invalid_request(exc)) from None
+    if input.options and (named := options_of(input.options)[0]) != input.game:
+        raise problem_error(
+            ProblemError(
+                "invalid_options",
+                Text(
+                    "options.{named} are options of {other}, not of {game}: give options.{wanted}.",
+                    named=camel(named),
+                    other=named,
+                    game=input.game,
+                    wanted=camel(input.game),
+                ),
+            )
+        )
     games = games_of(info)
-    record, invite = await guarded(lambda: games.create(request, token_of(info)))
+    record, invite = await guarded(lambda: games.create(request.root, token_of(info)))
     return t.CreateGameResult(game=t.Game.of(games.summary(record)), invite_code=invite)
 
 

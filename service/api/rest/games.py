@@ -50,7 +50,7 @@ async def create_game(request: Request) -> Response:
     games = games_of(request)
     await rate_limit(request, "create_game", await games.account_token(bearer(request)))
     body = await parse_body(request, CreateGameRequest)
-    record, invite = await games.create(body, bearer(request))
+    record, invite = await games.create(body.root, bearer(request))
     summary = games.summary(record)
     return ok(
         CreateGameResponse(game=summary, invite_code=invite),
@@ -124,7 +124,7 @@ async def post_action(request: Request) -> Response:
         games.caller(record, token, required=True)  # 401 before a body error tells a stranger anything
     body = await parse_body(request, ActionRequest)
     caller = games.caller(record, token, required=True, claimed_seat=body.seat)
-    response, replayed = await games.act_checked(
+    response, _ = await games.act_checked(
         record,
         caller,
         body.action.model_dump(exclude_none=True),
@@ -132,7 +132,7 @@ async def post_action(request: Request) -> Response:
         idempotency_key=key,
         fresh=fresh,
     )
-    return ok(response, headers={"Idempotent-Replayed": "true"} if replayed else None)
+    return ok(response, headers={"Idempotent-Replayed": "true"} if response.replayed else None)
 
 
 async def leave_game(request: Request) -> Response:
@@ -147,7 +147,11 @@ async def rematch_game(request: Request) -> Response:
     record, seat, token, started = await games.rematch(
         request.path_params["game_id"], bearer(request), client_seed=body.client_seed
     )
-    return ok(RematchResponse(game=games.summary(record), seat=seat, token=token, started=started), 201)
+    return ok(
+        RematchResponse(game=games.summary(record), seat=seat, token=token, started=started),
+        201,
+        headers={"Location": f"/v1/games/{record.id}"},
+    )
 
 
 async def get_log(request: Request) -> Response:

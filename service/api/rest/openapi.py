@@ -17,6 +17,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
 from schema.bodies import Problem
+from service.api.rest.headers import HEADERS, IF_NONE_MATCH, NOT_MODIFIED, answer_headers
 from service.api.rest.streams import NDJSON
 from service.api.rest.table import EVERY_OPERATION, OPS, Op
 from service.base.problems import CODES, PROBLEM_JSON
@@ -122,6 +123,8 @@ def _parameters(op: Op) -> list[dict[str, Any]]:
     for p in op.params:
         parameters.append({"name": p.name, "in": p.where, "required": False, "schema": p.schema,
                            "description": p.description})  # fmt: skip
+    if "ETag" in op.headers:
+        parameters.append(IF_NONE_MATCH)
     return parameters
 
 
@@ -154,14 +157,17 @@ def _responses(op: Op, refs: Refs) -> dict[str, Any]:
         content_schema = _stream_frame(op.response, ref) if op.stream else ref
         responses[str(op.status)] = {
             "description": op.summary,
+            "headers": answer_headers(op.status, own=op.headers),
             "content": {media: {"schema": content_schema}},
         }
         if op.stream:  # each NDJSON line one event (the event models are used: code generators type them)
             responses[str(op.status)]["content"][NDJSON] = {"schema": ref}
     elif op.status == 204:
-        responses["204"] = {"description": op.summary}
+        responses["204"] = {"description": op.summary, "headers": answer_headers(204, own=op.headers)}
     if op.operation_id in LINKS:
         responses[str(op.status)]["links"] = LINKS[op.operation_id]
+    if "ETag" in op.headers:  # the same validators as the answer it stands for (caching.py)
+        responses["304"] = {"description": NOT_MODIFIED, "headers": answer_headers(304, own=op.headers)}
     by_status: dict[int, list[str]] = {}
     # Any call may meet the store down (503 store_unavailable, with Retry-After): say so everywhere.
     for code in (*op.errors, *(c for c in EVERY_OPERATION if c not in op.errors)):
@@ -169,6 +175,7 @@ def _responses(op: Op, refs: Refs) -> dict[str, Any]:
     for status, codes in sorted(by_status.items()):
         responses[str(status)] = {
             "description": "Problem: " + ", ".join(f"`{c}`" for c in codes),
+            "headers": answer_headers(status, tuple(codes)),
             "content": {PROBLEM_JSON: {"schema": refs[(Problem, "serialization")]}},
         }
     return responses
@@ -216,6 +223,13 @@ def openapi_document() -> dict[str, Any]:
     refs, defs = models_json_schema(models, ref_template="#/components/schemas/{model}")
     defs["$defs"]["Problem"]["properties"]["code"]["enum"] = list(CODES)  # the catalogue: docs/errors.md
     request_bodies = {refs[(op.request, "validation")]["$ref"].rpartition("/")[2] for op in OPS if op.request}
+    # and the members of a request body that is one of several (CreateGameRequest, by game)
+    schemas = defs.get("$defs", {})
+    request_bodies |= {
+        member["$ref"].rpartition("/")[2]
+        for name in request_bodies
+        for member in schemas[name].get("oneOf", [])
+    }
     paths: dict[str, dict[str, Any]] = {}
     for op in OPS:
         paths.setdefault(op.path, {})[op.method.lower()] = _operation(op, refs)
@@ -236,6 +250,7 @@ def openapi_document() -> dict[str, Any]:
                 name: defaults_in_words(schema) if name in request_bodies else schema
                 for name, schema in typed_enums(without_null_defaults(defs.get("$defs", {}))).items()
             },
+            "headers": HEADERS,
             "securitySchemes": {
                 "seatToken": {
                     "type": "http",

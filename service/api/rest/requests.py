@@ -4,6 +4,7 @@ Kept apart from the handlers so that each of them stays a parse, a call to :clas
 
 from __future__ import annotations
 
+import re
 from typing import Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
@@ -47,14 +48,19 @@ async def parse_body(request: Request, model: type[M]) -> M:
         raise invalid_request(exc) from None
 
 
+# A whole number in a query: ASCII digits only (Python's int() also reads "1_0", " 5" and other
+# scripts' digits, which the document's `integer` does not mean).
+WHOLE = re.compile(r"[-+]?[0-9]{1,12}")
+# A boolean in a query, spelled as pydantic (and schemathesis) read one, in any case.
+BOOLEANS = {"true": True, "1": True, "yes": True, "y": True, "t": True, "on": True,
+            "false": False, "0": False, "no": False, "n": False, "f": False, "off": False}  # fmt: skip
+
+
 def int_query(request: Request, name: str, default: int | None, low: int, high: int) -> int | None:
     raw = request.query_params.get(name)
     if raw is None:
         return default
-    try:
-        value = int(raw)
-    except ValueError:
-        value = low - 1
+    value = int(raw) if WHOLE.fullmatch(raw) else low - 1
     if not low <= value <= high:
         raise ProblemError(
             "invalid_request",
@@ -65,6 +71,20 @@ def int_query(request: Request, name: str, default: int | None, low: int, high: 
                 high=high,
             ),
             errors=[{"loc": ["query", name], "msg": f"must be {low}..{high}", "type": "value_error"}],
+        )
+    return value
+
+
+def bool_query(request: Request, name: str, default: bool) -> bool:
+    raw = request.query_params.get(name)
+    if raw is None:
+        return default
+    value = BOOLEANS.get(raw.lower())
+    if value is None:
+        raise ProblemError(
+            "invalid_request",
+            Text("Query parameter {name} must be true or false.", name=name),
+            errors=[{"loc": ["query", name], "msg": "must be true or false", "type": "bool_parsing"}],
         )
     return value
 

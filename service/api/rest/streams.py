@@ -17,8 +17,9 @@ from starlette.requests import Request
 from starlette.responses import Response, StreamingResponse
 
 from service.api.ratelimit import counted
-from service.api.rest.requests import bearer, games_of
+from service.api.rest.requests import bearer, bool_query, games_of
 from service.base.texts import Text
+from service.games.events import stream_cursor
 from service.store.fanout import StreamClosing, StreamGap, StreamLagged, client_key
 
 LAGGED_RETRY_MS = 1000  # a stream ended for lagging: reconnect after a second
@@ -38,15 +39,25 @@ def stream_client(request: Request, token: str | None) -> str:
     return client_key(token, request.client.host if request.client else None)
 
 
-def resume_after(request: Request) -> str | None:
-    """The event id a stream starts after: the Last-Event-ID header, or ``last_event_id`` in the query
-    (an EventSource sets no header of its own on its first connection); none: the very beginning."""
-    return request.headers.get("last-event-id") or request.query_params.get("last_event_id")
+def resume_after(request: Request) -> tuple[str | None, str]:
+    """The event id a stream starts after, and the parameter it came in: the Last-Event-ID header, or
+    ``last_event_id`` in the query (an EventSource sets no header of its own on its first
+    connection); none or empty: the very beginning."""
+    header = request.headers.get("last-event-id")
+    return (
+        (header, "Last-Event-ID") if header else (request.query_params.get("last_event_id"), "last_event_id")
+    )
+
+
+def check_query_cursor(request: Request) -> None:
+    """A malformed ``last_event_id`` is refused (422) even when the header decides: the document
+    says what each parameter may hold, and a client sending two ids has a bug to hear about."""
+    stream_cursor(request.query_params.get("last_event_id"), "last_event_id")
 
 
 def follows(request: Request) -> bool:
     """Whether the stream waits for new events (the default) or ends after those so far (``follow=false``)."""
-    return request.query_params.get("follow", "true").lower() not in {"false", "0", "no"}
+    return bool_query(request, "follow", True)
 
 
 def lagged_notice(lagged: StreamLagged) -> dict[str, Any]:
@@ -144,7 +155,8 @@ async def game_events(request: Request) -> Response:
     gid = request.path_params["game_id"]
     token = bearer(request) or request.query_params.get("access_token")
     async with counted(request, "open_stream", token):  # a seat's token, the admin's, or none
-        caller, after = await games.open_game_stream(gid, token, resume_after(request), "Last-Event-ID")
+        caller, after = await games.open_game_stream(gid, token, *resume_after(request))
+        check_query_cursor(request)
     settings = request.app.state.settings
     follow = follows(request)
 
@@ -176,7 +188,8 @@ async def bot_stream(request: Request) -> Response:
     games = games_of(request)
     key = bearer(request) or request.query_params.get("access_token")
     async with counted(request, "open_stream", key):
-        bid, after = await games.open_bot_stream(key, resume_after(request), "Last-Event-ID")
+        bid, after = await games.open_bot_stream(key, *resume_after(request))
+        check_query_cursor(request)
     settings = request.app.state.settings
     follow = follows(request)
 

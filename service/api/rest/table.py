@@ -50,8 +50,9 @@ from service.api.rest.games import (
     rematch_game,
     rules,
 )
+from service.api.rest.headers import CONDITIONAL
 from service.api.rest.streams import bot_stream, game_events
-from service.store.keys import STREAM_ID_PATTERN
+from service.store.keys import RESUME_AFTER_PATTERN
 
 Endpoint = Callable[[Request], Awaitable[Response]]
 """A REST handler: a request in, a response out."""
@@ -73,7 +74,9 @@ class Op:
     the problem codes it may answer (grouped by status in the document, which adds EVERY_OPERATION's to
     each); ``stream`` marks a Server-Sent Events answer, whose ``response`` is the model of one event;
     ``deprecation`` marks an operation on its way out (service/api/rest/deprecation.py: the document
-    says ``deprecated: true`` and its answers carry ``Deprecation`` and ``Sunset``)."""
+    says ``deprecated: true`` and its answers carry ``Deprecation`` and ``Sunset``). ``headers`` names
+    the headers of :data:`service.api.rest.headers.HEADERS` its success answer carries besides every
+    answer's (``X-Request-ID``)."""
 
     method: str
     path: str
@@ -90,6 +93,7 @@ class Op:
     stream: bool = False
     description: str = ""
     deprecation: Deprecation | None = None
+    headers: tuple[str, ...] = ()
 
 
 EVERY_OPERATION = ("store_unavailable",)
@@ -102,12 +106,23 @@ SEAT = ("missing_token", "invalid_token")
 STREAMS = ("too_many_streams", "server_full")  # the caps on open streams (service.store.fanout)
 CAPPED = ("too_many_games", "server_full")  # service.games.quotas: caps on unfinished games
 
-# A stream id (Redis's ``<ms>-<seq>``), as service.store.keys.STREAM_ID_PATTERN accepts it.
-STREAM_ID_SCHEMA = {"type": "string", "pattern": STREAM_ID_PATTERN.pattern, "examples": ["1733140000000-0"]}
+# Where a stream resumes: after a stream id (Redis's ``<ms>-<seq>``), or from the start when empty, as
+# service.store.keys.RESUME_AFTER_PATTERN accepts it.
+RESUME_SCHEMA = {"type": "string", "pattern": RESUME_AFTER_PATTERN.pattern, "examples": ["1733140000000-0"]}
+RESUME = "Resume after this {} id; empty or absent: from the start."
 
 
 OPS: tuple[Op, ...] = (
-    Op("GET", "/v1/rules", rules, "getRules", "Rules and options of each game", "rules", RulesResponse),
+    Op(
+        "GET",
+        "/v1/rules",
+        rules,
+        "getRules",
+        "Rules and options of each game",
+        "rules",
+        RulesResponse,
+        headers=CONDITIONAL,
+    ),
     Op(
         "POST",
         "/v1/games",
@@ -121,6 +136,7 @@ OPS: tuple[Op, ...] = (
         (*BODY, LIMITED, *CAPPED, "admin_required", "invalid_seats", "invalid_options", "invalid_deal"),
         "optional",
         description="Seats are `open` or `bot:<level>`. An explicit `deal` needs the administrator token.",
+        headers=("Location",),
     ),
     Op(
         "GET",
@@ -131,6 +147,7 @@ OPS: tuple[Op, ...] = (
         "games",
         GameList,
         errors=("invalid_request",),
+        headers=("Cache-Control",),
         params=(
             Param("limit", "query", {"type": "integer", "minimum": 1, "maximum": 100}, "At most this many."),
             Param(
@@ -154,6 +171,7 @@ OPS: tuple[Op, ...] = (
         GameSummary,
         errors=(*GAME, "invalid_token"),
         auth="optional",
+        headers=(*CONDITIONAL, "Vary"),
     ),
     Op(
         "POST",
@@ -204,6 +222,7 @@ OPS: tuple[Op, ...] = (
         auth="seat",
         description="Each player calls it with the token of the finished game and gets a token for "
         "the same seat of the rematch; the rematch starts when every player has.",
+        headers=("Location",),
     ),
     Op(
         "GET",
@@ -218,6 +237,7 @@ OPS: tuple[Op, ...] = (
         params=(
             Param("seat", "query", {"type": "integer", "minimum": 0, "maximum": 4}, "Must be the token's."),
         ),
+        headers=(*CONDITIONAL, "Vary"),
     ),
     Op(
         "GET",
@@ -229,6 +249,7 @@ OPS: tuple[Op, ...] = (
         LegalActionsResponse,
         errors=(*GAME, *SEAT),
         auth="seat",
+        headers=(*CONDITIONAL, "Vary"),
     ),
     Op(
         "POST",
@@ -262,6 +283,7 @@ OPS: tuple[Op, ...] = (
                 "A retried request with the same key returns the first result.",
             ),
         ),
+        headers=("Idempotent-Replayed",),
     ),
     Op(
         "GET",
@@ -274,8 +296,8 @@ OPS: tuple[Op, ...] = (
         errors=(*GAME, "invalid_token", "invalid_request", LIMITED, *STREAMS),
         auth="optional",
         params=(
-            Param("Last-Event-ID", "header", STREAM_ID_SCHEMA, "Resume after this event id."),
-            Param("last_event_id", "query", STREAM_ID_SCHEMA, "Same as the Last-Event-ID header."),
+            Param("Last-Event-ID", "header", RESUME_SCHEMA, RESUME.format("event")),
+            Param("last_event_id", "query", RESUME_SCHEMA, "Same as the Last-Event-ID header, which wins."),
             Param("access_token", "query", {"type": "string"}, "Seat token, for EventSource clients."),
             Param("follow", "query", {"type": "boolean"}, "false: send the events so far, then end."),
         ),
@@ -326,8 +348,8 @@ OPS: tuple[Op, ...] = (
         errors=(*SEAT, "invalid_request", LIMITED, *STREAMS),
         auth="seat",
         params=(
-            Param("Last-Event-ID", "header", STREAM_ID_SCHEMA, "Resume after this notice id."),
-            Param("last_event_id", "query", STREAM_ID_SCHEMA, "Same as the Last-Event-ID header."),
+            Param("Last-Event-ID", "header", RESUME_SCHEMA, RESUME.format("notice")),
+            Param("last_event_id", "query", RESUME_SCHEMA, "Same as the Last-Event-ID header, which wins."),
             Param("access_token", "query", {"type": "string"}, "The API key, for EventSource clients."),
             Param("follow", "query", {"type": "boolean"}, "false: send the notices so far, then end."),
         ),
@@ -359,5 +381,6 @@ OPS: tuple[Op, ...] = (
         LogResponse,
         errors=(*GAME, "invalid_token", "game_not_over"),
         auth="optional",
+        headers=(*CONDITIONAL, "Vary"),
     ),
 )

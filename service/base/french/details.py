@@ -253,4 +253,8 @@ DETAILS: dict[str, str] = {
     "none for the first page.":
         "ce cursor ne vient pas de ce serveur : renvoyez le `next_cursor` de la page précédente tel "
         "quel, ou aucun pour la première page.",
+    "options.{named} are options of {other}, not of {game}: give options.{wanted}.":
+        "options.{named} sont des options de {other}, pas de {game} : donnez options.{wanted}.",
+    "Query parameter {name} must be true or false.":
+        "Le paramètre de requête {name} doit valoir true ou false.",
 }  # fmt: skip

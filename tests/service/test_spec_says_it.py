@@ -1,0 +1,108 @@
+"""The OpenAPI document says what the server does, where a schema can say it: a body creating a game
+is valid for the document exactly when the server takes it (each game's own options and values, its
+seat count), and every header an answer carries is declared on it (``components/headers``)."""
+
+from __future__ import annotations
+
+import itertools
+import random
+from typing import Any
+
+import jsonschema_rs
+import pytest
+from starlette.testclient import TestClient
+from svc_helpers import auth, seated
+
+import engine
+from service.api.rest.headers import HEADERS
+from service.api.rest.openapi import openapi_document
+from service.api.rest.table import OPS
+
+GAMES = engine.games()
+
+
+def body_validator(name: str) -> Any:
+    """The document's schema of a request body, with its references, as a validator."""
+    document = openapi_document()
+    schema = {"$ref": f"#/components/schemas/{name}", "components": document["components"]}
+    return jsonschema_rs.Draft202012Validator(schema)
+
+
+def option_bodies() -> list[dict[str, Any]]:
+    """Each game with each option of every game at each value any game allows, and a few others."""
+    bodies: list[dict[str, Any]] = []
+    every = {
+        (name, value)
+        for rules in GAMES.values()
+        for name, o in rules["options"].items()
+        for value in o["allowed"]
+    }
+    for game in GAMES:
+        bodies += [{"game": game, "options": {name: value}} for name, value in sorted(every, key=repr)]
+        bodies += [{"game": game, "options": {"target_score": 1}}, {"game": game, "options": {"nope": True}}]
+    return bodies
+
+
+@pytest.mark.parametrize("body", option_bodies(), ids=repr)
+def test_a_game_is_created_exactly_when_its_body_is_valid_for_the_document(
+    client: TestClient, body: dict[str, Any]
+) -> None:
+    valid = body_validator("CreateGameRequest").is_valid(body)
+    created = client.post("/v1/games", json=body)
+    assert created.status_code == (201 if valid else 422), (valid, created.text)
+    own = GAMES[body["game"]]["options"]
+    assert valid == all(
+        name in own and value in own[name]["allowed"] for name, value in body["options"].items()
+    )
+
+
+@pytest.mark.parametrize(("game", "count"), list(itertools.product(GAMES, range(7))))
+def test_a_seat_list_is_valid_for_the_document_exactly_when_the_server_takes_it(
+    client: TestClient, game: str, count: int
+) -> None:
+    body = {"game": game, "seats": ["open"] * count}
+    valid = body_validator("CreateGameRequest").is_valid(body)
+    assert valid == (count in (0, GAMES[game]["players"]))
+    created = client.post("/v1/games", json=body)
+    assert created.status_code == (201 if valid else 422), created.text
+
+
+def test_every_answer_declares_x_request_id_and_every_429_and_503_retry_after() -> None:
+    for path, methods in openapi_document()["paths"].items():
+        for method, operation in methods.items():
+            for status, response in operation["responses"].items():
+                declared = set(response["headers"])
+                assert "X-Request-ID" in declared, (method, path, status)
+                if status in {"429", "503"}:
+                    assert "Retry-After" in declared, (method, path, status)
+                if status == "401":
+                    assert "WWW-Authenticate" in declared, (method, path, status)
+                if "`rate_limited`" in response["description"]:
+                    assert {"RateLimit-Limit", "RateLimit-Remaining", "RateLimit-Reset"} <= declared
+
+
+def test_an_operations_own_headers_are_declared_components() -> None:
+    document = openapi_document()
+    assert document["components"]["headers"] == HEADERS
+    for op in OPS:
+        assert set(op.headers) <= set(HEADERS), op.operation_id
+        success = document["paths"][op.path][op.method.lower()]["responses"][str(op.status)]
+        assert set(op.headers) <= set(success["headers"]), op.operation_id
+    created = {op.operation_id for op in OPS if "Location" in op.headers}
+    assert created == {"createGame", "rematchGame"}
+
+
+def test_the_declared_headers_are_sent(client: TestClient) -> None:
+    created = client.post("/v1/games", json={"game": "rough"})
+    assert created.headers["location"] == f"/v1/games/{created.json()['game']['id']}"
+    assert created.headers["x-request-id"]
+    unauthorized = client.get(f"/v1/games/{created.json()['game']['id']}/actions")
+    assert unauthorized.status_code == 401 and unauthorized.headers["www-authenticate"] == "Bearer"
+
+
+def test_a_rematch_answers_with_the_location_of_the_new_game(client: TestClient) -> None:
+    table = seated(client, "euchre5", options={"target_score": 5})
+    table.play_random(random.Random(5))
+    rematch = client.post(f"/v1/games/{table.game_id}/rematch", headers=auth(table.tokens[0]), json={})
+    assert rematch.status_code == 201, rematch.text
+    assert rematch.headers["location"] == f"/v1/games/{rematch.json()['game']['id']}"
