@@ -90,10 +90,10 @@ def json_names(type_name: str) -> dict[str, str]:
     """The JSON names of a generated type's fields renamed in GraphQL (``bidPoints`` → ``points``)."""
     served()  # every type generated
     return {
-        renamed: name
+        renamed: field.alias or name  # the JSON name: `from`, not the attribute `from_`
         for model, made in GENERATED.items()
         if made.__strawberry_definition__.name == type_name
-        for name in model.model_fields
+        for name, field in model.model_fields.items()
         if (renamed := graphql_name(model, name))
     }
 
