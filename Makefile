@@ -130,9 +130,11 @@ unit: $(ENGINE) redis tools $(NODE) browser java
 	 wait $$serial; serial_status=$$?; echo "--- the serial pass:"; cat var/serial.log; \
 	 [ $$pure = 0 ] && [ $$serial_status = 0 ]
 
-# The engine's build (pip, then gcc on one core) and npm's install (mostly waiting on the disk) side by side.
+# The install with the engine's build (pip, then gcc on one core) and npm's install (mostly waiting on the
+# disk) side by side. $(STAMP), not $(ENGINE): the install compiles the engine and touches $(ENGINE), which a
+# make that had already looked for $(ENGINE) would not see (it would build it again).
 test:
-	$(MAKE) -j2 $(ENGINE) $(NODE)
+	$(MAKE) -j2 $(STAMP) $(NODE)
 	$(MAKE) lint typecheck unit
 
 bench-deps: $(ENGINE)
