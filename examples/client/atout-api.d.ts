@@ -315,8 +315,8 @@ export interface components {
          */
         BidAction: {
             /**
-             * @description discriminator enum property added by openapi-typescript
-             * @enum {string}
+             * Type
+             * @constant
              */
             type: "bid";
             /** Tricks */
@@ -325,7 +325,18 @@ export interface components {
             suit?: ("S" | "C" | "D" | "H" | "NT") | null;
             /** Points */
             points?: number | null;
-        };
+        } & (({
+            points: number;
+        } | {
+            tricks: number;
+            suit: string;
+        }) & {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "bid";
+        });
         /**
          * BidMade
          * @description A pass or a bid of the bidding (Le 500, Le Rough).
@@ -2736,8 +2747,8 @@ export interface components {
         /** SeatedBid */
         SeatedBid: {
             /**
-             * @description discriminator enum property added by openapi-typescript
-             * @enum {string}
+             * Type
+             * @constant
              */
             type: "bid";
             /** Tricks */
@@ -2751,7 +2762,18 @@ export interface components {
              * @description A seat number, 0 to players - 1 (ALL-1).
              */
             seat: number;
-        };
+        } & (({
+            points: number;
+        } | {
+            tricks: number;
+            suit: string;
+        }) & {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "bid";
+        });
         /** SeatedCallPartner */
         SeatedCallPartner: {
             /**
