@@ -1721,7 +1721,7 @@ export interface components {
             seat?: number | null;
             /**
              * Name
-             * @description Any text but control characters, bidirectional controls, invisible format characters (the zero-width joiners excepted) and unassigned, surrogate or private-use code points (422 invalid_request with type `unsafe_character`); `pattern` lists the refused code points (of Unicode 14.0.0). Default: `""`.
+             * @description Any text but control characters, bidirectional controls, invisible format characters (the zero-width joiners excepted) and unassigned, surrogate or private-use code points (422 invalid_request with type `unsafe_character`); `pattern` (ECMA-262, `u` flag) lists the allowed code points (Unicode 14.0.0). Default: `""`.
              */
             name?: string;
             /** Invite Code */
@@ -2392,7 +2392,7 @@ export interface components {
         RegisterBotRequest: {
             /**
              * Name
-             * @description Any text but control characters, bidirectional controls, invisible format characters (the zero-width joiners excepted) and unassigned, surrogate or private-use code points (422 invalid_request with type `unsafe_character`); `pattern` lists the refused code points (of Unicode 14.0.0).
+             * @description Any text but control characters, bidirectional controls, invisible format characters (the zero-width joiners excepted) and unassigned, surrogate or private-use code points (422 invalid_request with type `unsafe_character`); `pattern` (ECMA-262, `u` flag) lists the allowed code points (Unicode 14.0.0).
              */
             name: string;
             /**
