@@ -8,7 +8,12 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-CARD = Annotated[str, Field(min_length=2, max_length=2, examples=["AS", "TH", "BJ"])]
+from engine.cards import RANKS, SUITS
+
+# A card code as the engine deals and reads it: a rank then a suit, or a joker; in capitals, as every
+# answer writes it (the engine would also read "ts": the API takes what it gives).
+CARD_PATTERN = f"^([{RANKS}][{SUITS}]|BJ|RJ)$"
+CARD = Annotated[str, Field(min_length=2, max_length=2, pattern=CARD_PATTERN, examples=["AS", "TH", "BJ"])]
 
 
 def whole(value: object) -> object:
@@ -42,6 +47,23 @@ class PassAction(Model):
 class BidAction(Model):
     """Le 500: ``tricks`` and ``suit``; Le Rough: ``points``."""
 
+    # what the engine reads (engine.actions.parse): `points`, or else `tricks` and `suit`; a null is
+    # no value (the action goes to the engine without its nulls)
+    model_config = ConfigDict(
+        json_schema_extra={
+            "allOf": [  # in an allOf, generators (openapi-typescript) intersect it with the fields
+                {
+                    "anyOf": [
+                        {"required": ["points"], "properties": {"points": {"type": "integer"}}},
+                        {
+                            "required": ["tricks", "suit"],
+                            "properties": {"tricks": {"type": "integer"}, "suit": {"type": "string"}},
+                        },
+                    ]
+                }
+            ]
+        }
+    )
     type: Literal["bid"]
     tricks: int | None = Field(default=None, ge=0, le=10)
     suit: Literal["S", "C", "D", "H", "NT"] | None = None
@@ -54,7 +76,7 @@ class KeepAction(Model):
 
 class DiscardAction(Model):
     type: Literal["discard"]
-    cards: list[CARD] = Field(max_length=10)
+    cards: list[CARD] = Field(max_length=10, json_schema_extra={"uniqueItems": True})  # the engine's rule
 
 
 class PlayAction(Model):

@@ -4,15 +4,15 @@ from one definition, :func:`refusal`: the server's check (:func:`unsafe_characte
 document gives (:func:`display_pattern`), so that a schema-valid name is never refused for its
 characters, nor a refused one schema-valid.
 
-The pattern lists the refused code points themselves, computed from :func:`refusal` over the whole
+The pattern lists the allowed code points themselves, computed from :func:`refusal` over the whole
 code space with this Python's Unicode tables: a client's regex engine needs no Unicode tables of
 its own (``\\p{…}`` classes are not portable, and differ by Unicode version). It is read as JSON
 Schema reads a pattern, ECMA-262 with the ``u`` flag: code points of the Basic Multilingual Plane
-are ``\\uXXXX`` escapes, the others are written as themselves (``\\u{…}`` is not read by Python's
-``re`` nor by every validator, and a surrogate pair escape would mean one code point only under the
-``u`` flag). Surrogate code points are left out: no JSON text holding one is interoperable (RFC 8259
-§8.2), a validator working on Unicode scalar values cannot even compile the range, and the server
-refuses one all the same."""
+are ``\\uXXXX`` escapes, the others are written as themselves (``\\u{…}`` is read neither by
+Python's ``re`` nor by jsonschema-rs, and a surrogate pair escape means one code point only under
+the ``u`` flag). Read without the ``u`` flag (UTF-16 code units), the class does not compile: a
+validator must read it as JSON Schema says. Surrogates are not allowed code points, so a lone one
+fails the pattern too (the server refuses it before, as a body that is not Unicode)."""
 
 from __future__ import annotations
 
@@ -98,8 +98,8 @@ def _displayable(value: str) -> str:
 DISPLAY_RULE = (
     "Any text but control characters, bidirectional controls, invisible format characters (the "
     "zero-width joiners excepted) and unassigned, surrogate or private-use code points (422 "
-    "invalid_request with type `unsafe_character`); `pattern` lists the refused code points (of "
-    f"Unicode {unicodedata.unidata_version})."
+    "invalid_request with type `unsafe_character`); `pattern` (ECMA-262, `u` flag) lists the allowed "
+    f"code points (Unicode {unicodedata.unidata_version})."
 )
 # Every text shown to other people (player and bot names, contacts) is one of these.
 DisplayText = Annotated[

@@ -18,6 +18,7 @@ Literal fields (a suit, a phase, an event ``type``) are plain strings, documente
 
 from __future__ import annotations
 
+import re
 import types
 import typing
 from typing import Annotated, Any, Literal, NewType, Union, get_args, get_origin
@@ -44,7 +45,7 @@ def _is_union(annotation: Any) -> bool:
 
 
 def _card(value: object) -> str:
-    if not isinstance(value, str) or len(value) != 2:
+    if not isinstance(value, str) or not re.fullmatch(actions.CARD_PATTERN, value):
         raise ValueError("a card is two characters, its rank then its suit: AS, TH, 4D, or BJ/RJ")
     return value
 

@@ -320,8 +320,8 @@ export interface components {
          */
         BidAction: {
             /**
-             * @description discriminator enum property added by openapi-typescript
-             * @enum {string}
+             * Type
+             * @constant
              */
             type: "bid";
             /** Tricks */
@@ -330,7 +330,18 @@ export interface components {
             suit?: ("S" | "C" | "D" | "H" | "NT") | null;
             /** Points */
             points?: number | null;
-        };
+        } & (({
+            points: number;
+        } | {
+            tricks: number;
+            suit: string;
+        }) & {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "bid";
+        });
         /**
          * BidMade
          * @description A pass or a bid of the bidding (Le 500, Le Rough).
@@ -1720,7 +1731,7 @@ export interface components {
             seat?: number | null;
             /**
              * Name
-             * @description Any text but control characters, bidirectional controls, invisible format characters (the zero-width joiners excepted) and unassigned, surrogate or private-use code points (422 invalid_request with type `unsafe_character`); `pattern` lists the refused code points (of Unicode 14.0.0). Default: `""`.
+             * @description Any text but control characters, bidirectional controls, invisible format characters (the zero-width joiners excepted) and unassigned, surrogate or private-use code points (422 invalid_request with type `unsafe_character`); `pattern` (ECMA-262, `u` flag) lists the allowed code points (Unicode 14.0.0). Default: `""`.
              */
             name?: string;
             /** Invite Code */
@@ -2411,7 +2422,7 @@ export interface components {
         RegisterBotRequest: {
             /**
              * Name
-             * @description Any text but control characters, bidirectional controls, invisible format characters (the zero-width joiners excepted) and unassigned, surrogate or private-use code points (422 invalid_request with type `unsafe_character`); `pattern` lists the refused code points (of Unicode 14.0.0).
+             * @description Any text but control characters, bidirectional controls, invisible format characters (the zero-width joiners excepted) and unassigned, surrogate or private-use code points (422 invalid_request with type `unsafe_character`); `pattern` (ECMA-262, `u` flag) lists the allowed code points (Unicode 14.0.0).
              */
             name: string;
             /**
@@ -2766,8 +2777,8 @@ export interface components {
         /** SeatedBid */
         SeatedBid: {
             /**
-             * @description discriminator enum property added by openapi-typescript
-             * @enum {string}
+             * Type
+             * @constant
              */
             type: "bid";
             /** Tricks */
@@ -2781,7 +2792,18 @@ export interface components {
              * @description A seat number, 0 to players - 1 (ALL-1).
              */
             seat: number;
-        };
+        } & (({
+            points: number;
+        } | {
+            tricks: number;
+            suit: string;
+        }) & {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "bid";
+        });
         /** SeatedCallPartner */
         SeatedCallPartner: {
             /**

@@ -123,10 +123,15 @@ def test_an_unknown_action_type_is_422_invalid_request(client: TestClient) -> No
     problem(table.act(seat, {"type": "fly"}), 422, "invalid_request")
 
 
-def test_a_bad_card_code_is_422_illegal_action(client: TestClient) -> None:
+def test_a_bad_card_code_is_422_invalid_request_as_the_document_says(client: TestClient) -> None:
+    """A card code is the document's pattern (as an unknown action type is its enum); a card of
+    another game's deck is the game's rule (illegal_action)."""
     table = seated(client, "rough")
     seat = table.game()["to_act"]
-    problem(table.act(seat, {"type": "play", "card": "ZZ"}), 422, "illegal_action")
+    for code in ("ZZ", "ts", "1S"):
+        body = problem(table.act(seat, {"type": "play", "card": code}), 422, "invalid_request")
+        assert body["errors"][0]["loc"][-1] == "card", body
+    problem(table.act(seat, {"type": "play", "card": "BJ"}), 422, "illegal_action")
 
 
 def test_a_stale_expected_version_is_409_with_the_current_version(client: TestClient) -> None:

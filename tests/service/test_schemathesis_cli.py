@@ -1,10 +1,12 @@
 """The OpenAPI document says exactly what the server does: the schemathesis CLI (``st run``, every
 phase: examples, coverage, fuzzing, stateful through the document's links, so it reaches the game
-operations with real seat tokens) against a live ``atout serve`` finds no failure, with the few
-exceptions schemathesis.toml states and justifies. Rate limits are off for the run: one address
-sends thousands of requests (their 429s are tested in test_rate_limits.py). One worker: on Python
-3.11, Hypothesis parsing lambdas in two threads at once can trip CPython's AST recursion guard
-("AST constructor recursion depth mismatch"), an error of the tool, not of the service."""
+operations with real seat tokens; every default check) against a live ``atout serve`` finds no
+failure, but for what schemathesis.toml states and justifies: what no request schema can know (a
+seat of *that* game, a move legal in its state) and the ignored_auth check, which takes the links'
+real tokens for generated ones. Rate limits are off for the run: one address sends thousands of
+requests (their 429s are tested in test_rate_limits.py). One worker: on Python 3.11, Hypothesis
+parsing lambdas in two threads at once can trip CPython's AST recursion guard ("AST constructor
+recursion depth mismatch"), an error of the tool, not of the service."""
 
 from __future__ import annotations
 

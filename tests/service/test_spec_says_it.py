@@ -1,6 +1,7 @@
 """The OpenAPI document says what the server does, where a schema can say it: a body creating a game
 is valid for the document exactly when the server takes it (each game's own options and values, its
-seat count), and every header an answer carries is declared on it (``components/headers``)."""
+seat count), an action exactly when the server can read it (whether it is legal is the game's state),
+and every header an answer carries is declared on it (``components/headers``)."""
 
 from __future__ import annotations
 
@@ -10,15 +11,18 @@ from typing import Any
 
 import jsonschema_rs
 import pytest
+from pydantic import TypeAdapter, ValidationError
 from starlette.testclient import TestClient
 from svc_helpers import auth, seated
 
 import engine
+from schema.actions import Action
 from service.api.rest.headers import HEADERS
 from service.api.rest.openapi import openapi_document
 from service.api.rest.table import OPS
 
 GAMES = engine.games()
+ACTION: TypeAdapter[Any] = TypeAdapter(Action)
 
 
 def body_validator(name: str) -> Any:
@@ -106,3 +110,41 @@ def test_a_rematch_answers_with_the_location_of_the_new_game(client: TestClient)
     rematch = client.post(f"/v1/games/{table.game_id}/rematch", headers=auth(table.tokens[0]), json={})
     assert rematch.status_code == 201, rematch.text
     assert rematch.headers["location"] == f"/v1/games/{rematch.json()['game']['id']}"
+
+
+def action_candidates() -> list[dict[str, Any]]:
+    """Actions of every shape the document's Action could be asked about: bids with each of their
+    fields given, null or left out; cards right, lower-case or unknown; discards with a card twice."""
+    bids = []
+    for points, tricks, suit in itertools.product(
+        (None, "null", 70), (None, "null", 7), (None, "null", "S", "NT")
+    ):
+        given = {"points": points, "tricks": tricks, "suit": suit}
+        bids.append(
+            {"type": "bid", **{k: (None if v == "null" else v) for k, v in given.items() if v is not None}}
+        )
+    cards = [{"type": "play", "card": c} for c in ("TS", "BJ", "RJ", "ts", "1S", "ZZ", "TX", "JJ")]
+    discards = [{"type": "discard", "cards": c} for c in (["TS", "AH"], ["TS", "TS"], ["TS", "ts"], [])]
+    return [
+        *bids,
+        *cards,
+        *discards,
+        {"type": "exchange", "discard": "xx"},
+        {"type": "call_partner", "card": "AS"},
+    ]
+
+
+@pytest.mark.parametrize("action", action_candidates(), ids=repr)
+def test_an_action_is_valid_for_the_document_exactly_when_the_server_can_read_it(
+    action: dict[str, Any],
+) -> None:
+    """Whether it is legal depends on the game's state; whether it is an action at all does not:
+    pydantic's model (REST and GraphQL) and then the engine's reading, as post_action does."""
+    valid = body_validator("ActionRequest").is_valid({"action": action})
+    try:
+        parsed = ACTION.validate_python(action)
+        engine.parse(parsed.model_dump(exclude_none=True))
+        readable = True
+    except (ValidationError, engine.IllegalAction):
+        readable = False
+    assert valid == readable
