@@ -45,25 +45,9 @@ class PassAction(Model):
 
 
 class BidAction(Model):
-    """Le 500: ``tricks`` and ``suit``; Le Rough: ``points``."""
+    """Le 500: ``tricks`` and ``suit``; Le Rough: ``points``. A bid with neither is refused (422): said
+    here in words, not as a schema (an ``anyOf`` in the discriminated Action makes openapi-generator warn)."""
 
-    # what the engine reads (engine.actions.parse): `points`, or else `tricks` and `suit`; a null is
-    # no value (the action goes to the engine without its nulls)
-    model_config = ConfigDict(
-        json_schema_extra={
-            "allOf": [  # in an allOf, generators (openapi-typescript) intersect it with the fields
-                {
-                    "anyOf": [
-                        {"required": ["points"], "properties": {"points": {"type": "integer"}}},
-                        {
-                            "required": ["tricks", "suit"],
-                            "properties": {"tricks": {"type": "integer"}, "suit": {"type": "string"}},
-                        },
-                    ]
-                }
-            ]
-        }
-    )
     type: Literal["bid"]
     tricks: int | None = Field(default=None, ge=0, le=10)
     suit: Literal["S", "C", "D", "H", "NT"] | None = None

@@ -316,12 +316,13 @@ export interface components {
         };
         /**
          * BidAction
-         * @description Le 500: ``tricks`` and ``suit``; Le Rough: ``points``.
+         * @description Le 500: ``tricks`` and ``suit``; Le Rough: ``points``. A bid with neither is refused (422): said
+         *     here in words, not as a schema (an ``anyOf`` in the discriminated Action makes openapi-generator warn).
          */
         BidAction: {
             /**
-             * Type
-             * @constant
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
              */
             type: "bid";
             /** Tricks */
@@ -330,18 +331,7 @@ export interface components {
             suit?: ("S" | "C" | "D" | "H" | "NT") | null;
             /** Points */
             points?: number | null;
-        } & (({
-            points: number;
-        } | {
-            tricks: number;
-            suit: string;
-        }) & {
-            /**
-             * @description discriminator enum property added by openapi-typescript
-             * @enum {string}
-             */
-            type: "bid";
-        });
+        };
         /**
          * BidMade
          * @description A pass or a bid of the bidding (Le 500, Le Rough).
@@ -2777,8 +2767,8 @@ export interface components {
         /** SeatedBid */
         SeatedBid: {
             /**
-             * Type
-             * @constant
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
              */
             type: "bid";
             /** Tricks */
@@ -2792,18 +2782,7 @@ export interface components {
              * @description A seat number, 0 to players - 1 (ALL-1).
              */
             seat: number;
-        } & (({
-            points: number;
-        } | {
-            tricks: number;
-            suit: string;
-        }) & {
-            /**
-             * @description discriminator enum property added by openapi-typescript
-             * @enum {string}
-             */
-            type: "bid";
-        });
+        };
         /** SeatedCallPartner */
         SeatedCallPartner: {
             /**

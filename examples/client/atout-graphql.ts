@@ -15,7 +15,7 @@ export type ActionInput =
   |  { bid?: never; callPartner?: never; discard?: never; exchange?: never; goAlone?: never; keep?: never; nameTrump?: never; orderUp?: never;   pass: boolean; play?: never; }
   |  { bid?: never; callPartner?: never; discard?: never; exchange?: never; goAlone?: never; keep?: never; nameTrump?: never; orderUp?: never; pass?: never;   play: PlayInput; };
 
-/** Le 500: `tricks` and `suit`; Le Rough: `points`. */
+/** Le 500: `tricks` and `suit`; Le Rough: `points`. A bid with neither is refused (422): said here in words, not as a schema (an `anyOf` in the discriminated Action makes openapi-generator warn). */
 export type BidInput = {
   points?: number | null | undefined;
   suit?: string | null | undefined;

@@ -147,4 +147,13 @@ def test_an_action_is_valid_for_the_document_exactly_when_the_server_can_read_it
         readable = True
     except (ValidationError, engine.IllegalAction):
         readable = False
+    if action["type"] == "bid" and valid and not readable:
+        # The one rule said in words only (BidAction's description): `points`, or `tricks` and `suit`.
+        # As an anyOf inside the discriminated Action it made openapi-generator's Kotlin and Swift
+        # targets warn (tests/test_generators.py), so the schema leaves it out and the server refuses
+        # such a bid with 422 (schemathesis.toml lets the move operation answer 422).
+        assert not any(action.get(field) is not None for field in ("points",)) and not (
+            action.get("tricks") is not None and action.get("suit") is not None
+        ), action
+        return
     assert valid == readable
