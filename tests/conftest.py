@@ -274,5 +274,9 @@ def serves_everything() -> Callable[[str], None]:
                 response = http.get(path)
                 assert response.status_code == 200, (path, response.status_code)
                 assert response.content == content, f"{path} differs from the checkout's"
+            # what the answers read besides the static files: the catalogue and its French sentences
+            problem = http.get("/v1/games/nosuchgame", headers={"Accept-Language": "fr"})
+            assert problem.status_code == 404 and problem.headers["content-language"] == "fr", problem.text
+            assert problem.json()["code"] == "game_not_found" and problem.json()["title"] != "No such game"
 
     return check

@@ -45,10 +45,8 @@ def test_the_pattern_is_the_servers_rule_in_jsonschema_rs() -> None:
     assert disagree == []
 
 
-@pytest.mark.skipif(
-    shutil.which("node") is None, reason="needs Node (make test installs it with the npm tools)"
-)
 def test_the_pattern_is_the_servers_rule_in_ecma_262_with_the_u_flag(tmp_path: Path) -> None:
+    assert shutil.which("node"), "needs Node: `make test` installs it with the npm tools"
     facts = tmp_path / "facts.json"
     facts.write_text(json.dumps({"pattern": display_pattern(), "refused": refused_code_points()}))
     script = (
