@@ -387,11 +387,22 @@ ACTION_TYPES: dict[str, str] = {}
 """The ActionInput attribute of each action ``type`` (``pass`` is a Python keyword: ``pass_``)."""
 
 
+def one_of_input(name: str, fields: dict[str, tuple[str, Any]], doc: str | None) -> type:
+    """A ``@oneOf`` input type ``name``: each attribute of ``fields`` (its GraphQL name, the type it
+    holds) optional and unset by default, exactly one given; its description is ``doc`` on one line."""
+    namespace: dict[str, Any] = {"__annotations__": {}, "__module__": __name__}
+    for attribute, (graphql, held) in fields.items():
+        namespace["__annotations__"][attribute] = typing.Optional[held]  # noqa: UP045
+        namespace[attribute] = strawberry.field(name=graphql, default=strawberry.UNSET)
+    description = " ".join((doc or "").replace("``", "`").split())
+    return strawberry.input(type(name, (), namespace), description=description, one_of=True)
+
+
 def _action_input() -> type:
     """``ActionInput``, a ``@oneOf`` input: exactly one field, named after the action's type — an
     object with the action's fields (``bid: {points: 80}``, ``play: {card: "AS"}``), or ``true``
     for an action without any (``pass: true``, ``orderUp: true``)."""
-    namespace: dict[str, Any] = {"__annotations__": {}, "__module__": __name__}
+    fields: dict[str, tuple[str, Any]] = {}
     for model in ACTION_MEMBERS:
         kind = get_args(_bare(model.model_fields["type"].annotation))[0]
         attribute = f"{kind}_"
@@ -400,13 +411,8 @@ def _action_input() -> type:
             held: Any = bool
         else:
             held = input_type(model.__name__.replace("Action", "Input"), (model,), _described(model) or kind)
-        namespace["__annotations__"][attribute] = typing.Optional[held]  # noqa: UP045
-        namespace[attribute] = strawberry.field(name=camel(kind), default=strawberry.UNSET)
-    return strawberry.input(
-        type("ActionInput", (), namespace),
-        description=" ".join((_action_input.__doc__ or "").replace("``", "`").split()),
-        one_of=True,
-    )
+        fields[attribute] = (camel(kind), held)
+    return one_of_input("ActionInput", fields, _action_input.__doc__)
 
 
 def camel(name: str) -> str:
@@ -443,18 +449,13 @@ def _options_input() -> type:
     (``fiveHundred``, ``rough``, ``euchre5``), holding that game's rule options only, each optional
     (the game's default otherwise); it must be the game being created (else invalid_options). REST
     says the same with a schema by game (``CreateGameRequest``)."""
-    namespace: dict[str, Any] = {"__annotations__": {}, "__module__": __name__}
+    fields: dict[str, tuple[str, Any]] = {}
     for game, model in OPTIONS_OF_GAME.items():
         held = input_type(
             f"{model.__name__}Input", (model,), f"Rule options of {game} (see `rules`).", all_optional=True
         )
-        namespace["__annotations__"][game] = typing.Optional[held]  # noqa: UP045
-        namespace[game] = strawberry.field(name=camel(game), default=strawberry.UNSET)
-    return strawberry.input(
-        type("OptionsInput", (), namespace),
-        description=" ".join((_options_input.__doc__ or "").replace("``", "`").split()),
-        one_of=True,
-    )
+        fields[game] = (camel(game), held)
+    return one_of_input("OptionsInput", fields, _options_input.__doc__)
 
 
 def options_of(chosen: Any) -> tuple[str, dict[str, Any]]:
