@@ -151,8 +151,10 @@ class NewGame(Model):
     turn_seconds: int | None = Field(
         default=None,
         ge=5,
-        le=86_400,
-        description="Per-turn time limit; when it runs out a bot plays the move.",
+        le=30 * 86_400,
+        description="Per-turn time limit, 5 seconds to 30 days (correspondence play); when it runs out a "
+        "bot plays the move. A player (seated with a player credential) whose clock is an hour or more "
+        "gets a `reminder` notice when a quarter of it is left (at most a day before).",
     )
     timeouts_to_bot: int | None = Field(
         default=None,

@@ -249,7 +249,9 @@ class CreateGameInput:
     deal: DealInput | None = None
     listed: bool = True
     turn_seconds: int | None = strawberry.field(
-        default=None, description="Per-turn time limit (5 to 86400 s); a bot plays when it runs out."
+        default=None,
+        description="Per-turn time limit (5 s to 30 days: 2592000 s); a bot plays when it runs out, and a "
+        "player with a clock of an hour or more gets a reminder before.",
     )
     timeouts_to_bot: int | None = strawberry.field(
         default=None, description="After this many timed-out turns in a row a bot takes the seat over."

@@ -105,7 +105,7 @@ def settings(redis_url: str) -> Settings:
 # games quickly from one address; tests/service/test_rate_limits.py sets low ones.
 HIGH_RATES = {
     f"rate_{category}{scope}": "100000/minute"
-    for category in ("create_game", "join", "act", "register_bot", "open_stream")
+    for category in ("create_game", "join", "act", "register_bot", "create_player", "open_stream")
     for scope in ("", "_per_address")
 }
 

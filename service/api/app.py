@@ -187,8 +187,10 @@ def create_app(settings: Settings | None = None) -> Starlette:
 
         app.state.store = store
 
-        async def schedule_timer(game_id: str, version: int, seconds: int) -> None:
-            await run_in_threadpool(schedule_timeout, sync_redis, bot_queue, game_id, version, seconds)
+        async def schedule_timer(game_id: str, version: int, seconds: int, remind_in: int | None) -> None:
+            await run_in_threadpool(
+                schedule_timeout, sync_redis, bot_queue, game_id, version, seconds, remind_in
+            )
 
         app.state.games = Games(store, settings, metrics, enqueue_bot, schedule_timer)
         # Streams read through a hub with a Redis pool of its own: they never hold a request's connection.

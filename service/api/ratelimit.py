@@ -1,12 +1,13 @@
 """Rate limits per token and per client address, counted in Redis so every API replica shares them.
 
-Five categories, each with a limit per token (a SHA-256 of the bearer token, never the token itself)
+Six categories, each with a limit per token (a SHA-256 of the bearer token, never the token itself)
 and one per client address; a request must pass both:
 
 - ``create_game``: POST /v1/games and ``createGame`` (``ATOUT_RATE_CREATE_GAME``, ``..._PER_ADDRESS``);
 - ``join``: POST /v1/games/{id}/join and ``joinSeat`` (``ATOUT_RATE_JOIN``, ...);
 - ``act``: POST /v1/games/{id}/actions and ``submitAction`` (``ATOUT_RATE_ACT``, ...);
 - ``register_bot``: POST /v1/bots and ``registerBot`` (``ATOUT_RATE_REGISTER_BOT``, ...);
+- ``create_player``: POST /v1/players and ``createGuest`` (``ATOUT_RATE_CREATE_PLAYER``, ...);
 - ``open_stream``: the SSE/NDJSON streams and the GraphQL subscriptions (``ATOUT_RATE_OPEN_STREAM``, ...).
 
 Rates are written in the `limits` library's notation (``600/minute``, ``10/second;300/hour``) and
@@ -64,13 +65,14 @@ from service.base.settings import Settings
 from service.base.texts import Text
 from service.store.redis_clients import async_client, run_scripts
 
-CATEGORIES = ("create_game", "join", "act", "register_bot", "open_stream")
+CATEGORIES = ("create_game", "join", "act", "register_bot", "create_player", "open_stream")
 # How a refusal names them, and a limit's unit (``limits``' granularity): said in the caller's language.
 CATEGORY_NAMES = {
     "create_game": Text("create game"),
     "join": Text("join"),
     "act": Text("act"),
     "register_bot": Text("register bot"),
+    "create_player": Text("create player"),
     "open_stream": Text("open stream"),
 }
 UNITS = {

@@ -7,7 +7,9 @@ from typing import Annotated
 
 from limits import parse_many
 from pydantic import AfterValidator, AliasChoices, Field, model_validator
-from pydantic_settings import BaseSettings, SettingsConfigDict
+from pydantic_settings import SettingsConfigDict
+
+from service.base.player_settings import PlayerSettings
 
 DAY = 24 * 3600
 
@@ -24,8 +26,9 @@ def _rate_text(value: str) -> str:
 RateText = Annotated[str, AfterValidator(_rate_text)]
 
 
-class Settings(BaseSettings):
-    """Environment variables: ``REDIS_URL`` and ``ATOUT_*``."""
+class Settings(PlayerSettings):
+    """Environment variables: ``REDIS_URL`` and ``ATOUT_*`` (those of players in
+    :mod:`service.base.player_settings`)."""
 
     model_config = SettingsConfigDict(env_prefix="ATOUT_", extra="ignore", populate_by_name=True)
 
@@ -344,6 +347,10 @@ class Settings(BaseSettings):
     rate_register_bot_per_address: RateText = Field(
         default="60/hour", description="Bot registrations per client address."
     )
+    rate_create_player: RateText = Field(default="30/hour", description="Guest players created per token.")
+    rate_create_player_per_address: RateText = Field(
+        default="30/hour", description="Guest players created per client address (POST /v1/players)."
+    )
     rate_open_stream: RateText = Field(
         default="120/minute", description="SSE streams and subscriptions opened per token."
     )
@@ -399,7 +406,11 @@ def environment_name(name: str) -> str:
 def markdown_table() -> str:
     """Every setting with its default and meaning, as the README shows it (a test keeps them equal)."""
     rows = ["| Variable | Default | Meaning |", "| --- | --- | --- |"]
-    for name, field in Settings.model_fields.items():
+    own = [
+        n for n in Settings.model_fields if n in Settings.__annotations__
+    ]  # the core first, then the parts
+    for name in [*own, *(n for n in Settings.model_fields if n not in own)]:
+        field = Settings.model_fields[name]
         default = "(unset)" if field.default is None else f"`{field.default}`"
         meaning = (field.description or "").replace("|", "\\|")
         rows.append(f"| `{environment_name(name)}` | {default} | {meaning} |")

@@ -3,7 +3,8 @@
 REST (:mod:`service.api.rest`) and GraphQL (:mod:`service.api.graphql`) call :class:`Games`; the logic
 lives in one module per concern: :mod:`service.games.lobby` (create, list, join, leave, rematch),
 :mod:`service.games.play` (view, legal actions, act, replay log), :mod:`service.games.bot_accounts`
-(registration, turn notices) and :mod:`service.games.events` (following a game's events).
+(registration, turn notices), :mod:`service.games.players` (guests, identities, a player's games)
+and :mod:`service.games.events` (following a game's events).
 """
 
 from __future__ import annotations
@@ -11,19 +12,22 @@ from __future__ import annotations
 from service.games.bot_accounts import BotAccounts
 from service.games.core import ENGINE_CODES, Caller, EnqueueBot, ScheduleTimer, engine_problem, new_game_id
 from service.games.events import EventDelivery
-from service.games.lobby import Lobby
+from service.games.invitations import Invitations
 from service.games.play import Play
+from service.games.players import IdentityVerifier, VerifiedIdentity
 
 __all__ = [
     "ENGINE_CODES",
     "Caller",
     "EnqueueBot",
     "Games",
+    "IdentityVerifier",
     "ScheduleTimer",
+    "VerifiedIdentity",
     "engine_problem",
     "new_game_id",
 ]
 
 
-class Games(Lobby, Play, BotAccounts, EventDelivery):
+class Games(Invitations, Play, BotAccounts, EventDelivery):
     """Games as REST and GraphQL see them: one instance per process, state in Redis only."""

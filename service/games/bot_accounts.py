@@ -58,9 +58,13 @@ class BotAccounts(GameCore):
                     await self._maybe_enqueue_bot(fresh, self.match_of(fresh))
         return released
 
-    async def bot_notice(self, notice: dict[str, Any]) -> dict[str, Any] | None:
-        """A stored notice as delivered: ``your_turn`` gains the seat's view and legal actions, or is
-        dropped when its game has moved on; ``game_over`` is delivered as is."""
+    async def account_notice(self, notice: dict[str, Any]) -> dict[str, Any] | None:
+        """A stored notice as delivered to its account (a bot's or a player's): ``your_turn`` gains the
+        seat's view and legal actions, or is dropped when its game has moved on; an ``invitation``
+        gains the name the inviting player has now (stored notices hold no name:
+        service/store/players.py); the others are delivered as they are."""
+        if notice.get("type") == "invitation":
+            return {**notice, "from_name": await self.store.player_name(str(notice.get("from_player", "")))}
         if notice.get("type") != "your_turn":
             return notice
         record = await self.store.load(str(notice["game_id"]))

@@ -12,7 +12,7 @@ from __future__ import annotations
 import hmac
 import secrets
 from collections import OrderedDict
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -23,11 +23,21 @@ from service.base.problems import ProblemError
 from service.base.settings import Settings
 from service.base.texts import Text
 from service.store import Store
-from service.store.keys import STATUS_ACTIVE, STATUS_FINISHED, STATUS_WAITING, hash_token
+from service.store.keys import (
+    STATUS_ACTIVE,
+    STATUS_FINISHED,
+    STATUS_WAITING,
+    hash_token,
+    owner_player,
+    player_owner,
+)
 from service.store.records import GameRecord
 
 EnqueueBot = Callable[[str, int, str], Awaitable[None]]  # game, version, bot level
-ScheduleTimer = Callable[[str, int, int], Awaitable[None]]
+ScheduleTimer = Callable[[str, int, int, int | None], Awaitable[None]]  # game, version, seconds, remind in
+
+REMINDER_MAX_LEAD = 24 * 3600
+"""A player's reminder comes when a quarter of the turn's clock is left, at most a day before the end."""
 
 # engine IllegalAction.code (the problem's `reason`) -> our problem code (service.base.catalogue.REASONS)
 ENGINE_CODES = {reason.reason: reason.code for reason in REASONS.values()}
@@ -127,11 +137,46 @@ class GameCore:
         admin = self.settings.admin_token
         return bool(token and admin and hmac.compare_digest(token.encode(), admin.encode()))
 
-    def caller(
+    async def caller_of(
         self, record: GameRecord, token: str | None, required: bool, claimed_seat: int | None = None
     ) -> Caller:
-        """Resolve a bearer token to a seat of ``record``; 401 for a missing or foreign token, 403 for
-        a token of another seat than the one claimed."""
+        """:meth:`caller`, for any credential: a seat token, the administrator's, or a player's (which
+        holds the seat its player was seated in; resolving it may read the store)."""
+        return self.caller(record, token, required, claimed_seat, await self.player_of(token))
+
+    async def player_of(self, token: str | None) -> str | None:
+        """The player a credential names, or None (service/games/players.py overrides this)."""
+        return None
+
+    def caller(
+        self,
+        record: GameRecord,
+        token: str | None,
+        required: bool,
+        claimed_seat: int | None = None,
+        player: str | None = None,
+    ) -> Caller:
+        """Resolve a bearer token to a seat of ``record`` (``player``: the player the token names, whose
+        seat it holds); 401 for a missing or foreign token, 403 for a token of another seat than the
+        one claimed."""
+        if player is not None:
+            owner = player_owner(player)
+            held = next((i for i, s in enumerate(record.seats) if s.owner == owner and s.token_hash), None)
+            if held is None:
+                if not required:
+                    return Caller()
+                raise ProblemError(
+                    "invalid_token", Text("This player holds no seat in game {gid}.", gid=record.id)
+                )
+            if claimed_seat is not None and claimed_seat != held:
+                raise ProblemError(
+                    "wrong_seat",
+                    Text(
+                        "Your token is for seat {seat}, not seat {claimed}.", seat=held, claimed=claimed_seat
+                    ),
+                    token_seat=held,
+                )
+            return Caller(seat=held, token_hash=record.seats[held].token_hash)
         if not token:
             if required:
                 raise ProblemError(
@@ -206,21 +251,21 @@ class GameCore:
         return parts[1]
 
     @staticmethod
-    def bot_turn(record: GameRecord, m: engine.Match, version: int) -> tuple[str, dict[str, Any]] | None:
-        """The bot account whose seat is to act in ``m`` (at ``version``), and its ``your_turn``
-        notice; None when no bot account is to act."""
+    def account_turn(record: GameRecord, m: engine.Match, version: int) -> tuple[str, dict[str, Any]] | None:
+        """The account (a bot account, or a player: the seat's ``owner``) whose seat is to act in ``m``
+        (at ``version``), and its ``your_turn`` notice; None when no account is to act."""
         if m.over or m.to_act is None or not record.seats[m.to_act].owner:
             return None
         notice = {"type": "your_turn", "game_id": record.id, "seat": m.to_act, "version": version}
         return record.seats[m.to_act].owner, notice
 
-    async def _notify_bots(self, record: GameRecord, m: engine.Match, told: bool = False) -> None:
-        """Tell bot accounts that it is their turn (unless ``told``: the move's commit did) or that
-        a match of theirs is over."""
+    async def _notify_accounts(self, record: GameRecord, m: engine.Match, told: bool = False) -> None:
+        """Tell the accounts seated (bot accounts and players) that it is their turn (unless ``told``:
+        the move's commit did) or that a match of theirs is over."""
         if record.status == STATUS_ACTIVE and m.to_act is not None:
-            turn = self.bot_turn(record, m, record.version)
+            turn = self.account_turn(record, m, record.version)
             if turn is not None and not told:
-                await self.store.notify_bot(*turn)
+                await self.store.notify_account(*turn)
         elif record.status == STATUS_FINISHED:
             for owner in sorted({s.owner for s in record.seats if s.owner}):
                 notice = {
@@ -229,10 +274,16 @@ class GameCore:
                     "winners": m.winners,
                     "version": record.version,
                 }
-                await self.store.notify_bot(owner, notice)
+                await self.store.notify_account(owner, notice)
+
+    async def _notify_players(self, owners: Sequence[str], notice: dict[str, Any]) -> None:
+        """Tell each player among ``owners`` (seat owners; bot accounts are skipped) ``notice``."""
+        for owner in sorted({o for o in owners if owner_player(o) is not None}):
+            await self.store.notify_account(owner, notice)
 
     async def _maybe_enqueue_bot(self, record: GameRecord, m: engine.Match) -> None:
-        """A bot seat to act gets a job now; a human seat of a timed game gets a turn timer."""
+        """A bot seat to act gets a job now; a human seat of a timed game gets a turn timer, and a
+        player's seat with a long clock (correspondence play) a reminder before it runs out."""
         if record.status != STATUS_ACTIVE or m.to_act is None:
             return
         if record.seats[m.to_act].is_bot:
@@ -240,7 +291,14 @@ class GameCore:
                 level = record.seats[m.to_act].kind.partition(":")[2]
                 await self.enqueue_bot(record.id, record.version, level)
         elif self.schedule_timer is not None and record.extra.get("turn_seconds"):
-            await self.schedule_timer(record.id, record.version, int(record.extra["turn_seconds"]))
+            seconds = int(record.extra["turn_seconds"])
+            remind_in = None
+            if (
+                owner_player(record.seats[m.to_act].owner)
+                and seconds >= self.settings.reminder_min_turn_seconds
+            ):
+                remind_in = seconds - min(seconds // 4, REMINDER_MAX_LEAD)
+            await self.schedule_timer(record.id, record.version, seconds, remind_in)
 
     @staticmethod
     def _conflict(current: int) -> ProblemError:

@@ -22,7 +22,7 @@ from service.base.texts import Text
 from service.games.core import Caller, GameCore
 from service.store import Store
 from service.store.fanout import Fanout, StreamClosing, StreamGap, StreamLagged, StreamSlot, stream_id
-from service.store.keys import RESUME_AFTER_PATTERN, STATUS_FINISHED, bot_key, bot_turns_key, events_key
+from service.store.keys import RESUME_AFTER_PATTERN, STATUS_FINISHED, account_keys, events_key
 from service.store.records import StreamEvent
 
 SEEN_CACHE_SIZE = 4096  # decoded events kept for the other subscribers of the same game and seat
@@ -70,7 +70,7 @@ class EventDelivery(GameCore):
         game, who follows it (a seat's token, the administrator's, or none: a spectator, ALL-7 decides
         what each sees) and where it resumes."""
         record = await self.get(gid)
-        return self.caller(record, token, required=False), stream_cursor(after, name)
+        return await self.caller_of(record, token, required=False), stream_cursor(after, name)
 
     async def open_bot_stream(self, key: str | None, after: str | None, name: str) -> tuple[str, str]:
         """The first steps of following a bot account's notices (its API key), SSE, NDJSON or
@@ -158,24 +158,26 @@ class EventDelivery(GameCore):
             await entries.aclose()
 
     async def follow_notices(
-        self, bid: str, after: str, block_ms: int, wait: bool = True
+        self, owner: str, after: str, block_ms: int, wait: bool = True
     ) -> AsyncIterator[tuple[str, dict[str, Any]]]:
-        """The stored notices of bot ``bid`` after the id ``after`` (its turns, its games over), then
-        the new ones as they come (unless ``wait`` is false); it ends when the account is gone, or
-        with :class:`service.store.fanout.StreamLagged`. Behind the bot's SSE/NDJSON stream and
-        ``myTurns``."""
+        """The stored notices of an account (a bot account's id, or a player as a seat's ``owner``
+        names one) after the id ``after`` (its turns, its games over…), then the new ones as they
+        come (unless ``wait`` is false); it ends when the account is gone, or with
+        :class:`service.store.fanout.StreamLagged`. Behind the bot's and the player's SSE/NDJSON
+        streams and their subscriptions."""
         hub, store = self._hub()
+        account, notices = account_keys(owner)
         if not wait:
             cursor = after
-            while batch := await store.bot_notices(bid, cursor):
+            while batch := await store.account_notices(owner, cursor):
                 for eid, notice in batch:
                     cursor = eid
                     yield eid, notice
             return
-        async with contextlib.aclosing(hub.follow(bot_turns_key(bid), after, block_ms / 1000)) as entries:
+        async with contextlib.aclosing(hub.follow(notices, after, block_ms / 1000)) as entries:
             async for read in entries:
                 if read is None:
-                    if not await store.r.exists(bot_key(bid)):  # deleted or expired: nothing more will come
+                    if not await store.r.exists(account):  # deleted or expired: nothing more will come
                         return
                     continue
                 for eid, fields in read:

@@ -19,14 +19,21 @@ from service.base.texts import Text
 from service.games import quotas
 from service.games.core import (
     Caller,
-    GameCore,
     engine_problem,
     new_game_id,
     your_turn,
 )
 from service.games.cursors import decode_cursor, encode_cursor
-from service.store.keys import STATUS_ACTIVE, STATUS_FINISHED, STATUS_WAITING, hash_token
+from service.games.players import Players
+from service.store.keys import (
+    STATUS_ACTIVE,
+    STATUS_FINISHED,
+    STATUS_WAITING,
+    hash_token,
+    owner_player,
+)
 from service.store.records import (
+    AlreadySeated,
     GameMissing,
     GameOver,
     GameRecord,
@@ -41,7 +48,7 @@ JOIN_ATTEMPTS = 8
 """Reads of the game a join may take when other seats change under it (each retry is one read)."""
 
 
-class Lobby(GameCore):
+class Lobby(Players):
     """Create, list, join, leave and rematch games."""
 
     def summary(self, record: GameRecord, caller: Caller | None = None) -> GameSummary:
@@ -167,16 +174,21 @@ class Lobby(GameCore):
         seat: int | None,
         name: str,
         invite_code: str | None,
-        bot_key: str | None = None,
+        credential: str | None = None,
         client_seed: str = "",
+        invited: bool = False,
     ) -> tuple[int, str, bool]:
         """Take a seat; with a bot account's API key the seat is the bot's, and its turns are
-        announced on the bot's stream. ``client_seed`` is the seat's own entropy, mixed into every
-        hand (docs/fairness.md)."""
-        owner = await self.bot_of(bot_key) if bot_key else ""
+        announced on the bot's stream; with a player's credential the seat is the player's (one seat
+        a table), and the player's credential acts in it from any device. ``client_seed`` is the
+        seat's own entropy, mixed into every hand (docs/fairness.md). ``invited``: the caller holds an
+        invitation to this table, which stands for its invite code."""
+        owner, account_name = await self.account_of(credential)
         record = await self.get(gid)
-        if record.invite_hash and not (
-            invite_code and hmac.compare_digest(record.invite_hash, hash_token(invite_code))
+        if (
+            record.invite_hash
+            and not invited
+            and not (invite_code and hmac.compare_digest(record.invite_hash, hash_token(invite_code)))
         ):
             raise ProblemError(
                 "invalid_invite", "This game is private: send the invite code its creator got."
@@ -186,23 +198,44 @@ class Lobby(GameCore):
                 "invalid_seats", Text("Seats of this game are 0..{last}.", last=record.players - 1)
             )
         token = secrets.token_urlsafe(32)
+        pid = owner_player(owner)
+        indexed = pid is not None and await self.index_player_game(pid, gid)
         try:
             taken, started = await self._take_seat(
-                record, seat, hash_token(token), name, "", owner, client_seed
+                record, seat, hash_token(token), name or account_name, "", owner, client_seed
             )
-        except SeatTaken as error:
+        except (SeatTaken, AlreadySeated, ProblemError) as error:
+            if indexed and pid is not None:
+                await self.store.forget_player_game(pid, gid)
+            if isinstance(error, AlreadySeated):
+                raise ProblemError(
+                    "already_seated",
+                    Text("You hold seat {seat} of this game already: one player, one seat.", seat=error.seat),
+                    seat=error.seat,
+                ) from None
+            if isinstance(error, ProblemError):
+                raise
             if error.seat is None:
                 raise ProblemError("game_full", "Every seat of this game is taken.") from None
             raise ProblemError(
                 "seat_taken", Text("Seat {seat} is taken; join another or omit `seat`.", seat=error.seat)
             ) from None
-        if owner:
+        if owner and pid is None:
             await self.store.add_bot_game(owner, gid)
         if started:
-            record = await self.get(gid)
-            await self._maybe_enqueue_bot(record, self.match_of(record))
-            await self._notify_bots(record, self.match_of(record))
+            await self._started(await self.get(gid))
         return taken, token, started
+
+    async def _started(self, record: GameRecord) -> None:
+        """What follows a start: the first bot's job, the accounts told (the player to act, and every
+        player that the match began)."""
+        m = self.match_of(record)
+        await self._maybe_enqueue_bot(record, m)
+        await self._notify_players(
+            [s.owner for s in record.seats],
+            {"type": "game_started", "game_id": record.id, "version": record.version},
+        )
+        await self._notify_accounts(record, m)
 
     async def _take_seat(
         self,
@@ -267,7 +300,7 @@ class Lobby(GameCore):
         """Give up the caller's seat. Before the start the seat opens again; during the match a
         random bot plays it out so the others can finish (the token stops working either way)."""
         record = await self.get(gid)
-        caller = self.caller(record, token, required=True)
+        caller = await self.caller_of(record, token, required=True)
         assert caller.seat is not None
         if record.status == STATUS_FINISHED:
             raise ProblemError("game_over", "The match is over; there is no seat to give up.")
@@ -295,7 +328,7 @@ class Lobby(GameCore):
         once all land in one rematch: the finished game's ``rematch`` field is set once (HSETNX).
         Returns the rematch, the caller's seat, its new token and whether the rematch started."""
         record = await self.get(gid)
-        caller = self.caller(record, token, required=True)
+        caller = await self.caller_of(record, token, required=True)
         assert caller.seat is not None
         if record.status != STATUS_FINISHED:
             raise ProblemError("game_not_over", "A rematch is offered once the match is over.")
@@ -307,7 +340,7 @@ class Lobby(GameCore):
             seats = [
                 Seat(kind=s.kind, name=s.name)
                 if s.is_bot
-                else Seat(kind="reserved", name=s.name, reserved_for=s.token_hash)
+                else Seat(kind="reserved", name=s.name, reserved_for=s.token_hash, owner=s.owner)
                 for s in record.seats
             ]
             rematch = GameRecord(
@@ -340,6 +373,8 @@ class Lobby(GameCore):
             rid = await self.store.claim_rematch(gid, rematch.id)
             if rid != rematch.id:  # another player's rematch won the claim a moment ago
                 await self.store.drop_unstarted(rematch.id)
+            elif rid:
+                await self._offer_rematch(record, caller.seat, rid)
             if not rid:
                 raise ProblemError(
                     "game_not_found", Text("There is no game {gid!r} (it may have expired).", gid=gid)
@@ -347,6 +382,9 @@ class Lobby(GameCore):
         self._records.pop(gid, None)
         token_new = secrets.token_urlsafe(32)
         old_seat = record.seats[caller.seat]
+        pid = owner_player(old_seat.owner)
+        if pid is not None:
+            await self.index_player_game(pid, rid)
         try:
             seat, started = await self._take_seat(
                 await self.get(rid),
@@ -357,7 +395,7 @@ class Lobby(GameCore):
                 old_seat.owner,
                 client_seed,
             )
-            if old_seat.owner:
+            if old_seat.owner and pid is None:
                 await self.store.add_bot_game(old_seat.owner, rid)
         except SeatTaken:
             raise ProblemError(
@@ -369,5 +407,5 @@ class Lobby(GameCore):
             raise
         fresh = await self.get(rid)
         if started:
-            await self._maybe_enqueue_bot(fresh, self.match_of(fresh))
+            await self._started(fresh)
         return fresh, seat, token_new, started

@@ -50,7 +50,7 @@ class Play(GameCore):
         """The game and whose view of it ``token`` asks for (every refusal decided): the first half of
         :meth:`view`, so that REST can answer 304 to a copy still current without building the view."""
         record = await self.get(gid)
-        caller = self.caller(record, token, required=False, claimed_seat=claimed_seat)
+        caller = await self.caller_of(record, token, required=False, claimed_seat=claimed_seat)
         if claimed_seat is not None and caller.seat is None:
             raise ProblemError(
                 "missing_token", Text("Seat {seat}'s view needs that seat's token.", seat=claimed_seat)
@@ -76,7 +76,7 @@ class Play(GameCore):
     async def seated(self, gid: str, token: str | None) -> tuple[GameRecord, Caller]:
         """The game and the seat ``token`` holds in it (401 otherwise)."""
         record = await self.get(gid)
-        caller = self.caller(record, token, required=True)
+        caller = await self.caller_of(record, token, required=True)
         assert caller.seat is not None
         return record, caller
 
@@ -105,7 +105,7 @@ class Play(GameCore):
         """The game whose log ``token`` may read (409 ``game_not_over`` before its end, but for the
         administrator), and who reads it."""
         record = await self.get(gid)
-        caller = self.caller(record, token, required=False)
+        caller = await self.caller_of(record, token, required=False)
         if record.status != STATUS_FINISHED and not caller.admin:
             raise ProblemError(
                 "game_not_over", "The replay log (with the seed) is published when the match is over."
@@ -161,7 +161,7 @@ class Play(GameCore):
     ) -> tuple[ActionResponse, bool]:
         """Apply ``action`` for the caller's seat. Returns the response and whether it is a replay."""
         record = await self.get(gid)
-        caller = self.caller(record, token, required=True, claimed_seat=claimed_seat)
+        caller = await self.caller_of(record, token, required=True, claimed_seat=claimed_seat)
         assert caller.seat is not None
         return await self.act_as(
             record, caller.seat, action, expected_version, idempotency_key, credential=caller.token_hash
@@ -252,7 +252,7 @@ class Play(GameCore):
                 next_turn=self._next_turn(record, seat, nxt, turn) if credential and not by else None,
             )
             state = orjson.dumps(engine.to_dict(nxt)).decode()  # engine.to_json's text, faster
-            bot_turn = self.bot_turn(record, nxt, version) if status == STATUS_ACTIVE else None
+            turn_notice = self.account_turn(record, nxt, version) if status == STATUS_ACTIVE else None
             try:
                 result = await self.store.commit(
                     gid,
@@ -272,7 +272,8 @@ class Play(GameCore):
                     else "",
                     seat=seat if credential or by else None,
                     credential=credential or by,
-                    notice=None if bot_turn is None else (bot_turn[0], json.dumps(bot_turn[1])),
+                    notice=None if turn_notice is None else (turn_notice[0], json.dumps(turn_notice[1])),
+                    to_act=nxt.to_act,
                 )
             except SeatLost:
                 raise ProblemError(
@@ -317,7 +318,7 @@ class Play(GameCore):
             self._remember((gid, version), nxt)
             await self._maybe_enqueue_bot(record, nxt)
             if any(s.owner for s in record.seats):
-                await self._notify_bots(record, nxt, told=result.notified)
+                await self._notify_accounts(record, nxt, told=result.notified)
             return response, False
 
     @staticmethod

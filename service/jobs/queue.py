@@ -106,21 +106,31 @@ def timer_id(game_id: str, version: int) -> str:
 
 
 def schedule_timeout(
-    connection: redis.Redis, queue_name: str, game_id: str, version: int, seconds: int
+    connection: redis.Redis,
+    queue_name: str,
+    game_id: str,
+    version: int,
+    seconds: int,
+    remind_in: int | None = None,
 ) -> None:
-    """In ``seconds``, if the game is still at ``version``, a bot plays the absent seat's move."""
+    """In ``seconds``, if the game is still at ``version``, a bot plays the absent seat's move; in
+    ``remind_in`` seconds (if given) the player to act is reminded (``service.jobs.turns.turn_reminder``)."""
     queue = Queue(queue_name, connection=connection, serializer=JSONSerializer)
-    queue.enqueue_in(
-        timedelta(seconds=seconds),
-        "service.jobs.turns.turn_timeout",
-        game_id,
-        version,
-        job_id=timer_id(game_id, version),
-        retry=Retry(max=2),
-        job_timeout=JOB_TIMEOUT,
-        result_ttl=0,
-        failure_ttl=FAILURE_TTL,
-    )
+    jobs = [(seconds, "service.jobs.turns.turn_timeout", timer_id(game_id, version))]
+    if remind_in is not None:
+        jobs.append((remind_in, "service.jobs.turns.turn_reminder", f"reminder-{game_id}-{version}"))
+    for delay, function, job in jobs:
+        queue.enqueue_in(
+            timedelta(seconds=delay),
+            function,
+            game_id,
+            version,
+            job_id=job,
+            retry=Retry(max=2),
+            job_timeout=JOB_TIMEOUT,
+            result_ttl=0,
+            failure_ttl=FAILURE_TTL,
+        )
 
 
 def worker_health(connection: redis.Redis, queue_name: str, worker_ttl: int) -> dict[str, Any]:

@@ -1,6 +1,6 @@
 """The worker side of bot turns: one event loop, Redis pool and ``Games`` per worker process, and the
-job functions RQ runs (:func:`play_turn`, :func:`turn_timeout`). The job sees only the bot seat's
-view and legal actions and commits through the same compare-and-set path as a human
+job functions RQ runs (:func:`play_turn`, :func:`turn_timeout`, :func:`turn_reminder`). The job sees
+only the bot seat's view and legal actions and commits through the same compare-and-set path as a human
 (``Games.act_as``), so a duplicate or late job is harmless. The strategies (``random``,
 ``heuristic``, ``expert``) live in ``workers.bots``.
 
@@ -30,6 +30,11 @@ from workers import bots as strategies
 def turn_timeout(game_id: str, version: int) -> str:
     """RQ job: the seat to act at ``version`` let its time run out; a heuristic bot plays for it."""
     return _counting_faults(lambda: runtime().run(game_id, version, timer=True))
+
+
+def turn_reminder(game_id: str, version: int) -> str:
+    """RQ job: the player to act at ``version`` has a quarter of a long turn's clock left; remind them."""
+    return _counting_faults(lambda: runtime().remind(game_id, version))
 
 
 def _counting_faults(job: Callable[[], str]) -> str:
@@ -79,8 +84,8 @@ class _Runtime:
         async def enqueue_next(gid: str, v: int, level: str) -> None:
             enqueue(self.sync, settings.bot_queue, gid, v, level)
 
-        async def schedule_next(gid: str, v: int, seconds: int) -> None:
-            schedule_timeout(self.sync, settings.bot_queue, gid, v, seconds)
+        async def schedule_next(gid: str, v: int, seconds: int, remind_in: int | None) -> None:
+            schedule_timeout(self.sync, settings.bot_queue, gid, v, seconds, remind_in)
 
         self.games = Games(self.store, settings, enqueue_bot=enqueue_next, schedule_timer=schedule_next)
 
@@ -91,6 +96,9 @@ class _Runtime:
         finally:
             self.loop.close()
             self.sync.close()
+
+    def remind(self, game_id: str, version: int) -> str:
+        return self.loop.run_until_complete(self.games.remind(game_id, version))
 
     def run(self, game_id: str, version: int, timer: bool) -> str:
         return self.loop.run_until_complete(_play_turn(self, game_id, version, timer))

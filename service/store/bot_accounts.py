@@ -13,7 +13,14 @@ import time
 from typing import Any
 
 from service.store.connection import RegisteredScript, StoreConnection
-from service.store.keys import BOT_NOTICES_MAXLEN, GAME_ID, bot_games_key, bot_key, bot_turns_key
+from service.store.keys import (
+    BOT_NOTICES_MAXLEN,
+    GAME_ID,
+    account_keys,
+    bot_games_key,
+    bot_key,
+    bot_turns_key,
+)
 from service.store.redis_clients import hash_reply
 from service.store.scripts import LOAD_BOT_LUA, NOTIFY_BOT_LUA
 
@@ -67,18 +74,20 @@ class BotAccountStore(StoreConnection):
     async def bot_games(self, bid: str) -> list[str]:
         return sorted(await self.r.smembers(bot_games_key(bid)))
 
-    async def notify_bot(self, bid: str, notice: dict[str, Any]) -> None:
-        """Append a notice to the bot's stream (kept to the last ``BOT_NOTICES_MAXLEN`` or so, and for as
-        long as a game lives); a deleted or expired account gets none (no stream is created for it)."""
+    async def notify_account(self, owner: str, notice: dict[str, Any]) -> None:
+        """Append a notice to the stream of a seat's ``owner``, a bot account or a player (kept to the
+        last ``BOT_NOTICES_MAXLEN`` or so, and for as long as a game lives); a deleted or expired
+        account gets none (no stream is created for it)."""
         await self._notify_bot(
-            keys=[bot_key(bid), bot_turns_key(bid)],
+            keys=list(account_keys(owner)),
             args=[json.dumps(notice), str(BOT_NOTICES_MAXLEN), str(self.game_lifetime)],
         )
 
-    async def bot_notices(
-        self, bid: str, after: str, block_ms: int | None = None
+    async def account_notices(
+        self, owner: str, after: str, block_ms: int | None = None
     ) -> list[tuple[str, dict[str, Any]]]:
-        """The bot's notices after stream id ``after`` (exclusive), oldest first; with ``block_ms``,
-        waiting up to that long for the first ([] on timeout)."""
-        entries = await self._entries_after(bot_turns_key(bid), after, 1000, block_ms)
+        """The notices of a bot account or a player (``owner`` as a seat names it) after stream id
+        ``after`` (exclusive), oldest first; with ``block_ms``, waiting up to that long for the first
+        ([] on timeout)."""
+        entries = await self._entries_after(account_keys(owner)[1], after, 1000, block_ms)
         return [(eid, json.loads(fields["e"])) for eid, fields in entries]

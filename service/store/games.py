@@ -22,8 +22,7 @@ from service.store.keys import (
     OPEN_INDEX,
     STATUS_FINISHED,
     STATUS_WAITING,
-    bot_key,
-    bot_turns_key,
+    account_keys,
     events_key,
     game_key,
     idem_key,
@@ -31,6 +30,7 @@ from service.store.keys import (
     open_games_key,
 )
 from service.store.records import (
+    AlreadySeated,
     CommitResult,
     GameMissing,
     GameOver,
@@ -115,6 +115,7 @@ class GameStore(StoreConnection):
         seat: int | None = None,
         credential: str = "",
         notice: tuple[str, str] | None = None,
+        to_act: int | None = None,
     ) -> CommitResult:
         """Compare-and-set: write ``state`` as version ``expected_version + 1`` or raise.
 
@@ -123,13 +124,13 @@ class GameStore(StoreConnection):
         a seat given up a moment ago can no longer move. ``notice`` is (bot account, JSON notice): the
         account's next turn, appended to its notices in the same step on one Redis (a Cluster keeps a
         bot's keys on another node: ``notified`` is then False and the caller sends it with
-        ``notify_bot``)."""
+        ``notify_account``)."""
         idem = idem_key(gid, *idempotency) if idempotency is not None else game_key(gid)
         keys = [game_key(gid), events_key(gid), log_key(gid), idem]
         notified = notice is not None and not self.cluster
         if notified:
             assert notice is not None
-            keys += [bot_key(notice[0]), bot_turns_key(notice[0])]
+            keys += list(account_keys(notice[0]))
         args = [
             str(expected_version),
             state,
@@ -144,6 +145,7 @@ class GameStore(StoreConnection):
             notice[1] if notified and notice is not None else "",
             str(BOT_NOTICES_MAXLEN),
             str(self.game_lifetime),
+            "" if to_act is None else str(to_act),
             *events,
         ]
         reply = await self._write(self._commit, keys=keys, args=args)
@@ -207,6 +209,8 @@ class GameStore(StoreConnection):
             raise SeatTaken(None)
         if outcome == "taken":
             raise SeatTaken(int(value))
+        if outcome == "twice":
+            raise AlreadySeated(int(value))
         if outcome == "started":
             await self.r.zrem(OPEN_INDEX, gid)
         return int(value), outcome == "started"

@@ -19,6 +19,18 @@ key's own TTL is refreshed on write), ``atout:opengames:{0..15}`` (the unfinishe
 scored by expiry: the server-wide count of service/games/quotas.py) and ``atout:creator:{c}`` (one
 creator's unfinished games, scored by expiry, at most the per-creator cap).
 
+Player ``p`` (service/store/players.py): ``atout:player:{p}`` (name, locale, the guest token's hash,
+the linked identity), ``atout:playergames:{p}`` (sorted set: the games the player sits in, scored by
+the time of the join, at most ``player_max_games``), ``atout:playerevents:{p}`` (a capped stream of
+the player's notices) and ``atout:playerinvites:{p}`` (hash: the invitations the player holds, each
+with its expiry). An identity from an app's identity provider points at its player:
+``atout:identity:{<sha256 of issuer and subject>}``. A player expires after ``player_idle_ttl``
+seconds without a request; every index with it.
+
+A seat's ``owner`` names the account that holds it: a bot account's id, or ``player:<id>``
+(:func:`player_owner`), so one notice path (a move's commit telling the account to act next) serves
+both kinds of account.
+
 No command names two hash tags, so none ever names two Cluster slots.
 """
 
@@ -76,6 +88,49 @@ def bot_games_key(bid: str) -> str:
 
 def bot_turns_key(bid: str) -> str:
     return f"atout:botturns:{{{bid}}}"
+
+
+PLAYER_OWNER = "player:"
+"""A seat ``owner`` that starts with this is a player's (the rest is the player id); any other is a
+bot account's id (bot ids never hold a colon)."""
+
+
+def player_owner(pid: str) -> str:
+    return f"{PLAYER_OWNER}{pid}"
+
+
+def owner_player(owner: str) -> str | None:
+    """The player id of a seat owner, or None when the owner is a bot account (or nobody)."""
+    return owner[len(PLAYER_OWNER) :] if owner.startswith(PLAYER_OWNER) else None
+
+
+def player_key(pid: str) -> str:
+    return f"atout:player:{{{pid}}}"
+
+
+def player_games_key(pid: str) -> str:
+    return f"atout:playergames:{{{pid}}}"
+
+
+def player_events_key(pid: str) -> str:
+    return f"atout:playerevents:{{{pid}}}"
+
+
+def player_invites_key(pid: str) -> str:
+    return f"atout:playerinvites:{{{pid}}}"
+
+
+def identity_key(issuer: str, subject: str) -> str:
+    digest = hashlib.sha256(f"{issuer}\0{subject}".encode()).hexdigest()
+    return f"atout:identity:{{{digest}}}"
+
+
+def account_keys(owner: str) -> tuple[str, str]:
+    """The account hash and the notices stream of a seat's owner, player or bot account."""
+    pid = owner_player(owner)
+    if pid is not None:
+        return player_key(pid), player_events_key(pid)
+    return bot_key(owner), bot_turns_key(owner)
 
 
 def open_games_key(gid: str) -> str:

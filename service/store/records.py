@@ -45,6 +45,14 @@ class GameOver(StoreError):
         self.gid = gid
 
 
+class AlreadySeated(StoreError):
+    """The player joining already holds another seat of this table (one player, one seat)."""
+
+    def __init__(self, seat: int) -> None:
+        super().__init__(f"this player already holds seat {seat}")
+        self.seat = seat
+
+
 class SeatTaken(StoreError):
     def __init__(self, seat: int | None) -> None:
         super().__init__("no open seat" if seat is None else f"seat {seat} is taken")
@@ -81,7 +89,7 @@ class Seat:
     name: str = ""
     token_hash: str = ""
     reserved_for: str = ""  # the token hash a reserved seat waits for
-    owner: str = ""  # the bot account that joined this seat, if any
+    owner: str = ""  # the account that holds this seat: a bot account id, or player:<id> (keys.py)
     client_seed: str = ""  # the seat's own entropy, mixed into every hand (docs/fairness.md)
 
     @property

@@ -11,9 +11,10 @@ them (service/store/games.py, service/store/bot_accounts.py).
 # --- games (service/store/games.py)
 
 # KEYS: game, events, log, idem (the game key again when the move has no Idempotency-Key)
-#       [, bot account, bot notices: the account's notice of its next turn, on one Redis only]
+#       [, account, its notices: the account (bot or player) told of its next turn, on one Redis only]
 # ARGV: expected version, state, status, now, ttl, idem ttl, idem value ("" = no Idempotency-Key),
-#       log entry, seat, credential, notice ("" = none), notices maxlen, notices ttl, event...
+#       log entry, seat, credential, notice ("" = none), notices maxlen, notices ttl, seat to act
+#       ("" = none: kept in the hash so a player's list of games sorts theirs first unparsed), event...
 #       (credential: the seat's token hash, "bot" for a bot seat's move, "timer" for a move played
 #       when the seat's time ran out, or "" = unchecked)
 COMMIT_LUA = """
@@ -34,8 +35,9 @@ if ARGV[10] ~= '' and ARGV[10] ~= 'timer' then
 end
 if cur ~= ARGV[1] then return {'conflict', cur} end
 local v = tonumber(cur) + 1
-redis.call('HSET', KEYS[1], 'version', v, 'state', ARGV[2], 'status', ARGV[3], 'updated_at', ARGV[4])
-for i = 14, #ARGV do
+redis.call('HSET', KEYS[1], 'version', v, 'state', ARGV[2], 'status', ARGV[3], 'updated_at', ARGV[4],
+  'to_act', ARGV[14])
+for i = 15, #ARGV do
   redis.call('XADD', KEYS[2], '*', 'v', v, 'e', ARGV[i])
 end
 if ARGV[8] ~= '' then redis.call('RPUSH', KEYS[3], ARGV[8]) end
@@ -63,8 +65,8 @@ return {'ok', tostring(v), tostring(timeouts)}
 
 # KEYS: game, events
 # ARGV: seat (-1 = first open), token hash, name, now, ttl, reservation (the token hash a reserved
-#       seat waits for, or ""), owner (a bot account id, or ""), client seed, start state ("" = none
-#       computed), n, then n expected client seeds (by seat), then the start events.
+#       seat waits for, or ""), owner (a bot account id, player:<id>, or ""), client seed,
+#       start state ("" = none computed), n, then n expected client seeds (by seat), then the start events.
 # The join that fills the last seat starts the game: Python computed the first deal from the client
 # seeds it read; it is written only if those are still the seeds (else 'retry', nothing written).
 JOIN_LUA = """
@@ -82,6 +84,14 @@ local kind = redis.call('HGET', KEYS[1], 'seat:' .. seat .. ':kind')
 local reserved = kind == 'reserved' and ARGV[6] ~= ''
   and redis.call('HGET', KEYS[1], 'seat:' .. seat .. ':reserved') == ARGV[6]
 if kind ~= 'open' and not reserved then return {'taken', tostring(seat)} end
+local player = string.sub(ARGV[7], 1, 7) == 'player:'
+if player then
+  for i = 0, n - 1 do
+    if i ~= seat and redis.call('HGET', KEYS[1], 'seat:' .. i .. ':owner') == ARGV[7] then
+      return {'twice', tostring(i)}
+    end
+  end
+end
 local open = 0
 for i = 0, n - 1 do
   local k = redis.call('HGET', KEYS[1], 'seat:' .. i .. ':kind')
@@ -101,7 +111,10 @@ redis.call('HSET', KEYS[1], 'seat:' .. seat .. ':kind', 'human', 'seat:' .. seat
   'seat:' .. seat .. ':name', ARGV[3], 'seat:' .. seat .. ':reserved', '',
   'seat:' .. seat .. ':owner', ARGV[7], 'seat:' .. seat .. ':client_seed', ARGV[8], 'updated_at', ARGV[4])
 local v = redis.call('HGET', KEYS[1], 'version')
-redis.call('XADD', KEYS[2], '*', 'v', v, 'e', cjson.encode({type='seat_joined', seat=seat, name=ARGV[3]}))
+-- a player's name stays out of the history (deleting the account removes it from the seat alone)
+local shown = ARGV[3]
+if player then shown = '' end
+redis.call('XADD', KEYS[2], '*', 'v', v, 'e', cjson.encode({type='seat_joined', seat=seat, name=shown}))
 local result = 'joined'
 if starting then
   redis.call('HSET', KEYS[1], 'status', 'active', 'state', ARGV[9])
@@ -193,5 +206,27 @@ NOTIFY_BOT_LUA = """
 if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
 redis.call('XADD', KEYS[2], 'MAXLEN', '~', ARGV[2], '*', 'e', ARGV[1])
 redis.call('EXPIRE', KEYS[2], tonumber(ARGV[3]))
+return 1
+"""
+
+# --- players (service/store/players.py)
+
+# KEYS: the player's games, the player;  ARGV: game, now, max entries.
+# 0 when the player is gone, or the index is full (and the game not in it yet): nothing written.
+ADD_PLAYER_GAME_LUA = """
+local ttl = redis.call('TTL', KEYS[2])
+if ttl < 0 then return 0 end
+if redis.call('ZSCORE', KEYS[1], ARGV[1]) == false
+  and redis.call('ZCARD', KEYS[1]) >= tonumber(ARGV[3]) then return 0 end
+redis.call('ZADD', KEYS[1], ARGV[2], ARGV[1])
+redis.call('EXPIRE', KEYS[1], ttl)
+return 1
+"""
+
+# KEYS: game;  ARGV: seat, owner.  The seat's name and token removed if ``owner`` still holds it.
+FORGET_SEAT_LUA = """
+local seat = 'seat:' .. ARGV[1]
+if redis.call('HGET', KEYS[1], seat .. ':owner') ~= ARGV[2] then return 0 end
+redis.call('HSET', KEYS[1], seat .. ':name', '', seat .. ':token', '')
 return 1
 """

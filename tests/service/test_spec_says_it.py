@@ -17,9 +17,9 @@ from svc_helpers import auth, seated
 
 import engine
 from schema.actions import Action
+from service.api.rest.endpoints import OPS
 from service.api.rest.headers import HEADERS
 from service.api.rest.openapi import openapi_document
-from service.api.rest.table import OPS
 
 GAMES = engine.games()
 ACTION: TypeAdapter[Any] = TypeAdapter(Action)

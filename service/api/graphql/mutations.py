@@ -147,7 +147,7 @@ async def resolve_submit_action(
     async def run() -> t.ActionResult:
         async with counted_graphql(info, "act", token):
             record = await games.get(str(game_id))
-            games.caller(record, token, required=True)
+            await games.caller_of(record, token, required=True)
         try:
             parsed = ACTION.validate_python(action_of(action))
         except ValidationError as exc:

@@ -21,7 +21,7 @@ async def resolve_game(info: Info, id: strawberry.ID) -> t.Game:
 
     async def run() -> t.Game:
         record = await games.get(str(id))
-        return t.Game.of(games.summary(record, games.caller(record, token_of(info), required=False)))
+        return t.Game.of(games.summary(record, await games.caller_of(record, token_of(info), required=False)))
 
     return await guarded(run)
 

@@ -114,7 +114,7 @@ async def resolve_my_turns(info: Info, after: str | None = None) -> AsyncGenerat
         with stream_slot(info, bid):
             try:
                 async for eid, notice in games.follow_notices(bid, cursor, block_ms):
-                    delivered = await games.bot_notice(notice)
+                    delivered = await games.account_notice(notice)
                     if delivered is not None:
                         yield t.BotNotice.of({"id": eid, **delivered})
             except StreamLagged as lagged:

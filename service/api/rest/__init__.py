@@ -11,8 +11,8 @@
 
 from __future__ import annotations
 
+from service.api.rest.endpoints import OPS
 from service.api.rest.openapi import openapi_document
 from service.api.rest.routing import routes
-from service.api.rest.table import OPS
 
 __all__ = ["OPS", "openapi_document", "routes"]

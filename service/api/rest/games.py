@@ -68,7 +68,7 @@ async def list_games(request: Request) -> Response:
 async def get_game(request: Request) -> Response:
     games = games_of(request)
     record = await games.get(request.path_params["game_id"])
-    caller = games.caller(record, bearer(request), required=False)
+    caller = await games.caller_of(record, bearer(request), required=False)
     etag, cache_control = caching.game_etag(record, "game", caller), caching.for_caller(caller)
     unchanged = caching.not_modified(request, etag, cache_control)
     if unchanged is not None:
@@ -119,11 +119,12 @@ async def post_action(request: Request) -> Response:
     # write checks the version and the seat's token again, and any refusal is decided on a fresh read.
     record, fresh = games.cached(gid), False
     async with counted(request, "act", token):
-        if record is None or not token or games.seat_of(record, token) is None:
+        player = await games.player_of(token)  # a player's credential holds the seat of its player
+        if record is None or not token or player is not None or games.seat_of(record, token) is None:
             record, fresh = await games.get(gid), True
-        games.caller(record, token, required=True)  # 401 before a body error tells a stranger anything
+        games.caller(record, token, True, None, player)  # 401 before a body error tells a stranger anything
     body = await parse_body(request, ActionRequest)
-    caller = games.caller(record, token, required=True, claimed_seat=body.seat)
+    caller = games.caller(record, token, True, body.seat, player)
     response, _ = await games.act_checked(
         record,
         caller,

@@ -17,9 +17,10 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
 from schema.bodies import Problem
+from service.api.rest.endpoints import OPS
 from service.api.rest.headers import HEADERS, IF_NONE_MATCH, NOT_MODIFIED, answer_headers
 from service.api.rest.streams import NDJSON
-from service.api.rest.table import EVERY_OPERATION, OPS, Op
+from service.api.rest.table import EVERY_OPERATION, Op
 from service.base.problems import CODES, PROBLEM_JSON
 
 API_VERSION = "1.0.0"
@@ -184,6 +185,8 @@ def _responses(op: Op, refs: Refs) -> dict[str, Any]:
 def _security(op: Op) -> list[dict[str, list[str]]]:
     if op.auth == "seat":
         return [{"seatToken": []}]
+    if op.auth == "player":
+        return [{"playerToken": []}]
     if op.auth == "optional":
         return [{}, {"seatToken": []}]
     return []  # said outright: no credentials
@@ -255,8 +258,15 @@ def openapi_document() -> dict[str, Any]:
                 "seatToken": {
                     "type": "http",
                     "scheme": "bearer",
-                    "description": "The seat token from joinGame (or the administrator token).",
-                }
+                    "description": "The seat token from joinGame (or the administrator token, a bot's API "
+                    "key, or a player's credential, which holds the seat its player was seated in).",
+                },
+                "playerToken": {
+                    "type": "http",
+                    "scheme": "bearer",
+                    "description": "A player's token from createPlayer, or a JWT of an identity provider the "
+                    "operator trusts (ATOUT_JWT_ISSUERS).",
+                },
             },
         },
     }

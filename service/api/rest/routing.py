@@ -8,8 +8,9 @@ from starlette.responses import Response
 from starlette.routing import BaseRoute, Route
 
 from service.api.rest.deprecation import announcing
+from service.api.rest.endpoints import OPS
 from service.api.rest.openapi import openapi_json
-from service.api.rest.table import OPS, Endpoint, Op
+from service.api.rest.table import Endpoint, Op
 
 HOT_PATHS = {"/v1/games/{game_id}/actions", "/v1/games/{game_id}/view"}
 

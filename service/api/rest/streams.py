@@ -8,7 +8,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
-from collections.abc import AsyncGenerator, AsyncIterator
+from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable
 from typing import Any
 
 import anyio
@@ -185,21 +185,36 @@ async def bot_stream(request: Request) -> Response:
     """One connection for all of a bot's games: ``your_turn`` with the seat's view and legal actions
     (only while still current), and ``game_over``. SSE, or NDJSON with ``Accept: application/x-ndjson``
     (like the lichess bot API); resumable with Last-Event-ID / ``last_event_id``."""
+    return await account_stream(request, games_of(request).open_bot_stream)
+
+
+async def player_stream(request: Request) -> Response:
+    """One connection for all of a player's games, as a bot's: ``your_turn`` (with the view and legal
+    actions), ``invitation``, ``game_started``, ``game_over``, ``rematch_offered``, ``reminder``."""
+    return await account_stream(request, games_of(request).open_player_stream)
+
+
+OpenAccount = Callable[[str | None, str | None, str], Awaitable[tuple[str, str]]]
+
+
+async def account_stream(request: Request, open_account: OpenAccount) -> Response:
+    """The notices of the account ``open_account`` finds for the request's credential (a seat owner:
+    a bot account's id or ``player:<id>``), from where the request resumes."""
     games = games_of(request)
     key = bearer(request) or request.query_params.get("access_token")
     async with counted(request, "open_stream", key):
-        bid, after = await games.open_bot_stream(key, *resume_after(request))
+        owner, after = await open_account(key, *resume_after(request))
         check_query_cursor(request)
     settings = request.app.state.settings
     follow = follows(request)
 
-    slot = games.admit_stream(stream_client(request, bid))
+    slot = games.admit_stream(stream_client(request, owner))
 
     async def notices() -> AsyncIterator[dict[str, Any]]:
         with slot:
             try:
-                async for eid, notice in games.follow_notices(bid, after, settings.sse_block_ms, follow):
-                    delivered = await games.bot_notice(notice)
+                async for eid, notice in games.follow_notices(owner, after, settings.sse_block_ms, follow):
+                    delivered = await games.account_notice(notice)
                     if delivered is not None:
                         yield {"id": eid, **delivered}
             except StreamLagged as lagged:

@@ -1,7 +1,9 @@
 """The REST endpoints under /v1, declared once: each :class:`Op` is a method and path, its handler, and
 what the OpenAPI document says of it (summary, bodies, problem codes, auth, parameters). The Starlette
 routes (:mod:`service.api.rest.routing`) and the document (:mod:`service.api.rest.openapi`) are both
-read from :data:`OPS`, so an endpoint cannot be served without being described, nor the reverse."""
+read from :data:`service.api.rest.endpoints.OPS` (these, the players' of
+:mod:`service.api.rest.player_ops`), so an endpoint cannot be served without being described, nor
+the reverse."""
 
 from __future__ import annotations
 
@@ -88,7 +90,7 @@ class Op:
     status: int = 200
     request: type[BaseModel] | None = None
     errors: tuple[str, ...] = ()
-    auth: str = "none"  # none | optional | seat
+    auth: str = "none"  # none | optional | seat | player
     params: tuple[Param, ...] = ()
     stream: bool = False
     description: str = ""
@@ -112,7 +114,7 @@ RESUME_SCHEMA = {"type": "string", "pattern": RESUME_AFTER_PATTERN.pattern, "exa
 RESUME = "Resume after this {} id; empty or absent: from the start."
 
 
-OPS: tuple[Op, ...] = (
+GAME_OPS: tuple[Op, ...] = (
     Op(
         "GET",
         "/v1/rules",

@@ -120,7 +120,33 @@ DETAILS: dict[str, str] = {
     "create game": "créer une partie",
     "join": "rejoindre",
     "act": "jouer",
+    "This player holds no seat in game {gid}.": "Ce joueur n'a pas de siège dans la partie {gid}.",
+    "This player token is not valid: the player was deleted or expired, or the token was mistyped.":
+        "Ce jeton de joueur n'est pas valide : le joueur a été supprimé ou a expiré, ou le jeton est mal "
+        "recopié.",
+    "Send a player token (from POST /v1/players) or a token of your app's identity provider as "
+    "`Authorization: Bearer <token>`.":
+        "Envoyez un jeton de joueur (de POST /v1/players) ou un jeton du fournisseur d'identité de votre "
+        "application ainsi : `Authorization: Bearer <token>`.",
+    "`identity_token` is not a token of a trusted identity provider.":
+        "`identity_token` n'est pas un jeton d'un fournisseur d'identité de confiance.",
+    "This player is linked to an identity already.": "Ce joueur est déjà lié à une identité.",
+    "This identity already has a player of its own.": "Cette identité a déjà son propre joueur.",
+    "You hold seat {seat} of this game already: one player, one seat.":
+        "Vous avez déjà le siège {seat} de cette partie : un joueur, un siège.",
+    "You are seated in {cap} games not over yet: finish or leave one first.":
+        "Vous êtes assis à {cap} parties pas encore finies : finissez-en ou quittez-en une d'abord.",
+    "Invitations are to tables still waiting for players.":
+        "On invite seulement à une table qui attend encore des joueurs.",
+    "There is no player {pid!r}.": "Il n'y a pas de joueur {pid!r}.",
+    "That player holds a seat of this game already.": "Ce joueur a déjà un siège à cette table.",
+    "That player holds {cap} open invitations already; try again later.":
+        "Ce joueur a déjà {cap} invitations ouvertes ; réessayez plus tard.",
+    "You hold no open invitation {iid!r} (it may have expired or been answered).":
+        "Vous n'avez pas d'invitation ouverte {iid!r} (elle a peut-être expiré ou reçu une réponse).",
+    "status is one of waiting, active, finished.": "status vaut waiting, active ou finished.",
     "register bot": "inscrire un bot",
+    "create player": "créer un joueur",
     "open stream": "ouvrir un flux",
     "this address": "cette adresse",
     "this token": "ce jeton",

@@ -1,0 +1,203 @@
+"""The REST endpoints of players, declared as :mod:`service.api.rest.table` declares the games': a guest's
+creation, ``/v1/me`` (read, change, link an identity, delete), the player's games and stream, and
+invitations."""
+
+from __future__ import annotations
+
+from schema.bodies import JoinResponse
+from schema.players import (
+    AcceptInvitationRequest,
+    Invitation,
+    InvitationList,
+    InviteRequest,
+    LinkIdentityRequest,
+    Me,
+    MyGamesPage,
+    NewPlayerRequest,
+    PlayerCreated,
+    PlayerStreamFrame,
+    UpdateMeRequest,
+)
+from service.api.rest.players import (
+    accept_invitation,
+    create_player,
+    decline_invitation,
+    delete_me,
+    get_me,
+    invite,
+    link_identity,
+    my_games,
+    my_invitations,
+    update_me,
+)
+from service.api.rest.streams import player_stream
+from service.api.rest.table import BODY, GAME, LIMITED, RESUME, RESUME_SCHEMA, SEAT, STREAMS, Op, Param
+
+# A player's credential: a player token, or an identity provider's JWT (each refusal its own code).
+PLAYER = ("missing_token", "invalid_token")
+JOINED = ("game_full", "seat_taken", "already_seated", "invalid_seats", "too_many_games", "version_conflict")
+
+PLAYER_OPS: tuple[Op, ...] = (
+    Op(
+        "POST",
+        "/v1/players",
+        create_player,
+        "createPlayer",
+        "Create a guest player: its id and token (shown once)",
+        "players",
+        PlayerCreated,
+        201,
+        NewPlayerRequest,
+        (*BODY, LIMITED),
+        description="For apps without an identity provider of their own, and for /play. Join tables "
+        "with the token (`Authorization: Bearer <token>`): the seat is the player's, and the same token "
+        "plays it from any device. Link the guest to an identity later with linkIdentity.",
+    ),
+    Op("GET", "/v1/me", get_me, "getMe", "The player you are", "players", Me, errors=PLAYER, auth="player"),
+    Op(
+        "PATCH",
+        "/v1/me",
+        update_me,
+        "updateMe",
+        "Change your display name or locale",
+        "players",
+        Me,
+        request=UpdateMeRequest,
+        errors=(*PLAYER, *BODY),
+        auth="player",
+        description="Seats already taken keep the name they were taken with.",
+    ),
+    Op(
+        "DELETE",
+        "/v1/me",
+        delete_me,
+        "deleteMe",
+        "Delete your account: your name leaves every game, your credentials stop working",
+        "players",
+        None,
+        204,
+        errors=PLAYER,
+        auth="player",
+        description="Your seats in games not over are played out by a random bot; your finished games "
+        "stay for the other players, with your seat nameless.",
+    ),
+    Op(
+        "POST",
+        "/v1/me/identity",
+        link_identity,
+        "linkIdentity",
+        "Link this guest to an identity of your app's provider (a JWT)",
+        "players",
+        Me,
+        request=LinkIdentityRequest,
+        errors=(*PLAYER, *BODY, "identity_taken"),
+        auth="player",
+        description="From then on the guest token and the identity's JWTs are the same player.",
+    ),
+    Op(
+        "GET",
+        "/v1/me/games",
+        my_games,
+        "listMyGames",
+        "Your games: those where it is your turn first, then waiting or in play, then over",
+        "players",
+        MyGamesPage,
+        errors=(*PLAYER, "invalid_request"),
+        auth="player",
+        params=(
+            Param(
+                "status",
+                "query",
+                {"type": "string", "enum": ["waiting", "active", "finished"]},
+                "Only games of this status.",
+            ),
+            Param("limit", "query", {"type": "integer", "minimum": 1, "maximum": 100}, "At most this many."),
+            Param(
+                "cursor", "query", {"type": "string", "maxLength": 200}, "The `next_cursor` of the last page."
+            ),
+        ),
+    ),
+    Op(
+        "GET",
+        "/v1/me/events",
+        player_stream,
+        "streamMyEvents",
+        "One stream for all your games: your turns (with the legal actions), invitations, games started "
+        "and over, rematches, reminders",
+        "players",
+        PlayerStreamFrame,
+        errors=(*PLAYER, "invalid_request", LIMITED, *STREAMS),
+        auth="player",
+        params=(
+            Param("Last-Event-ID", "header", RESUME_SCHEMA, RESUME.format("notice")),
+            Param("last_event_id", "query", RESUME_SCHEMA, "Same as the Last-Event-ID header, which wins."),
+            Param("access_token", "query", {"type": "string"}, "Your credential, for EventSource clients."),
+            Param("follow", "query", {"type": "boolean"}, "false: send the notices so far, then end."),
+        ),
+        stream=True,
+        description="Server-Sent Events by default; NDJSON with `Accept: application/x-ndjson`. A "
+        "`your_turn` whose game has moved on is left out. Resume after a drop with Last-Event-ID: no "
+        "notice is missed or repeated (the last 10,000 are kept).",
+    ),
+    Op(
+        "POST",
+        "/v1/games/{game_id}/invitations",
+        invite,
+        "invitePlayer",
+        "Invite a player, by id, to this table (from your seat)",
+        "players",
+        Invitation,
+        201,
+        InviteRequest,
+        (
+            *GAME,
+            *SEAT,
+            *BODY,
+            LIMITED,
+            "game_not_waiting",
+            "game_full",
+            "player_not_found",
+            "already_seated",
+            "too_many_invitations",
+        ),
+        auth="seat",
+        description="The invitation reaches the player's stream and list, and expires after "
+        "ATOUT_INVITATION_TTL seconds (7 days by default). Accepting it joins even a private table.",
+    ),
+    Op(
+        "GET",
+        "/v1/me/invitations",
+        my_invitations,
+        "listMyInvitations",
+        "Your open invitations, soonest to expire first",
+        "players",
+        InvitationList,
+        errors=PLAYER,
+        auth="player",
+    ),
+    Op(
+        "POST",
+        "/v1/me/invitations/{invitation_id}/accept",
+        accept_invitation,
+        "acceptInvitation",
+        "Accept an invitation: join its table with your player credential",
+        "players",
+        JoinResponse,
+        201,
+        AcceptInvitationRequest,
+        (*PLAYER, *BODY, *GAME, "invitation_not_found", *JOINED),
+        auth="player",
+    ),
+    Op(
+        "POST",
+        "/v1/me/invitations/{invitation_id}/decline",
+        decline_invitation,
+        "declineInvitation",
+        "Decline an invitation",
+        "players",
+        None,
+        204,
+        errors=(*PLAYER, "invitation_not_found"),
+        auth="player",
+    ),
+)

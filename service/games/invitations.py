@@ -1,0 +1,84 @@
+"""Invitations: a seated player asks another player, by id, to a table that waits for players (private
+or not). The invitation lands on the invitee's stream and list; accepting it joins the table with the
+invitee's player credential (it stands for a private table's invite code); it expires after
+``invitation_ttl`` seconds. Each player holds at most ``invitations_per_player`` open ones, so nobody
+can fill another's list; the invitations a seat sends are rate limited with its joins."""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from service.base.problems import ProblemError
+from service.base.texts import Text
+from service.games.core import new_game_id
+from service.games.lobby import Lobby
+from service.store.keys import STATUS_WAITING, owner_player, player_owner
+
+
+class Invitations(Lobby):
+    """Invite, list, accept, decline (accepting is a join: :class:`Lobby`)."""
+
+    async def invite(self, gid: str, token: str | None, invitee: str) -> dict[str, Any]:
+        """Invite ``invitee`` to ``gid`` on behalf of the caller's seat; the invitation, with the
+        inviter's name."""
+        record = await self.get(gid)
+        caller = await self.caller_of(record, token, required=True)
+        assert caller.seat is not None
+        if record.status != STATUS_WAITING:
+            raise ProblemError("game_not_waiting", "Invitations are to tables still waiting for players.")
+        if not any(s.is_open for s in record.seats):
+            raise ProblemError("game_full", "Every seat of this game is taken.")
+        if not await self.store.player_exists(invitee):
+            raise ProblemError("player_not_found", Text("There is no player {pid!r}.", pid=invitee))
+        if any(s.owner == player_owner(invitee) for s in record.seats):
+            raise ProblemError("already_seated", "That player holds a seat of this game already.")
+        invitation = {
+            "invitation_id": new_game_id(),
+            "game_id": gid,
+            "game": record.game,
+            "from_player": owner_player(record.seats[caller.seat].owner) or "",
+            "expires_at": time.time() + self.settings.invitation_ttl,
+        }
+        cap = self.settings.invitations_per_player
+        if not await self.store.put_invitation(invitee, str(invitation["invitation_id"]), invitation, cap):
+            raise ProblemError(
+                "too_many_invitations",
+                Text("That player holds {cap} open invitations already; try again later.", cap=cap),
+                headers={"Retry-After": "3600"},
+            )
+        await self._notify_players([player_owner(invitee)], {"type": "invitation", **invitation})
+        return {**invitation, "from_name": await self.store.player_name(str(invitation["from_player"]))}
+
+    async def my_invitations(self, token: str | None) -> list[dict[str, Any]]:
+        """The caller's open invitations, soonest to expire first, each with the inviter's name now."""
+        pid, _ = await self.require_player(token)
+        held = sorted((await self.store.invitations(pid)).values(), key=lambda i: i["expires_at"])
+        return [{**i, "from_name": await self.store.player_name(i["from_player"])} for i in held]
+
+    async def accept_invitation(
+        self, token: str | None, iid: str, seat: int | None, client_seed: str
+    ) -> tuple[str, int, str, bool]:
+        """Join the invitation's table with the caller's credential: (game, seat, seat token, started).
+        The invitation is used up even when the join fails (the table filled, the game started)."""
+        pid, _ = await self.require_player(token)
+        invitation = await self.store.take_invitation(pid, iid)
+        if invitation is None:
+            raise invitation_not_found(iid)
+        gid = str(invitation["game_id"])
+        taken, seat_token, started = await self.join(
+            gid, seat, "", None, credential=token, client_seed=client_seed, invited=True
+        )
+        return gid, taken, seat_token, started
+
+    async def decline_invitation(self, token: str | None, iid: str) -> None:
+        pid, _ = await self.require_player(token)
+        if await self.store.take_invitation(pid, iid) is None:
+            raise invitation_not_found(iid)
+
+
+def invitation_not_found(iid: str) -> ProblemError:
+    return ProblemError(
+        "invitation_not_found",
+        Text("You hold no open invitation {iid!r} (it may have expired or been answered).", iid=iid),
+    )

@@ -1,0 +1,365 @@
+"""Players: a person who lasts beyond one table. A player is a guest (``POST /v1/players``: an id and a
+token shown once) or an identity of the app's own identity provider (a JWT from a trusted issuer,
+verified by the injected :class:`IdentityVerifier`); a guest may later be linked to an identity.
+
+A seat joined with a player's credential is bound to the player (its ``owner`` is ``player:<id>``):
+the same credential acts in every game of the player, from any device, and one player holds at most
+one seat of a table. The player's list of games (:meth:`Players.my_games`) reads a few fields of
+each game, never its state; the player's notices (their turns, invitations, games started and over,
+rematches) come on one stream, as a bot account's do.
+
+Deleting a player (``DELETE /v1/me``) voids their credentials at once, hands their seats in running
+games to a bot (as a leave does), and removes their name from every seat they held; their finished
+games stay for the others. Names are never written into a game's history or a stored notice
+(service/store/players.py), so nothing else holds one.
+"""
+
+from __future__ import annotations
+
+import hmac
+import secrets
+from dataclasses import dataclass
+from typing import Protocol
+
+from schema.display import refusal
+from service.base.problems import ProblemError
+from service.base.texts import Text
+from service.games.core import GameCore, new_game_id
+from service.games.cursors import decode_my_games_cursor, encode_my_games_cursor
+from service.games.events import stream_cursor
+from service.store.keys import (
+    STATUS_ACTIVE,
+    STATUS_FINISHED,
+    STATUS_WAITING,
+    hash_token,
+    owner_player,
+    player_owner,
+)
+from service.store.records import GameRecord, StoreError
+
+PLAYER_TOKEN_PREFIX = "atp_"
+DEFAULT_NAME = "Player"
+
+
+class VerifiedIdentity(Protocol):
+    """Who an identity provider's token names: the issuer, the subject, and a display name if any."""
+
+    @property
+    def issuer(self) -> str: ...
+    @property
+    def subject(self) -> str: ...
+    @property
+    def name(self) -> str | None: ...
+
+
+class IdentityVerifier(Protocol):
+    """The verification of an app's tokens (service/identity/): injected, so that the games know a
+    player's identity without knowing JOSE."""
+
+    def is_identity_token(self, token: str) -> bool: ...
+    async def verify(self, token: str) -> VerifiedIdentity: ...
+
+
+@dataclass(frozen=True)
+class MyGame:
+    """One game of a player's list: what the list shows and how it sorts (your turn first)."""
+
+    game_id: str
+    game: str
+    status: str
+    version: int
+    seat: int
+    to_act: int | None
+    your_turn: bool
+    updated_at: float
+
+    @property
+    def rank(self) -> int:
+        """0: the player is to act; 1: waiting for players or for another's move; 2: over."""
+        return 0 if self.your_turn else 2 if self.status == STATUS_FINISHED else 1
+
+    @property
+    def position(self) -> tuple[int, float, str]:
+        return (self.rank, -self.updated_at, self.game_id)
+
+
+def player_required(token: str | None) -> ProblemError:
+    """401: ``missing_token`` when the request sent no credential at all, ``invalid_token`` when it
+    sent one that is no player's (a seat token or a bot's key is not a player)."""
+    if not token:
+        return ProblemError("missing_token", PLAYER_CREDENTIAL)
+    return ProblemError("invalid_token", PLAYER_CREDENTIAL)
+
+
+PLAYER_CREDENTIAL = Text(
+    "Send a player token (from POST /v1/players) or a token of your app's identity provider as "
+    "`Authorization: Bearer <token>`."
+)
+
+
+class Players(GameCore):
+    """Guests, identities, the player's own record and list of games, and deleting a player."""
+
+    identities: IdentityVerifier | None = None
+
+    def use_identities(self, verifier: IdentityVerifier) -> None:
+        self.identities = verifier
+
+    async def create_guest(self, name: str, locale: str) -> tuple[str, str]:
+        """A new guest player: its id and its token (``atp_<id>_<secret>``, stored only hashed)."""
+        pid = new_game_id()
+        token = f"{PLAYER_TOKEN_PREFIX}{pid}_{secrets.token_urlsafe(32)}"
+        fields = {"name": name or DEFAULT_NAME, "locale": locale, "token_hash": hash_token(token)}
+        await self.store.create_player(pid, fields, self.settings.player_idle_ttl)
+        return pid, token
+
+    async def player_of(self, token: str | None) -> str | None:
+        """The player a bearer token names; None when it is no player's credential (a seat token, a
+        bot's key, the administrator's). A player credential that does not hold is refused (401)."""
+        if not token:
+            return None
+        if token.startswith(PLAYER_TOKEN_PREFIX):
+            parts = token.split("_", 2)
+            player = (
+                await self.store.load_player(parts[1], self.settings.player_idle_ttl)
+                if len(parts) == 3
+                else None
+            )
+            held = player is not None and player.get("token_hash", "")
+            if not held or not hmac.compare_digest(str(held), hash_token(token)):
+                raise ProblemError(
+                    "invalid_token",
+                    "This player token is not valid: the player was deleted or expired, or the token "
+                    "was mistyped.",
+                )
+            return parts[1]
+        if self.identities is not None and self.identities.is_identity_token(token):
+            return await self._player_of_identity(await self.identities.verify(token))
+        return None
+
+    async def _player_of_identity(self, identity: VerifiedIdentity) -> str:
+        """The player of an identity, made on its first request (the name its token gives, if any)."""
+        ttl = self.settings.player_idle_ttl
+        pid = await self.store.player_of_identity(identity.issuer, identity.subject)
+        if pid is not None and await self.store.load_player(pid, ttl) is not None:
+            await self.store.refresh_identity(identity.issuer, identity.subject, ttl)
+            return pid
+        if pid is not None:  # the player expired: the identity starts afresh
+            await self.store.forget_identity(identity.issuer, identity.subject, pid)
+        fresh = new_game_id()
+        fields = {
+            "name": display_name(identity.name),
+            "locale": "",
+            "issuer": identity.issuer,
+            "subject": identity.subject,
+        }
+        await self.store.create_player(fresh, fields, ttl)
+        winner = await self.store.claim_identity(identity.issuer, identity.subject, fresh, ttl)
+        if winner != fresh:  # another request of the same identity made its player a moment ago
+            await self.store.delete_player(fresh)
+        return winner
+
+    async def _offer_rematch(self, record: GameRecord, asker: int, rid: str) -> None:
+        """The players of a finished game learn of its rematch, which their lists show (a seat waits
+        for each, reserved)."""
+        for i, s in enumerate(record.seats):
+            pid = owner_player(s.owner)
+            cap = self.settings.player_max_games
+            if pid is not None and await self.store.add_player_game(pid, rid, cap) and i != asker:
+                notice = {"type": "rematch_offered", "game_id": record.id, "rematch_id": rid}
+                await self.store.notify_account(s.owner, notice)
+
+    async def account_of(self, credential: str | None) -> tuple[str, str]:
+        """The seat owner a join's credential makes (``player:<id>`` for a player, a bot account's id
+        for its API key, "" for none) and the account's display name (a player's)."""
+        if not credential:
+            return "", ""
+        pid = await self.player_of(credential)
+        if pid is None:
+            return await self.bot_of(credential), ""
+        player = await self.store.load_player(pid, self.settings.player_idle_ttl)
+        return player_owner(pid), "" if player is None else player.get("name", "")
+
+    async def index_player_game(self, pid: str, gid: str) -> bool:
+        """Add ``gid`` to the player's list, first dropping games over or gone when the list is full;
+        429 ``too_many_games`` when it is full of games in play."""
+        cap = self.settings.player_max_games
+        if await self.store.add_player_game(pid, gid, cap):
+            return True
+        gids = await self.store.player_game_ids(pid)
+        for old, facts in zip(gids, await self.store.game_facts(gids), strict=True):
+            if facts is None or facts.get("status") == STATUS_FINISHED:
+                await self.store.forget_player_game(pid, old)
+        if await self.store.add_player_game(pid, gid, cap):
+            return True
+        raise ProblemError(
+            "too_many_games",
+            Text("You are seated in {cap} games not over yet: finish or leave one first.", cap=cap),
+            headers={"Retry-After": "60"},
+            limit=cap,
+        )
+
+    async def require_player(self, token: str | None) -> tuple[str, dict[str, str]]:
+        """The caller's player and its record; 401 for any other credential (:func:`player_required`)."""
+        pid = await self.player_of(token)
+        player = None if pid is None else await self.store.load_player(pid, self.settings.player_idle_ttl)
+        if pid is None or player is None:
+            raise player_required(token)
+        return pid, player
+
+    async def update_me(self, token: str | None, name: str | None, locale: str | None) -> None:
+        """Change the caller's display name or locale. Seats already taken keep the name they were
+        taken with (a table's names do not change under the others mid-match)."""
+        pid, _ = await self.require_player(token)
+        fields = {k: v for k, v in (("name", name), ("locale", locale)) if v is not None}
+        if fields and not await self.store.update_player(pid, fields):
+            raise player_required(token)
+
+    async def link_identity(self, token: str | None, identity_token: str) -> None:
+        """Link the caller (a guest) to an identity of the app's provider: from then on either
+        credential is the same player. 409 when the identity already has a player of its own."""
+        pid, player = await self.require_player(token)
+        if self.identities is None or not self.identities.is_identity_token(identity_token):
+            raise ProblemError(
+                "invalid_token", "`identity_token` is not a token of a trusted identity provider."
+            )
+        identity = await self.identities.verify(identity_token)
+        if player.get("issuer"):
+            raise ProblemError("identity_taken", "This player is linked to an identity already.")
+        ttl = self.settings.player_idle_ttl
+        held = await self.store.player_of_identity(identity.issuer, identity.subject)
+        if held is not None and held != pid and await self.store.load_player(held, ttl) is not None:
+            raise ProblemError("identity_taken", "This identity already has a player of its own.")
+        if held is not None and held != pid:
+            await self.store.forget_identity(identity.issuer, identity.subject, held)
+        if await self.store.claim_identity(identity.issuer, identity.subject, pid, ttl) != pid:
+            raise ProblemError("identity_taken", "This identity already has a player of its own.")
+        await self.store.update_player(pid, {"issuer": identity.issuer, "subject": identity.subject})
+
+    async def my_games(
+        self, token: str | None, status: str | None, cursor: str | None, limit: int
+    ) -> tuple[list[MyGame], str | None]:
+        """A page of the caller's games, those where it is their turn first, then those waiting or
+        running, then those over; each group most recently changed first. ``next_cursor`` resumes
+        after the page's last game (a game whose turn changed between pages may move groups: a
+        client that wants the order of one moment reads from the start)."""
+        pid, _ = await self.require_player(token)
+        after = decode_my_games_cursor(cursor) if cursor else None
+        games = [g for g in await self.games_of_player(pid) if status is None or g.status == status]
+        games.sort(key=lambda g: g.position)
+        if after is not None:
+            games = [g for g in games if g.position > after]
+        page = games[:limit]
+        more = len(games) > limit
+        return page, encode_my_games_cursor(page[-1].position) if more and page else None
+
+    async def games_of_player(self, pid: str) -> list[MyGame]:
+        """Every game of the player's index in which they still hold their seat (entries of games gone
+        or seats given up are dropped from the index as they are met)."""
+        owner = player_owner(pid)
+        gids = await self.store.player_game_ids(pid)
+        out: list[MyGame] = []
+        for gid, facts in zip(gids, await self.store.game_facts(gids), strict=True):
+            seat = None if facts is None else seat_of_owner(facts, owner)
+            if facts is None or seat is None:
+                await self.store.forget_player_game(pid, gid)
+                continue
+            status = facts.get("status", STATUS_WAITING)
+            to_act = await self._to_act(gid, facts) if status == STATUS_ACTIVE else None
+            out.append(
+                MyGame(
+                    game_id=gid,
+                    game=facts.get("game", ""),
+                    status=status,
+                    version=int(facts.get("version", "0")),
+                    seat=seat,
+                    to_act=to_act,
+                    your_turn=to_act == seat,
+                    updated_at=float(facts.get("updated_at", "0")),
+                )
+            )
+        return out
+
+    async def _to_act(self, gid: str, facts: dict[str, str]) -> int | None:
+        """The seat to act, as the last move's commit wrote it; a game not moved yet since its start
+        (or written before the field existed) is read whole once."""
+        if "to_act" in facts:
+            return int(facts["to_act"]) if facts["to_act"] else None
+        record = await self.store.load(gid)
+        if record is None or record.status != STATUS_ACTIVE:
+            return None
+        return self.match_of(record).to_act
+
+    async def delete_me(self, token: str | None) -> None:
+        """Delete the caller: credentials void at once, seats of running games played out by a bot,
+        the name gone from every seat; finished games stay for the others."""
+        pid, player = await self.require_player(token)
+        owner = player_owner(pid)
+        gids = await self.store.player_game_ids(pid)
+        await self.store.delete_player(pid)  # the token stops working here
+        if player.get("issuer"):
+            await self.store.forget_identity(player["issuer"], player.get("subject", ""), pid)
+        for gid in gids:
+            await self.release_seats(gid, owner, "bot:random")
+
+    async def release_seats(self, gid: str, owner: str, replacement: str) -> list[int]:
+        """Give up ``owner``'s seats of ``gid`` (open again before the start, played by
+        ``replacement`` during the match) and, for a player, remove the name from each. Returns the
+        seats given up."""
+        record = await self.store.load(gid)
+        if record is None:
+            return []
+        released: list[int] = []
+        for i, seat in enumerate(record.seats):
+            if seat.owner != owner:
+                continue
+            if record.status != STATUS_FINISHED and seat.token_hash:
+                try:
+                    outcome = await self.store.leave(gid, i, seat.token_hash, replacement)
+                except StoreError:
+                    outcome = ""  # the seat changed hands or the game ended meanwhile
+                if outcome:
+                    released.append(i)
+                if outcome == "replaced":
+                    self._records.pop(gid, None)
+                    fresh = await self.get(gid)
+                    await self._maybe_enqueue_bot(fresh, self.match_of(fresh))
+            if owner_player(owner) is not None:
+                await self.store.forget_seat(gid, i, owner)
+        self._records.pop(gid, None)
+        return released
+
+    async def remind(self, gid: str, version: int) -> str:
+        """The reminder of a long turn: if ``gid`` is still at ``version`` with a player to act, tell
+        them when the clock runs out. What happened, for the job's log."""
+        record = await self.store.load(gid)
+        if record is None or record.version != version or record.status != STATUS_ACTIVE:
+            return "stale"
+        seat = self.match_of(record).to_act
+        owner = record.seats[seat].owner if seat is not None else ""
+        if seat is None or owner_player(owner) is None:
+            return "no player to act"
+        deadline = record.updated_at + int(record.extra.get("turn_seconds", 0))
+        notice = {"type": "reminder", "game_id": gid, "seat": seat, "version": version, "deadline": deadline}
+        await self._notify_players([owner], notice)
+        return "reminded"
+
+    async def open_player_stream(self, token: str | None, after: str | None, name: str) -> tuple[str, str]:
+        """The first steps of following a player's notices: the player (as a seat owner names it) and
+        where the stream resumes."""
+        pid, _ = await self.require_player(token)
+        return player_owner(pid), stream_cursor(after, name)
+
+
+def seat_of_owner(facts: dict[str, str], owner: str) -> int | None:
+    """The seat ``owner`` holds in a game read by :meth:`PlayerStore.game_facts`."""
+    players = int(facts.get("players", "0"))
+    return next((i for i in range(players) if facts.get(f"seat:{i}:owner") == owner), None)
+
+
+def display_name(claimed: str | None) -> str:
+    """The name an identity provider's token gives, if it is one a table may show (the rule of
+    schema/display.py, 40 characters at most); otherwise the default."""
+    if not claimed or len(claimed) > 40 or any(refusal(c) for c in claimed) or not claimed.strip():
+        return DEFAULT_NAME
+    return claimed
