@@ -9,6 +9,8 @@ from limits import parse_many
 from pydantic import AfterValidator, AliasChoices, Field, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
+from service.base.issuers import Issuers
+
 DAY = 24 * 3600
 
 
@@ -367,6 +369,27 @@ class Settings(BaseSettings):
         default=90 * DAY,
         ge=1,
         description="Seconds a bot account is kept without its API key being used; then it expires.",
+    )
+    # --- players signed in by their app (service/identity/, docs/operations.md "Identity from your app") ---
+    jwt_issuers: Issuers = Field(
+        default=[],
+        description="JSON list of the issuers whose bearer JWTs say who a player is: `issuer`, `audience`, "
+        "`jwks_url` or `keys` (PEM public keys or a JWKS), `algorithms` (RS256, ES256, EdDSA: default all).",
+    )
+    jwt_leeway_seconds: int = Field(
+        default=60, ge=0, le=300, description="Seconds of clock skew allowed on a JWT's exp, nbf and iat."
+    )
+    jwks_refetch_seconds: int = Field(
+        default=30, ge=1, le=3600, description="Least seconds between two fetches of an issuer's JWKS."
+    )
+    jwks_max_age_seconds: int = Field(
+        default=3600, ge=1, le=DAY, description="Seconds an issuer's fetched keys are used before a refresh."
+    )
+    jwks_fetch_timeout: float = Field(
+        default=5.0, gt=0, le=60, description="Seconds one JWKS fetch may take in all (connect and read)."
+    )
+    jwks_max_bytes: int = Field(
+        default=65_536, ge=1024, le=1_048_576, description="Largest JWKS document read, in bytes."
     )
 
     @model_validator(mode="after")
