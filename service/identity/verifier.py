@@ -20,6 +20,7 @@ The player is then (issuer, subject); of the other claims only a string ``name``
 
 from __future__ import annotations
 
+import asyncio
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -96,10 +97,10 @@ class IdentityVerifier:
         return bool(self.issuers)
 
     async def prefetch(self) -> None:
-        """Fetch every JWKS not held yet (at startup, so the first players do not wait for it); a
-        failure is counted and logged, and retried when a token needs the keys."""
-        for keys in self.issuers.values():
-            await keys.prefetch()
+        """Fetch every JWKS not held yet, all at once (at startup, so the first players do not wait
+        for it; at most ``jwks_fetch_timeout``); a failure is counted and logged, and tried again when
+        a token needs the keys and the refetch interval has passed."""
+        await asyncio.gather(*(keys.prefetch() for keys in self.issuers.values()))
 
     async def aclose(self) -> None:
         for keys in self.issuers.values():

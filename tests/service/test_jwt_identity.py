@@ -40,6 +40,7 @@ from joserfc.errors import SecurityWarning
 from joserfc.jwk import ECKey, OKPKey, RSAKey
 from pydantic import ValidationError
 from pydantic_settings import SettingsError
+from starlette.testclient import TestClient
 
 from service.base.counters import PROCESS
 from service.base.problems import ProblemError
@@ -594,6 +595,17 @@ async def test_prefetch_fetches_every_jwks_once(server: JwksServer, make_verifie
     await verifier.prefetch()
     assert server.requests == 1 and fetches("ok") == before + 1
     assert verifier.configured and not IdentityVerifier(Settings()).configured
+
+
+def test_an_operator_sees_the_fetches_and_failures_on_metrics(client: TestClient, server: JwksServer) -> None:
+    issuer = "https://metrics.example.test/"
+    settings = Settings(jwt_issuers=[{"issuer": issuer, "audience": AUDIENCE, "jwks_url": server.url}])
+    asyncio.run(IdentityVerifier(settings).prefetch())
+    server.stop()
+    asyncio.run(IdentityVerifier(settings).prefetch())
+    text = client.get("/metrics").text
+    assert f'atout_jwks_fetches_total{{issuer="{issuer}",outcome="ok"}} 1.0' in text
+    assert f'atout_jwks_fetches_total{{issuer="{issuer}",outcome="unreachable"}} 1.0' in text
 
 
 # --- keys given in the settings ------------------------------------------------------------------------
