@@ -161,7 +161,7 @@ class IdentityVerifier:
                 return jwt.decode(token, candidate.key, registry=self._registries[alg]).claims
             except BadSignatureError:
                 continue
-            except JoseError:
+            except (JoseError, ValueError):
                 raise ProblemError(
                     "token_malformed", "The JWT does not decode as a signed JWT (JWS compact form)."
                 ) from None
