@@ -2764,7 +2764,7 @@ export interface components {
              * @example not_your_turn
              * @enum {string}
              */
-            code: "malformed_body" | "invalid_request" | "unsupported_media_type" | "payload_too_large" | "header_too_large" | "request_timeout" | "not_found" | "method_not_allowed" | "missing_token" | "invalid_token" | "wrong_seat" | "admin_required" | "invalid_invite" | "game_not_found" | "unknown_game" | "invalid_options" | "invalid_deal" | "invalid_seats" | "seat_taken" | "game_full" | "game_not_started" | "game_over" | "game_not_over" | "illegal_action" | "not_your_turn" | "version_conflict" | "idempotency_key_reused" | "invalid_query" | "query_too_complex" | "introspection_disabled" | "rate_limited" | "too_many_connections" | "too_many_streams" | "too_many_games" | "server_full" | "store_unavailable" | "stream_lagged" | "server_closing" | "stream_window_passed" | "events_expired" | "bot_not_found" | "already_seated" | "identity_taken" | "game_not_waiting" | "player_not_found" | "too_many_invitations" | "invitation_not_found" | "internal_error" | "client_closed" | "unavailable";
+            code: "malformed_body" | "invalid_request" | "unsupported_media_type" | "payload_too_large" | "header_too_large" | "request_timeout" | "not_found" | "method_not_allowed" | "missing_token" | "invalid_token" | "wrong_seat" | "admin_required" | "invalid_invite" | "game_not_found" | "unknown_game" | "invalid_options" | "invalid_deal" | "invalid_seats" | "seat_taken" | "game_full" | "game_not_started" | "game_over" | "game_not_over" | "illegal_action" | "not_your_turn" | "version_conflict" | "idempotency_key_reused" | "invalid_query" | "query_too_complex" | "introspection_disabled" | "rate_limited" | "too_many_connections" | "too_many_streams" | "too_many_games" | "server_full" | "store_unavailable" | "stream_lagged" | "server_closing" | "stream_window_passed" | "events_expired" | "bot_not_found" | "token_malformed" | "token_unknown_issuer" | "token_algorithm_refused" | "token_unknown_key" | "token_bad_signature" | "token_expired" | "token_not_yet_valid" | "token_wrong_audience" | "identity_provider_unavailable" | "already_seated" | "identity_taken" | "game_not_waiting" | "player_not_found" | "too_many_invitations" | "invitation_not_found" | "internal_error" | "client_closed" | "unavailable";
             /** Detail */
             detail: string;
             /**
@@ -5567,7 +5567,7 @@ export interface operations {
                     "application/json": components["schemas"]["Me"];
                 };
             };
-            /** @description Problem: `missing_token`, `invalid_token` */
+            /** @description Problem: `missing_token`, `invalid_token`, `token_malformed`, `token_unknown_issuer`, `token_algorithm_refused`, `token_unknown_key`, `token_bad_signature`, `token_expired`, `token_not_yet_valid`, `token_wrong_audience` */
             401: {
                 headers: {
                     "X-Request-ID": components["headers"]["X-Request-ID"];
@@ -5581,7 +5581,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Problem: `store_unavailable` */
+            /** @description Problem: `identity_provider_unavailable`, `store_unavailable` */
             503: {
                 headers: {
                     "X-Request-ID": components["headers"]["X-Request-ID"];
@@ -5614,7 +5614,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Problem: `missing_token`, `invalid_token` */
+            /** @description Problem: `missing_token`, `invalid_token`, `token_malformed`, `token_unknown_issuer`, `token_algorithm_refused`, `token_unknown_key`, `token_bad_signature`, `token_expired`, `token_not_yet_valid`, `token_wrong_audience` */
             401: {
                 headers: {
                     "X-Request-ID": components["headers"]["X-Request-ID"];
@@ -5628,7 +5628,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Problem: `store_unavailable` */
+            /** @description Problem: `identity_provider_unavailable`, `store_unavailable` */
             503: {
                 headers: {
                     "X-Request-ID": components["headers"]["X-Request-ID"];
@@ -5680,7 +5680,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Problem: `missing_token`, `invalid_token` */
+            /** @description Problem: `missing_token`, `invalid_token`, `token_malformed`, `token_unknown_issuer`, `token_algorithm_refused`, `token_unknown_key`, `token_bad_signature`, `token_expired`, `token_not_yet_valid`, `token_wrong_audience` */
             401: {
                 headers: {
                     "X-Request-ID": components["headers"]["X-Request-ID"];
@@ -5733,7 +5733,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Problem: `store_unavailable` */
+            /** @description Problem: `identity_provider_unavailable`, `store_unavailable` */
             503: {
                 headers: {
                     "X-Request-ID": components["headers"]["X-Request-ID"];
@@ -5785,7 +5785,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Problem: `missing_token`, `invalid_token` */
+            /** @description Problem: `missing_token`, `invalid_token`, `token_malformed`, `token_unknown_issuer`, `token_algorithm_refused`, `token_unknown_key`, `token_bad_signature`, `token_expired`, `token_not_yet_valid`, `token_wrong_audience` */
             401: {
                 headers: {
                     "X-Request-ID": components["headers"]["X-Request-ID"];
@@ -5851,7 +5851,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Problem: `store_unavailable` */
+            /** @description Problem: `identity_provider_unavailable`, `store_unavailable` */
             503: {
                 headers: {
                     "X-Request-ID": components["headers"]["X-Request-ID"];
@@ -5893,7 +5893,7 @@ export interface operations {
                     "application/json": components["schemas"]["MyGamesPage"];
                 };
             };
-            /** @description Problem: `missing_token`, `invalid_token` */
+            /** @description Problem: `missing_token`, `invalid_token`, `token_malformed`, `token_unknown_issuer`, `token_algorithm_refused`, `token_unknown_key`, `token_bad_signature`, `token_expired`, `token_not_yet_valid`, `token_wrong_audience` */
             401: {
                 headers: {
                     "X-Request-ID": components["headers"]["X-Request-ID"];
@@ -5920,7 +5920,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Problem: `store_unavailable` */
+            /** @description Problem: `identity_provider_unavailable`, `store_unavailable` */
             503: {
                 headers: {
                     "X-Request-ID": components["headers"]["X-Request-ID"];
@@ -5971,7 +5971,7 @@ export interface operations {
                     "application/x-ndjson": components["schemas"]["PlayerStreamFrame"];
                 };
             };
-            /** @description Problem: `missing_token`, `invalid_token` */
+            /** @description Problem: `missing_token`, `invalid_token`, `token_malformed`, `token_unknown_issuer`, `token_algorithm_refused`, `token_unknown_key`, `token_bad_signature`, `token_expired`, `token_not_yet_valid`, `token_wrong_audience` */
             401: {
                 headers: {
                     "X-Request-ID": components["headers"]["X-Request-ID"];
@@ -6015,7 +6015,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Problem: `server_full`, `store_unavailable` */
+            /** @description Problem: `identity_provider_unavailable`, `server_full`, `store_unavailable` */
             503: {
                 headers: {
                     "X-Request-ID": components["headers"]["X-Request-ID"];
@@ -6200,7 +6200,7 @@ export interface operations {
                     "application/json": components["schemas"]["InvitationList"];
                 };
             };
-            /** @description Problem: `missing_token`, `invalid_token` */
+            /** @description Problem: `missing_token`, `invalid_token`, `token_malformed`, `token_unknown_issuer`, `token_algorithm_refused`, `token_unknown_key`, `token_bad_signature`, `token_expired`, `token_not_yet_valid`, `token_wrong_audience` */
             401: {
                 headers: {
                     "X-Request-ID": components["headers"]["X-Request-ID"];
@@ -6214,7 +6214,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Problem: `store_unavailable` */
+            /** @description Problem: `identity_provider_unavailable`, `store_unavailable` */
             503: {
                 headers: {
                     "X-Request-ID": components["headers"]["X-Request-ID"];
@@ -6268,7 +6268,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Problem: `missing_token`, `invalid_token` */
+            /** @description Problem: `missing_token`, `invalid_token`, `token_malformed`, `token_unknown_issuer`, `token_algorithm_refused`, `token_unknown_key`, `token_bad_signature`, `token_expired`, `token_not_yet_valid`, `token_wrong_audience` */
             401: {
                 headers: {
                     "X-Request-ID": components["headers"]["X-Request-ID"];
@@ -6361,7 +6361,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Problem: `store_unavailable` */
+            /** @description Problem: `identity_provider_unavailable`, `store_unavailable` */
             503: {
                 headers: {
                     "X-Request-ID": components["headers"]["X-Request-ID"];
@@ -6396,7 +6396,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Problem: `missing_token`, `invalid_token` */
+            /** @description Problem: `missing_token`, `invalid_token`, `token_malformed`, `token_unknown_issuer`, `token_algorithm_refused`, `token_unknown_key`, `token_bad_signature`, `token_expired`, `token_not_yet_valid`, `token_wrong_audience` */
             401: {
                 headers: {
                     "X-Request-ID": components["headers"]["X-Request-ID"];
@@ -6423,7 +6423,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Problem: `store_unavailable` */
+            /** @description Problem: `identity_provider_unavailable`, `store_unavailable` */
             503: {
                 headers: {
                     "X-Request-ID": components["headers"]["X-Request-ID"];

@@ -29,6 +29,7 @@ from service.base.problems import ProblemError
 from service.base.settings import Settings, get_settings
 from service.base.texts import Text
 from service.games import Games
+from service.identity import IdentityVerifier
 from service.jobs.queue import enqueue, queue_connection, schedule_timeout, worker_health
 from service.store import Store
 from service.store.fanout import Fanout
@@ -208,6 +209,10 @@ def create_app(settings: Settings | None = None) -> Starlette:
         await streams.start()
         app.state.streams = streams
         app.state.games.use_streams(streams)
+        identities = IdentityVerifier(settings)  # players' JWTs: keys fetched now, kept per issuer
+        app.state.games.use_identities(identities)
+        if identities.configured:
+            await identities.prefetch()
         # The schemas, models and modules loaded so far live as long as the process: keep them out
         # of every later garbage collection (full collections otherwise cost tens of milliseconds).
         _freeze_once()
@@ -221,6 +226,7 @@ def create_app(settings: Settings | None = None) -> Starlette:
                 ("streams", streams.stop),
                 ("store", store.close),
                 ("rate_limits", app.state.rate_limits.close),
+                ("identities", identities.aclose),
             ):
                 try:
                     await asyncio.wait_for(step(), SHUTDOWN_STEP_SECONDS)

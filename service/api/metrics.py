@@ -8,7 +8,8 @@ them): never rename one. Three kinds, by where the number comes from:
   streams (SSE, WebSocket subscriptions) this process holds open.
 - **Per process** (module level): counted where no app is at hand. Errors by problem ``code``
   (``service/base/problems.py``: every problem+json answer and every GraphQL error), Redis faults by where
-  they happened and their exception class, and bot decision time (observed in the worker process).
+  they happened and their exception class, bot decision time (observed in the worker process), and
+  fetches of the trusted JWT issuers' keys by issuer and outcome (``service/identity/``).
 - **Read from Redis at scrape time**, with a bounded cost (a fixed number of commands, never a scan):
   unfinished games (the 16 shards of ``atout:opengames``), and per RQ queue its depth and the age of
   its oldest job (``LLEN`` and the first job's ``enqueued_at``). With several API replicas each

@@ -12,50 +12,10 @@ Codes are part of the API: never rename or remove one; a code no longer answered
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
-from enum import StrEnum
 from types import MappingProxyType
 
-from service.base import languages
-
-
-class Retry(StrEnum):
-    """Whether the same request can succeed later, and when."""
-
-    NO = "no"  # it fails the same way until the request (body, token, target) changes
-    AGAIN = "yes"  # the same request, sent again whole and promptly (no delay is asked for)
-    AFTER = "after Retry-After"  # the same request may succeed once the delay has passed
-    RELOAD = "after reloading"  # read the game again, then decide (the answer may differ)
-    RESUME = "resume"  # reconnect the stream after its last event, or resync from the view
-    ONCE = "once"  # an unexpected fault: once more (same Idempotency-Key), then report it
-
-
-@dataclass(frozen=True)
-class ErrorCode:
-    """One code of the catalogue. ``reserved`` says why a code no answer carries is kept."""
-
-    code: str
-    status: int
-    retry: Retry
-    title: str
-    title_fr: str
-    meaning: str
-    action: str
-    reserved: str = ""
-
-    def title_in(self, language: str) -> str:
-        return self.title_fr if language == languages.FRENCH else self.title
-
-
-@dataclass(frozen=True)
-class Reason:
-    """An ``illegal_action``-family ``reason``: the engine's code for why it refused, and the problem
-    code it is answered with."""
-
-    reason: str
-    code: str
-    meaning: str
-
+from service.base.catalogue_players import PLAYER_ENTRIES
+from service.base.error_codes import ErrorCode, Reason, Retry
 
 _ENTRIES = (
     # --- the request itself ----------------------------------------------------------------------
@@ -331,43 +291,7 @@ _ENTRIES = (
         "No bot account has this id: it never existed, was deleted, or expired.",
         "Register a bot again (POST /v1/bots).",
     ),
-    # --- players (service/games/players.py, service/games/invitations.py) ---------------------------
-    ErrorCode("already_seated", 409, Retry.NO,
-        "You hold a seat of this game already",
-        "Vous avez déjà un siège à cette table",
-        "One player holds one seat of a table (`seat` names the one held).",
-        "Play the seat you hold; invite someone else for the other seat.",
-    ),
-    ErrorCode("identity_taken", 409, Retry.NO,
-        "That identity belongs to another player",
-        "Cette identité appartient à un autre joueur",
-        "The identity already has a player of its own, or this player is linked to another identity.",
-        "Sign in with that identity's token directly, or link another identity.",
-    ),
-    ErrorCode("game_not_waiting", 409, Retry.NO,
-        "The game no longer waits for players",
-        "La partie n'attend plus de joueurs",
-        "Invitations are to tables still waiting for players; this match has started or is over.",
-        "Invite the player to another table, or offer a rematch once this one is over.",
-    ),
-    ErrorCode("player_not_found", 404, Retry.NO,
-        "No such player",
-        "Joueur introuvable",
-        "No player has this id: it never existed, was deleted, or expired.",
-        "Check the id the player gave you (their GET /v1/me shows it).",
-    ),
-    ErrorCode("too_many_invitations", 429, Retry.AFTER,
-        "That player holds too many invitations",
-        "Ce joueur a trop d'invitations",
-        "The invited player holds as many open invitations as one may (`ATOUT_INVITATIONS_PER_PLAYER`).",
-        "Wait for Retry-After (or until some were answered or expired), then invite again.",
-    ),
-    ErrorCode("invitation_not_found", 404, Retry.NO,
-        "No such invitation",
-        "Invitation introuvable",
-        "You hold no open invitation with this id: it expired, was answered, or was someone else's.",
-        "List your invitations (GET /v1/me/invitations) and answer one of those.",
-    ),
+    *PLAYER_ENTRIES,  # service/base/catalogue_players.py
     # --- the server ------------------------------------------------------------------------------------
     ErrorCode("internal_error", 500, Retry.ONCE,
         "Internal error",

@@ -6,7 +6,8 @@ from __future__ import annotations
 
 import sys
 
-from service.base.catalogue import CATALOGUE, REASONS, ErrorCode
+from service.base.catalogue import CATALOGUE, REASONS
+from service.base.error_codes import ErrorCode
 
 INTRO = """\
 # Errors

@@ -1,6 +1,7 @@
 """The process's own Prometheus counters: errors by problem code, Redis faults by where they
-happened, bot decision time. Counted where no app is at hand (any layer); ``service.api.metrics``
-serves them with the app's own metrics, and a worker serves them itself (:func:`serve_worker_metrics`).
+happened, bot decision time, fetches of the JWT issuers' keys. Counted where no app is at hand (any
+layer); ``service.api.metrics`` serves them with the app's own metrics, and a worker serves them
+itself (:func:`serve_worker_metrics`).
 
 With ``PROMETHEUS_MULTIPROC_DIR`` set (``atout serve`` sets it for its uvicorn workers and the workers
 it supervises), every process writes its values to files there and the API's ``/metrics`` adds them
@@ -43,6 +44,13 @@ REDIS_ERRORS = Counter(
     ["operation", "error"],
     registry=PROCESS,
 )
+JWKS_FETCHES = Counter(
+    "atout_jwks_fetches",
+    "Fetches of a trusted JWT issuer's keys (service/identity/), by issuer and outcome: ok, unreachable, "
+    "timeout, status (not 200), too_large, garbage (not a JWKS, or no usable key).",
+    ["issuer", "outcome"],
+    registry=PROCESS,
+)
 BOT_DECISION = Histogram(
     "atout_bot_decision_seconds",
     "Time a bot took to choose its move, in the worker, by game and bot level.",
@@ -64,6 +72,12 @@ def count_error(api: str, code: str) -> None:
 
 def count_redis_error(operation: str, exc: BaseException) -> None:
     REDIS_ERRORS.labels(operation, type(exc).__name__).inc()
+
+
+def count_jwks_fetch(issuer: str, outcome: str) -> None:
+    """One more fetch of ``issuer``'s JWKS that ended in ``outcome`` (the issuers are the operator's
+    list, so the labels are bounded)."""
+    JWKS_FETCHES.labels(issuer, outcome).inc()
 
 
 def observe_bot_decision(game: str, level: str, seconds: float) -> None:

@@ -1,4 +1,5 @@
-"""The settings of players (guests and identified), their games index, invitations and turn reminders:
+"""The settings of players (guests and identified by their app's JWTs), their games index, invitations and
+turn reminders:
 a part of :class:`service.base.settings.Settings`, kept in a module of its own so each stays short."""
 
 from __future__ import annotations
@@ -6,11 +7,14 @@ from __future__ import annotations
 from pydantic import Field
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
+from service.base.issuers import Issuers
+
 DAY = 24 * 3600
 
 
 class PlayerSettings(BaseSettings):
-    """Environment variables ``ATOUT_PLAYER_*``, ``ATOUT_INVITATION_*`` and ``ATOUT_REMINDER_*``."""
+    """Environment variables ``ATOUT_PLAYER_*``, ``ATOUT_INVITATION*``, ``ATOUT_REMINDER_*``, ``ATOUT_JWT_*``
+    and ``ATOUT_JWKS_*``."""
 
     model_config = SettingsConfigDict(env_prefix="ATOUT_", extra="ignore", populate_by_name=True)
 
@@ -38,4 +42,25 @@ class PlayerSettings(BaseSettings):
         ge=1,
         description="A turn clock this long or longer sends the player a `reminder` before it runs out "
         "(when a quarter of it is left, at most a day before).",
+    )
+    # --- players signed in by their app (service/identity/, docs/operations.md "Identity from your app") ---
+    jwt_issuers: Issuers = Field(
+        default=[],
+        description="JSON list of the issuers whose bearer JWTs say who a player is: `issuer`, `audience`, "
+        "`jwks_url` or `keys` (PEM public keys or a JWKS), `algorithms` (RS256, ES256, EdDSA: default all).",
+    )
+    jwt_leeway_seconds: int = Field(
+        default=60, ge=0, le=300, description="Seconds of clock skew allowed on a JWT's exp, nbf and iat."
+    )
+    jwks_refetch_seconds: int = Field(
+        default=30, ge=1, le=3600, description="Least seconds between two fetches of an issuer's JWKS."
+    )
+    jwks_max_age_seconds: int = Field(
+        default=3600, ge=1, le=DAY, description="Seconds an issuer's fetched keys are used before a refresh."
+    )
+    jwks_fetch_timeout: float = Field(
+        default=5.0, gt=0, le=60, description="Seconds one JWKS fetch may take in all (connect and read)."
+    )
+    jwks_max_bytes: int = Field(
+        default=65_536, ge=1024, le=1_048_576, description="Largest JWKS document read, in bytes."
     )

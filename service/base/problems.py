@@ -16,7 +16,8 @@ from collections.abc import Mapping
 from typing import Any
 
 from service.base import languages, logs
-from service.base.catalogue import CATALOGUE, ErrorCode
+from service.base.catalogue import CATALOGUE
+from service.base.error_codes import ErrorCode
 from service.base.texts import Text
 
 PROBLEM_JSON = "application/problem+json"

@@ -14,16 +14,13 @@ from service.games.core import ENGINE_CODES, Caller, EnqueueBot, ScheduleTimer, 
 from service.games.events import EventDelivery
 from service.games.invitations import Invitations
 from service.games.play import Play
-from service.games.players import IdentityVerifier, VerifiedIdentity
 
 __all__ = [
     "ENGINE_CODES",
     "Caller",
     "EnqueueBot",
     "Games",
-    "IdentityVerifier",
     "ScheduleTimer",
-    "VerifiedIdentity",
     "engine_problem",
     "new_game_id",
 ]

@@ -1,6 +1,7 @@
 """Players: a person who lasts beyond one table. A player is a guest (``POST /v1/players``: an id and a
 token shown once) or an identity of the app's own identity provider (a JWT from a trusted issuer,
-verified by the injected :class:`IdentityVerifier`); a guest may later be linked to an identity.
+verified by :class:`service.identity.IdentityVerifier`, given to the process's ``Games``); a guest may
+later be linked to an identity.
 
 A seat joined with a player's credential is bound to the player (its ``owner`` is ``player:<id>``):
 the same credential acts in every game of the player, from any device, and one player holds at most
@@ -19,7 +20,6 @@ from __future__ import annotations
 import hmac
 import secrets
 from dataclasses import dataclass
-from typing import Protocol
 
 from schema.display import refusal
 from service.base.problems import ProblemError
@@ -27,6 +27,7 @@ from service.base.texts import Text
 from service.games.core import GameCore, new_game_id
 from service.games.cursors import decode_my_games_cursor, encode_my_games_cursor
 from service.games.events import stream_cursor
+from service.identity import Identity, IdentityVerifier, looks_like_jwt
 from service.store.keys import (
     STATUS_ACTIVE,
     STATUS_FINISHED,
@@ -39,25 +40,6 @@ from service.store.records import GameRecord, StoreError
 
 PLAYER_TOKEN_PREFIX = "atp_"
 DEFAULT_NAME = "Player"
-
-
-class VerifiedIdentity(Protocol):
-    """Who an identity provider's token names: the issuer, the subject, and a display name if any."""
-
-    @property
-    def issuer(self) -> str: ...
-    @property
-    def subject(self) -> str: ...
-    @property
-    def name(self) -> str | None: ...
-
-
-class IdentityVerifier(Protocol):
-    """The verification of an app's tokens (service/identity/): injected, so that the games know a
-    player's identity without knowing JOSE."""
-
-    def is_identity_token(self, token: str) -> bool: ...
-    async def verify(self, token: str) -> VerifiedIdentity: ...
 
 
 @dataclass(frozen=True)
@@ -133,11 +115,11 @@ class Players(GameCore):
                     "was mistyped.",
                 )
             return parts[1]
-        if self.identities is not None and self.identities.is_identity_token(token):
+        if self.identities is not None and looks_like_jwt(token):
             return await self._player_of_identity(await self.identities.verify(token))
         return None
 
-    async def _player_of_identity(self, identity: VerifiedIdentity) -> str:
+    async def _player_of_identity(self, identity: Identity) -> str:
         """The player of an identity, made on its first request (the name its token gives, if any)."""
         ttl = self.settings.player_idle_ttl
         pid = await self.store.player_of_identity(identity.issuer, identity.subject)
@@ -219,7 +201,7 @@ class Players(GameCore):
         """Link the caller (a guest) to an identity of the app's provider: from then on either
         credential is the same player. 409 when the identity already has a player of its own."""
         pid, player = await self.require_player(token)
-        if self.identities is None or not self.identities.is_identity_token(identity_token):
+        if self.identities is None or not looks_like_jwt(identity_token):
             raise ProblemError(
                 "invalid_token", "`identity_token` is not a token of a trusted identity provider."
             )

@@ -34,7 +34,19 @@ from service.api.rest.streams import player_stream
 from service.api.rest.table import BODY, GAME, LIMITED, RESUME, RESUME_SCHEMA, SEAT, STREAMS, Op, Param
 
 # A player's credential: a player token, or an identity provider's JWT (each refusal its own code).
-PLAYER = ("missing_token", "invalid_token")
+PLAYER = (
+    "missing_token",
+    "invalid_token",
+    "token_malformed",
+    "token_unknown_issuer",
+    "token_algorithm_refused",
+    "token_unknown_key",
+    "token_bad_signature",
+    "token_expired",
+    "token_not_yet_valid",
+    "token_wrong_audience",
+    "identity_provider_unavailable",
+)
 JOINED = ("game_full", "seat_taken", "already_seated", "invalid_seats", "too_many_games", "version_conflict")
 
 PLAYER_OPS: tuple[Op, ...] = (

@@ -66,6 +66,41 @@ DETAILS: dict[str, str] = {
     "a chosen seed": "une graine choisie",
     "This game is private: send the invite code its creator got.":
         "Cette partie est privée : envoyez le code d'invitation reçu par son créateur.",
+    # --- a player's JWT from their app (service/identity/) ------------------------------------------
+    "The bearer token is longer than {most} characters.": "Le jeton dépasse {most} caractères.",
+    "The bearer token is not a JWT: three base64url parts, the first a JSON header naming its alg.":
+        "Le jeton n'est pas un JWT : trois parties en base64url, la première un en-tête JSON qui nomme son "
+        "alg.",
+    "The JWT's claims are not a JSON object.":
+        "Les revendications (claims) du JWT ne sont pas un objet JSON.",
+    "The JWT's kid is not a string.": "Le kid du JWT n'est pas une chaîne.",
+    "The JWT does not name its issuer (iss).": "Le JWT ne nomme pas son émetteur (iss).",
+    "This server does not trust JWTs from {issuer!r}.":
+        "Ce serveur ne fait pas confiance aux JWT de {issuer!r}.",
+    "JWTs from {issuer} must be signed with {allowed}, not {alg!r}.":
+        "Les JWT de {issuer} doivent être signés avec {allowed}, pas {alg!r}.",
+    "{issuer} publishes no {alg} key.": "{issuer} ne publie aucune clé {alg}.",
+    "{issuer} publishes no {alg} key with the id {kid!r}.":
+        "{issuer} ne publie aucune clé {alg} d'identifiant {kid!r}.",
+    "The JWT does not decode as a signed JWT (JWS compact form).":
+        "Le JWT ne se décode pas comme un JWT signé (forme compacte JWS).",
+    "The JWT's signature does not verify with the keys of {issuer}.":
+        "La signature du JWT ne se vérifie avec aucune clé de {issuer}.",
+    "The JWT lacks {claims}, which this server requires.": "Il manque au JWT {claims}, que ce serveur exige.",
+    "The JWT has expired; get a fresh one from your app's sign-in.":
+        "Le JWT a expiré ; obtenez-en un nouveau en vous reconnectant dans votre application.",
+    "The JWT's subject (sub) is longer than {most} characters.":
+        "Le sujet (sub) du JWT dépasse {most} caractères.",
+    "The JWT is not meant for this server: its aud must name {audience!r}.":
+        "Le JWT n'est pas destiné à ce serveur : son aud doit nommer {audience!r}.",
+    "The JWT is not valid yet: its {claim} is more than {leeway} s ahead of this server's clock.":
+        "Le JWT n'est pas encore valable : son {claim} a plus de {leeway} s d'avance sur l'horloge de ce "
+        "serveur.",
+    "The JWT's {claim} claim is not of the right form.":
+        "La revendication {claim} du JWT n'a pas la bonne forme.",
+    "The keys of {issuer} cannot be fetched right now; retry after the delay in Retry-After.":
+        "Les clés de {issuer} ne peuvent pas être récupérées pour l'instant ; réessayez après le délai de "
+        "Retry-After.",
     # --- games ---------------------------------------------------------------------------------------
     "There is no game {gid!r} (it may have expired).":
         "Il n'y a pas de partie {gid!r} (elle a peut-être expiré).",
