@@ -1,4 +1,6 @@
-"""No view or delivered event gives a seat (or a spectator) a card hidden from it (docs/rules.md ALL-7).
+"""No view, delivered event or player notice gives a seat (or a spectator) a card hidden from it
+(docs/rules.md ALL-7). Seats are taken at random by players (whose /v1/me/events is checked too) or
+with seat tokens.
 
 The hidden cards are worked out from the raw event stream, independently of the engine's views:
 the other seats' dealt cards, the kitty and the other seats' discards, minus what has been shown
@@ -15,7 +17,7 @@ import pytest
 import redis
 from gql_select import as_json, select, without_nulls
 from starlette.testclient import TestClient
-from svc_helpers import FAST_OPTIONS, PLAYERS, Table, auth, fill, seated
+from svc_helpers import FAST_OPTIONS, PLAYERS, Table, admin_headers, auth, fill
 
 import engine
 from service.api.app import create_app
@@ -149,10 +151,59 @@ def test_no_view_or_event_leaks_a_hidden_card(
         check_matches(client, redis_client, game, rng)
 
 
+def seated_with_players(client: TestClient, game: str, rng: random.Random) -> tuple[Table, dict[int, str]]:
+    """A started game whose seats are joined at random by players (their token holds the seat and
+    follows /v1/me/events) or with seat tokens; the players' streams by seat."""
+    created = client.post(
+        "/v1/games",
+        json={"game": game, "seed": rng.randrange(10**9), "options": FAST_OPTIONS[game]},
+        headers=admin_headers(client),
+    ).json()
+    table = Table(client, created["game"]["id"])
+    players: dict[int, str] = {}
+    for seat in range(created["game"]["players"]):
+        player = rng.random() < 0.5
+        token = client.post("/v1/players", json={}).json()["token"] if player else None
+        joined = client.post(
+            f"/v1/games/{table.game_id}/join", json={"seat": seat}, headers=auth(token) if token else {}
+        )
+        assert joined.status_code == 201, joined.text
+        table.tokens[seat] = token or joined.json()["token"]
+        if token:
+            players[seat] = token
+    return table, players
+
+
+class PlayerStreams:
+    """Each player's /v1/me/events, read as a client that resumes with its Last-Event-ID."""
+
+    def __init__(self, client: TestClient, players: dict[int, str]) -> None:
+        self.client, self.players = client, players
+        self.last = dict.fromkeys(players, "")
+
+    def check(self, knowledge: Knowledge, deck: set[str]) -> None:
+        """Every notice new to a player concerns its own seat, and a your_turn shows it only cards it
+        may see now (ALL-7): its own hand and what was shown face up."""
+        for seat, token in self.players.items():
+            headers = {**auth(token), **({"Last-Event-ID": self.last[seat]} if self.last[seat] else {})}
+            text = self.client.get("/v1/me/events?follow=false", headers=headers).text
+            for line in text.splitlines():
+                if line.startswith("id: "):
+                    self.last[seat] = line[4:]
+                if not line.startswith("data: "):
+                    continue
+                notice = json.loads(line[6:])
+                if notice["type"] == "your_turn":
+                    assert notice["seat"] == seat, f"player of seat {seat} told another seat's turn"
+                leaked = cards_in(current(notice), deck) & knowledge.hidden_from(seat)
+                assert not leaked, f"player of seat {seat} got hidden {leaked} in {notice['type']}"
+
+
 def check_matches(client: TestClient, redis_client: redis.Redis, game: str, rng: random.Random) -> None:
     deck = DECKS[game]
     for n in range(3):
-        table = seated(client, game, seed=rng.randrange(10**9), options=FAST_OPTIONS[game])
+        table, players = seated_with_players(client, game, rng)
+        streams = PlayerStreams(client, players)
         knowledge = Knowledge(PLAYERS[game])
         cursor = "-"
         for step in range(400):
@@ -160,6 +211,7 @@ def check_matches(client: TestClient, redis_client: redis.Redis, game: str, rng:
                 knowledge.learn(raw, deck)
                 cursor = eid
             check_views(client, table, knowledge, deck, graphql=step % 7 == n % 7)
+            streams.check(knowledge, deck)
             status = redis_client.hget(game_key(table.game_id), "status")
             if status == "finished":
                 break
