@@ -151,6 +151,7 @@ bench: bench-deps
 	$(PY) bench/memory.py
 	$(PY) bench/scale.py
 	$(PY) bench/abuse.py
+	$(PY) bench/players.py
 
 bench-quick: bench-deps
 	$(PY) bench/engine.py --quick
@@ -162,6 +163,7 @@ bench-quick: bench-deps
 	$(PY) bench/memory.py --quick
 	$(PY) bench/scale.py --quick
 	$(PY) bench/abuse.py --quick
+	$(PY) bench/players.py --quick
 
 # Regenerate the committed API contracts, the example clients' TypeScript types (REST: openapi-typescript;
 # GraphQL: GraphQL Code Generator, codegen.yml) and the README's

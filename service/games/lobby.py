@@ -294,7 +294,7 @@ class Lobby(Players):
             raise engine_problem(error) from None
         events = [{"type": "game_started", "client_seeds": seeds}, *started.events]
         events += your_turn(started, record.version, record)
-        return GameStart(engine.to_json(started), seeds, [json.dumps(e) for e in events])
+        return GameStart(engine.to_json(started), seeds, [json.dumps(e) for e in events], started.to_act)
 
     async def leave(self, gid: str, token: str | None) -> tuple[int, str]:
         """Give up the caller's seat. Before the start the seat opens again; during the match a

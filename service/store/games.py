@@ -183,9 +183,16 @@ class GameStore(StoreConnection):
         from the client seeds read before), written only if those seeds still hold: otherwise (or
         without ``start``) nothing is written and :class:`StartChanged` asks for a fresh read.
         Returns (seat, whether the game started)."""
-        start_args: list[str] = ["", "0"]
+        start_args: list[str] = ["", "", "0"]
         if start is not None:
-            start_args = [start.state, str(len(start.client_seeds)), *start.client_seeds, *start.events]
+            to_act = "" if start.to_act is None else str(start.to_act)
+            start_args = [
+                start.state,
+                to_act,
+                str(len(start.client_seeds)),
+                *start.client_seeds,
+                *start.events,
+            ]
         outcome, value = await self._write(
             self._join,
             keys=[game_key(gid), events_key(gid)],

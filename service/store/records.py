@@ -81,6 +81,7 @@ class GameStart:
     state: str
     client_seeds: Sequence[str]
     events: Sequence[str]
+    to_act: int | None = None  # kept in the hash, as a move's commit keeps it (service/store/scripts.py)
 
 
 @dataclass

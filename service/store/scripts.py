@@ -66,7 +66,8 @@ return {'ok', tostring(v), tostring(timeouts)}
 # KEYS: game, events
 # ARGV: seat (-1 = first open), token hash, name, now, ttl, reservation (the token hash a reserved
 #       seat waits for, or ""), owner (a bot account id, player:<id>, or ""), client seed,
-#       start state ("" = none computed), n, then n expected client seeds (by seat), then the start events.
+#       start state ("" = none computed), the start's seat to act, n, then n expected client seeds
+#       (by seat), then the start events.
 # The join that fills the last seat starts the game: Python computed the first deal from the client
 # seeds it read; it is written only if those are still the seeds (else 'retry', nothing written).
 JOIN_LUA = """
@@ -98,13 +99,13 @@ for i = 0, n - 1 do
   if i ~= seat and (k == 'open' or k == 'reserved') then open = open + 1 end
 end
 local starting = open == 0 and status == 'waiting'
-local expected = tonumber(ARGV[10])
+local expected = tonumber(ARGV[11])
 if starting then
   if ARGV[9] == '' or expected ~= n then return {'retry', tostring(seat)} end
   for i = 0, n - 1 do
     local cs = ARGV[8]
     if i ~= seat then cs = redis.call('HGET', KEYS[1], 'seat:' .. i .. ':client_seed') or '' end
-    if cs ~= ARGV[10 + 1 + i] then return {'retry', tostring(seat)} end
+    if cs ~= ARGV[11 + 1 + i] then return {'retry', tostring(seat)} end
   end
 end
 redis.call('HSET', KEYS[1], 'seat:' .. seat .. ':kind', 'human', 'seat:' .. seat .. ':token', ARGV[2],
@@ -117,8 +118,8 @@ if player then shown = '' end
 redis.call('XADD', KEYS[2], '*', 'v', v, 'e', cjson.encode({type='seat_joined', seat=seat, name=shown}))
 local result = 'joined'
 if starting then
-  redis.call('HSET', KEYS[1], 'status', 'active', 'state', ARGV[9])
-  for j = 10 + expected + 1, #ARGV do redis.call('XADD', KEYS[2], '*', 'v', v, 'e', ARGV[j]) end
+  redis.call('HSET', KEYS[1], 'status', 'active', 'state', ARGV[9], 'to_act', ARGV[10])
+  for j = 11 + expected + 1, #ARGV do redis.call('XADD', KEYS[2], '*', 'v', v, 'e', ARGV[j]) end
   result = 'started'
 end
 local ttl = tonumber(ARGV[5])
