@@ -85,3 +85,18 @@ def test_the_readme_graphql_calls_answer_typed_data(live_server: str, rq_worker:
         assert submitted["errors"][0]["extensions"]["code"] in ("not_your_turn", "illegal_action"), submitted
     else:
         assert submitted["data"]["submitAction"]["version"] > moved["version"]
+
+
+def test_the_readme_players_block_runs_as_written(live_server: str, rq_worker: str) -> None:
+    """Issue 23: the "Players and notifications" block: a guest joins with its token, lists its
+    games, reads its seat's view and its stream, with no seat token anywhere."""
+    script = sh_block_after("Two devices, one guest").replace(
+        "B=http://localhost:8000\n", f"B={live_server}\n"
+    )
+    run = subprocess.run(["bash", "-c", script], capture_output=True, text=True, timeout=120)
+    assert run.returncode == 0, run.stderr
+    joined, mine, view = answers(run.stdout, 3)
+    assert joined["seat"] == 0 and joined["token"]
+    assert [g["game_id"] for g in mine["games"]] == [joined["game_id"]] and mine["games"][0]["seat"] == 0
+    assert view["seat"] == 0 and view["view"]["hand"]
+    assert "event: game_started" in run.stdout  # the player's stream told it the match began
