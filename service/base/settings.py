@@ -7,7 +7,9 @@ from typing import Annotated
 
 from limits import parse_many
 from pydantic import AfterValidator, AliasChoices, Field, model_validator
-from pydantic_settings import BaseSettings, SettingsConfigDict
+from pydantic_settings import SettingsConfigDict
+
+from service.base.webhook_settings import WebhookSettings
 
 DAY = 24 * 3600
 
@@ -24,8 +26,8 @@ def _rate_text(value: str) -> str:
 RateText = Annotated[str, AfterValidator(_rate_text)]
 
 
-class Settings(BaseSettings):
-    """Environment variables: ``REDIS_URL`` and ``ATOUT_*``."""
+class Settings(WebhookSettings):
+    """Environment variables: ``REDIS_URL`` and ``ATOUT_*`` (the webhooks' in their own base class)."""
 
     model_config = SettingsConfigDict(env_prefix="ATOUT_", extra="ignore", populate_by_name=True)
 
@@ -229,7 +231,8 @@ class Settings(BaseSettings):
         default=2000,
         ge=10,
         description="Most fields an operation may resolve: each field costs 1 times the sizes of the lists "
-        "around it (games 50 or its limit, seats 5, actions 50, events 50), fragments expanded.",
+        "around it (games 50 or its limit, seats 5, actions 50, events 50, webhooks, deliveries and "
+        "deadLetters 50 or their limit), fragments expanded.",
     )
     graphql_max_value_depth: int = Field(
         default=32, ge=2, description="Deepest nesting of lists and objects in an argument literal."
@@ -399,7 +402,9 @@ def environment_name(name: str) -> str:
 def markdown_table() -> str:
     """Every setting with its default and meaning, as the README shows it (a test keeps them equal)."""
     rows = ["| Variable | Default | Meaning |", "| --- | --- | --- |"]
-    for name, field in Settings.model_fields.items():
+    inherited = WebhookSettings.model_fields
+    ordered = [*(n for n in Settings.model_fields if n not in inherited), *inherited]  # the bases' last
+    for name, field in ((n, Settings.model_fields[n]) for n in ordered):
         default = "(unset)" if field.default is None else f"`{field.default}`"
         meaning = (field.description or "").replace("|", "\\|")
         rows.append(f"| `{environment_name(name)}` | {default} | {meaning} |")

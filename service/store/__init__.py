@@ -9,7 +9,8 @@ One module per concern:
   and the store's errors; ``scripts``: the Lua scripts;
 - ``connection``: :class:`StoreConnection`, the client with its TTLs and replica-confirmed writes,
   and :class:`RegisteredScript`, how a store class declares the scripts it runs;
-- ``games``: :class:`GameStore`; ``bot_accounts``: :class:`BotAccountStore`;
+- ``games``: :class:`GameStore`; ``bot_accounts``: :class:`BotAccountStore`; ``webhooks``:
+  :class:`WebhookStore` (the webhook endpoints, their delivery logs, the dead letters);
 - ``retention``, ``fanout``, ``faults``: the move log and stream bounds, the streams hub, Redis
   faults as answers.
 
@@ -26,9 +27,10 @@ from __future__ import annotations
 
 from service.store.bot_accounts import BotAccountStore
 from service.store.games import GameStore
+from service.store.webhooks import WebhookStore
 
-__all__ = ["BotAccountStore", "GameStore", "Store"]
+__all__ = ["BotAccountStore", "GameStore", "Store", "WebhookStore"]
 
 
-class Store(GameStore, BotAccountStore):
-    """The games and the bot accounts in one Redis (or Redis Cluster), on one client."""
+class Store(GameStore, BotAccountStore, WebhookStore):
+    """The games, the bot accounts and the webhooks in one Redis (or Redis Cluster), on one client."""
