@@ -30,9 +30,11 @@ from service.base.settings import Settings, get_settings
 from service.base.texts import Text
 from service.games import Games
 from service.jobs.queue import enqueue, queue_connection, schedule_timeout, worker_health
+from service.jobs.webhook_queue import enqueue_delivery
 from service.store import Store
 from service.store.fanout import Fanout
 from service.store.faults import store_fault
+from service.store.webhooks import WebhookMessage
 
 Endpoint = Callable[[Request], Awaitable[Response]]
 
@@ -190,7 +192,11 @@ def create_app(settings: Settings | None = None) -> Starlette:
         async def schedule_timer(game_id: str, version: int, seconds: int) -> None:
             await run_in_threadpool(schedule_timeout, sync_redis, bot_queue, game_id, version, seconds)
 
+        async def enqueue_webhook(message: WebhookMessage) -> None:
+            await run_in_threadpool(enqueue_delivery, sync_redis, settings, message)
+
         app.state.games = Games(store, settings, metrics, enqueue_bot, schedule_timer)
+        app.state.games.use_webhook_queue(enqueue_webhook)
         # Streams read through a hub with a Redis pool of its own: they never hold a request's connection.
         streams = Fanout.from_url(
             settings.redis_url,

@@ -18,8 +18,9 @@ from starlette.responses import JSONResponse, Response
 
 from schema.bodies import Problem
 from service.api.rest.headers import HEADERS, IF_NONE_MATCH, NOT_MODIFIED, answer_headers
+from service.api.rest.operation import EVERY_OPERATION, Op
 from service.api.rest.streams import NDJSON
-from service.api.rest.table import EVERY_OPERATION, OPS, Op
+from service.api.rest.table import OPS
 from service.base.problems import CODES, PROBLEM_JSON
 
 API_VERSION = "1.0.0"
@@ -182,6 +183,8 @@ def _responses(op: Op, refs: Refs) -> dict[str, Any]:
 
 
 def _security(op: Op) -> list[dict[str, list[str]]]:
+    if op.auth == "admin":
+        return [{"adminToken": []}]
     if op.auth == "seat":
         return [{"seatToken": []}]
     if op.auth == "optional":
@@ -256,7 +259,12 @@ def openapi_document() -> dict[str, Any]:
                     "type": "http",
                     "scheme": "bearer",
                     "description": "The seat token from joinGame (or the administrator token).",
-                }
+                },
+                "adminToken": {
+                    "type": "http",
+                    "scheme": "bearer",
+                    "description": "The administrator token (`ATOUT_ADMIN_TOKEN`).",
+                },
             },
         },
     }

@@ -9,7 +9,8 @@ from starlette.routing import BaseRoute, Route
 
 from service.api.rest.deprecation import announcing
 from service.api.rest.openapi import openapi_json
-from service.api.rest.table import OPS, Endpoint, Op
+from service.api.rest.operation import Endpoint, Op
+from service.api.rest.table import OPS
 
 HOT_PATHS = {"/v1/games/{game_id}/actions", "/v1/games/{game_id}/view"}
 
