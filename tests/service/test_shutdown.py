@@ -365,7 +365,7 @@ def test_sigterm_after_a_redis_restart_still_stops_the_workers_before_redis(tmp_
     assert_finished_after_the_signal(log, expert, gid, version)
     events = events_of(log)
     stopped = [e["child"] for e in events if e["event"] == "child_stopped"]
-    assert stopped[-1] == "redis-server" and len(stopped) == 3, stopped
+    assert stopped[-1] == "redis-server" and len(stopped) == 4, stopped  # three workers, then Redis
     assert all(e["exit_code"] == 0 for e in events if e["event"] == "child_stopped")
     assert not (served.data_dir / "redis.url").exists()
 
