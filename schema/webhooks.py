@@ -7,7 +7,10 @@ specification recommends, signed with its ``webhook-id``, ``webhook-timestamp`` 
 never what a seat holds: ids, a seat, a version and the event's facts. No model here has a field that
 could carry a hand, a view or legal actions, and every one refuses a field it does not declare, so
 ``Games.emit_webhook`` cannot send one by mistake: a backend turns a message into a push
-notification, and a push goes through third parties (APNs, FCM) and lock screens."""
+notification, and a push goes through third parties (APNs, FCM) and lock screens.
+
+The messages are a contract with the backends (and the dead letters keep messages already sent): add
+a field as optional, never rename or remove one."""
 
 from __future__ import annotations
 

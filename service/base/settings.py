@@ -49,9 +49,9 @@ class Settings(WebhookSettings):
     )
     queue_url: str | None = Field(
         default=None,
-        description="Plain Redis of the RQ queues (bot turns, turn timers, webhook deliveries, the watchdog's "
-        "set); unset: "
-        "`REDIS_URL`. Required with `ATOUT_REDIS_CLUSTER` (RQ does not speak Cluster).",
+        description="Plain Redis of the RQ queues (bot turns, turn timers, webhook deliveries, the "
+        "watchdog's set); unset: `REDIS_URL`. Required with `ATOUT_REDIS_CLUSTER` (RQ does not speak "
+        "Cluster).",
     )
     redis_wait_replicas: int = Field(
         default=1,

@@ -53,7 +53,11 @@ PAYLOAD: TypeAdapter[Any] = TypeAdapter(WebhookPayload)
 STREAM_PATTERN = re.compile(STREAM_ID)  # a log's or the dead letters' entry id: the cursors
 QUERY = ("query", "cursor")
 SECRET_BYTES = 32  # Standard Webhooks: 24 to 64 random bytes, base64, after ``whsec_``
-DAY = 24 * 3600
+EMITTED_TTL = 3600
+"""Seconds a keyed message is remembered as enqueued for an endpoint. A second emit of one event comes
+from two paths racing on it (a move and its timer), seconds apart: an hour covers them, and keeps the
+markers few (one per keyed message and endpoint, for an hour). A retried request never emits again:
+its Idempotency-Key replays the first answer."""
 
 log = logs.get_logger("atout.webhooks")
 
@@ -125,15 +129,16 @@ class Webhooks(GameCore):
         body = json.dumps(payload, separators=(",", ":"))
         if self.enqueue_webhook is None:
             return mid
-        keep = int(sum(self.settings.webhook_retry_delays)) + DAY  # past every retry of the message
         try:
             for wid in await self.store.subscribers(event_type):
-                if not await self.store.claim_message(wid, mid, keep):
+                # a random id is new by construction: only a keyed message may be emitted twice
+                if key is not None and not await self.store.claim_message(wid, mid, EMITTED_TTL):
                     continue
                 try:
                     await self.enqueue_webhook(WebhookMessage(wid, mid, event_type, body))
                 except BaseException:
-                    await self.store.release_message(wid, mid)  # a retried emit may enqueue it then
+                    if key is not None:
+                        await self.store.release_message(wid, mid)  # a retried emit may enqueue it then
                     raise
                 count_webhook_message(event_type)
         except Exception as exc:

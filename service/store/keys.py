@@ -25,8 +25,7 @@ a delete is one script over several of them; there are few endpoints): ``atout:w
 types, secret), ``atout:webhookevent:{hooks}:<type>`` (the enabled endpoints of an event type),
 ``atout:webhooklog:{hooks}:<id>`` (an endpoint's delivery log, a capped stream),
 ``atout:webhookdead:{hooks}`` (the dead letters, a capped stream) and
-``atout:webhooksent:{hooks}:<id>:<message>`` (a message enqueued for an endpoint, kept as long as its
-retries may run).
+``atout:webhooksent:{hooks}:<id>:<message>`` (a keyed message enqueued for an endpoint, for an hour).
 
 No command names two hash tags, so none ever names two Cluster slots.
 """

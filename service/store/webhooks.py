@@ -2,8 +2,8 @@
 
 Every key is bounded: at most ``limit`` endpoints (counted in the same script that adds one, so two
 registrations at once cannot both take the last place), about ``log_size`` entries in an endpoint's
-delivery log, about ``dead_letters`` dead letters, and one marker per message enqueued for an
-endpoint, which expires once every retry of that message is over. An endpoint's delivery log goes
+delivery log, about ``dead_letters`` dead letters, and one short-lived marker per keyed message
+enqueued for an endpoint (service/games/webhooks.py, ``EMITTED_TTL``). An endpoint's delivery log goes
 with it, and a delivery that finishes after its endpoint was deleted logs nothing (no key is created
 again for an endpoint that is gone).
 """
