@@ -361,7 +361,7 @@ def test_an_address_that_became_private_is_refused_at_delivery(
 
 
 def test_a_paused_or_deleted_endpoint_gets_nothing_and_an_event_key_is_sent_once(
-    client: TestClient, receiver: Receiver, webhook_worker: Worker
+    client: TestClient, receiver: Receiver, webhook_worker: Worker, tmp_path: Path
 ) -> None:
     wid = subscribed(client, receiver)
     admin = admin_headers(client)
@@ -376,12 +376,15 @@ def test_a_paused_or_deleted_endpoint_gets_nothing_and_an_event_key_is_sent_once
     time.sleep(1.5)  # time for a second message, were there one
     assert receiver.received == [first]
     # a retry due after its endpoint was deleted: dropped, and the endpoint's keys stay gone
-    receiver.statuses = [500]
+    receiver.statuses = [500] * 5
     second = emit(client, "your_turn", {**TURN, "version": 8})
     wait_for(lambda: second in receiver.received, "the failed attempt")
     assert client.delete(f"/v1/admin/webhooks/{wid}", headers=admin).status_code == 204
-    time.sleep(2.5)  # the retry came due (1 s, jittered) and found no endpoint
-    assert receiver.received == [first, second]
+    worker_log = tmp_path / "worker-0.log"
+    wait_for(lambda: "webhook_endpoint_gone" in worker_log.read_text(), "the retry to find no endpoint")
+    assert receiver.received[:2] == [first, second] and set(receiver.received) == {first, second}
+    assert list(receiver.applied) == [first]  # the second message was dropped, never dead-lettered
+    assert client.get("/v1/admin/webhooks/dead-letters", headers=admin).json()["dead_letters"] == []
     keys = client.app.state.sync_redis.keys("atout:webhook*")  # type: ignore[attr-defined]
     assert all(b"webhooksent" in key for key in keys), keys
 

@@ -6,7 +6,9 @@ deliveries themselves are tests/service/test_webhooks.py."""
 from __future__ import annotations
 
 import base64
+import dataclasses
 import functools
+import ipaddress
 import json
 import random
 from collections.abc import Iterator
@@ -18,8 +20,11 @@ from standardwebhooks import Webhook
 from starlette.testclient import TestClient
 from svc_helpers import admin_headers, auth
 
+from schema import graphql_webhooks as gt
+from schema import webhooks as w
 from service.api.app import create_app
 from service.api.rest.webhook_table import WEBHOOK_OPS
+from service.base.destinations import DestinationRefused, checked, is_public
 from service.base.settings import Settings
 from service.base.webhook_settings import retry_delays
 from service.jobs.webhooks import jittered
@@ -184,6 +189,38 @@ def test_an_address_that_is_not_public_is_refused_at_registration(
     )
 
 
+@pytest.mark.parametrize(
+    ("address", "public"),
+    [
+        ("8.8.8.8", True),
+        ("2001:4860:4860::8888", True),
+        ("172.16.0.1", False),
+        ("198.51.100.7", False),  # documentation
+        ("240.0.0.1", False),  # reserved
+        ("255.255.255.255", False),
+        ("fe80::1", False),
+        ("fc00::5", False),
+        ("ff02::1", False),
+        ("::", False),
+        ("::ffff:10.0.0.1", False),  # IPv4-mapped
+        ("64:ff9b::a00:1", False),  # NAT64 of 10.0.0.1
+        ("2002:7f00:1::", False),  # 6to4 of 127.0.0.1
+    ],
+)
+def test_which_addresses_are_public(address: str, public: bool) -> None:
+    assert is_public(ipaddress.ip_address(address)) is public
+
+
+def test_a_name_with_one_private_address_among_public_ones_is_refused() -> None:
+    assert checked("example.com", ["8.8.8.8", "8.8.8.8", "8.8.4.4"], False) == ["8.8.8.8", "8.8.4.4"]
+    with pytest.raises(DestinationRefused) as refused:
+        checked("example.com", ["8.8.8.8", "10.0.0.1"], False)
+    assert (refused.value.reason, refused.value.address) == ("address_refused", "10.0.0.1")
+    assert checked("example.com", ["8.8.8.8", "10.0.0.1"], True) == ["8.8.8.8", "10.0.0.1"]
+    with pytest.raises(DestinationRefused, match="dns_failed"):
+        checked("example.com", [], True)
+
+
 def test_a_host_that_does_not_resolve_is_refused_in_both_apis(
     strict_client: TestClient, admin_token: str
 ) -> None:
@@ -328,6 +365,24 @@ def test_graphql_parity_register_list_pause_delete(client: TestClient, admin_tok
     delete = "mutation($id: ID!) { deleteWebhook(id: $id) }"
     assert gql(client, delete, admin_token, id=wid)["data"] == {"deleteWebhook": True}
     assert gql(client, "{ webhooks { id } }", admin_token)["data"] == {"webhooks": []}
+
+
+def test_the_graphql_types_have_the_fields_of_the_rest_models() -> None:
+    """One shape in both contracts: a field added to a REST model (or a message's data) and not to its
+    GraphQL type fails here."""
+    pairs = [
+        (gt.Webhook, w.Webhook),
+        (gt.WebhookRegistration, w.WebhookRegistered),
+        (gt.WebhookDelivery, w.WebhookDelivery),
+        (gt.WebhookDeliveryPage, w.WebhookDeliveryPage),
+        (gt.DeadLetter, w.DeadLetter),
+        (gt.DeadLetterPage, w.DeadLetterPage),
+        (gt.Redelivery, w.Redelivery),
+        (gt.WebhookPayload, w.YourTurnMessage),
+        *((gt.DATA_TYPES[event], model) for event, model in w.DATA_OF.items()),
+    ]
+    for kind, model in pairs:
+        assert {f.name for f in dataclasses.fields(kind)} == set(model.model_fields), kind.__name__
 
 
 # --- the retry schedule -----------------------------------------------------------------------------
