@@ -242,7 +242,7 @@ def create_app(settings: Settings | None = None) -> Starlette:
             Middleware(
                 CORSMiddleware,
                 allow_origins=[o.strip() for o in settings.cors_origins.split(",") if o.strip()],
-                allow_methods=["GET", "POST", "DELETE", "OPTIONS"],
+                allow_methods=["GET", "POST", "PATCH", "DELETE", "OPTIONS"],  # PATCH: updateWebhook
                 allow_headers=[
                     "Authorization",
                     "Content-Type",
