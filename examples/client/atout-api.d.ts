@@ -438,6 +438,109 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/admin/webhooks": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The webhook endpoints (administrator), oldest first, without their secrets */
+        get: operations["listWebhooks"];
+        put?: never;
+        /**
+         * Register a webhook endpoint (administrator): its signing secret is shown once
+         * @description The endpoint receives a signed POST (Standard Webhooks: `webhook-id`, `webhook-timestamp`, `webhook-signature`) for each event of its `event_types`: `your_turn`, `invitation`, `game_finished`, `reminder` (bodies: the `*Message` schemas). Its host must resolve to public addresses only. Failed deliveries are retried for about a day, then dead-lettered (docs/operations.md, Webhooks).
+         */
+        post: operations["registerWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/admin/webhooks/dead-letters": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The messages that failed every delivery attempt (administrator), newest first */
+        get: operations["listDeadLetters"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/admin/webhooks/dead-letters/{dead_letter_id}/redeliver": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Deliver a dead letter again, with its webhook-id, from the first attempt (administrator)
+         * @description The dead letter leaves the list; it comes back if it fails every attempt again. `webhook_not_found`: its endpoint was deleted (the letter stays).
+         */
+        post: operations["redeliverDeadLetter"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/admin/webhooks/{webhook_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A webhook endpoint (administrator), without its secret */
+        get: operations["getWebhook"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete a webhook endpoint and its delivery log (administrator)
+         * @description Deliveries still due for it are dropped; its dead letters stay (and cannot be redelivered).
+         */
+        delete: operations["deleteWebhook"];
+        options?: never;
+        head?: never;
+        /**
+         * Pause or resume a webhook endpoint (administrator)
+         * @description While paused nothing is enqueued for the endpoint, and a retry that comes due is dead-lettered at once (redeliver it once the endpoint is back).
+         */
+        patch: operations["updateWebhook"];
+        trace?: never;
+    };
+    "/v1/admin/webhooks/{webhook_id}/deliveries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A webhook endpoint's delivery attempts (administrator), newest first
+         * @description The log keeps the last `ATOUT_WEBHOOK_LOG_SIZE` attempts (1000 by default): each with its message's `webhook-id`, the attempt's number, the HTTP status or the error, the time.
+         */
+        get: operations["listWebhookDeliveries"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -784,6 +887,50 @@ export interface components {
              * @description For unlisted games; shown once.
              */
             invite_code: string | null;
+        };
+        /**
+         * DeadLetter
+         * @description A message that failed its every attempt: the operator may redeliver it once the receiver is fixed.
+         */
+        DeadLetter: {
+            /** Id */
+            id: string;
+            /** Webhook Id */
+            webhook_id: string;
+            /** Message Id */
+            message_id: string;
+            /**
+             * Event Type
+             * @enum {string}
+             */
+            event_type: "your_turn" | "invitation" | "game_finished" | "reminder";
+            /** Attempts */
+            attempts: number;
+            /**
+             * Error
+             * @description The last attempt's error, or `status <code>`.
+             */
+            error: string;
+            /**
+             * At
+             * @description POSIX seconds.
+             */
+            at: number;
+            /** Payload */
+            payload: components["schemas"]["YourTurnMessage"] | components["schemas"]["InvitationMessage"] | components["schemas"]["GameFinishedMessage"] | components["schemas"]["ReminderMessage"];
+        };
+        /** DeadLetterPage */
+        DeadLetterPage: {
+            /**
+             * Dead Letters
+             * @description Newest first.
+             */
+            dead_letters: components["schemas"]["DeadLetter"][];
+            /**
+             * Next Cursor
+             * @description Send it back as `cursor` for older ones; null: no more.
+             */
+            next_cursor: string | null;
         };
         /**
          * Deal
@@ -1446,6 +1593,49 @@ export interface components {
          *     ends before the match does ends with a ``StreamEnd`` frame.
          */
         GameEvent: components["schemas"]["GameCreatedEvent"] | components["schemas"]["GameStartedEvent"] | components["schemas"]["SeatJoinedEvent"] | components["schemas"]["SeatLeftEvent"] | components["schemas"]["SeatForfeitedEvent"] | components["schemas"]["HandStartedEvent"] | components["schemas"]["HandCommitmentEvent"] | components["schemas"]["DealtEvent"] | components["schemas"]["UpcardEvent"] | components["schemas"]["UpcardTurnedDownEvent"] | components["schemas"]["BidMadeEvent"] | components["schemas"]["ContractFixedEvent"] | components["schemas"]["HandVoidEvent"] | components["schemas"]["KittyTakenEvent"] | components["schemas"]["DiscardDueEvent"] | components["schemas"]["DiscardedEvent"] | components["schemas"]["TrumpAnnouncedEvent"] | components["schemas"]["OrderedUpEvent"] | components["schemas"]["ExchangedEvent"] | components["schemas"]["ExchangeDeclinedEvent"] | components["schemas"]["TrumpNamedEvent"] | components["schemas"]["PartnerCalledEvent"] | components["schemas"]["YouArePartnerEvent"] | components["schemas"]["PartnerRevealedEvent"] | components["schemas"]["WentAloneEvent"] | components["schemas"]["CardPlayedEvent"] | components["schemas"]["TrickTakenEvent"] | components["schemas"]["HandScoredEvent"] | components["schemas"]["HandSeedEvent"] | components["schemas"]["MatchOverEvent"] | components["schemas"]["MatchKeyEvent"] | components["schemas"]["TurnEvent"] | components["schemas"]["YourTurnEvent"] | components["schemas"]["TurnTimedOutEvent"] | components["schemas"]["StreamEnd"];
+        /**
+         * GameFinishedData
+         * @description A match is over.
+         */
+        GameFinishedData: {
+            /**
+             * Game Id
+             * @example k3Jx9aQ2pLmN
+             */
+            game_id: string;
+            /**
+             * Game
+             * @enum {string}
+             */
+            game: "five_hundred" | "rough" | "euchre5";
+            /** Version */
+            version: number;
+            /**
+             * Winners
+             * @description The winning seats.
+             */
+            winners: number[];
+            /**
+             * Player Ids
+             * @description Each seat's player account (null: none), by seat.
+             */
+            player_ids?: (string | null)[];
+        };
+        /** GameFinishedMessage */
+        GameFinishedMessage: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "game_finished";
+            /**
+             * Timestamp
+             * @description When the event happened (ISO 8601, UTC); the same on every retry.
+             * @example 2026-01-31T18:04:05.123Z
+             */
+            timestamp: string;
+            data: components["schemas"]["GameFinishedData"];
+        };
         /** GameList */
         GameList: {
             /** Games */
@@ -1926,10 +2116,64 @@ export interface components {
             /** Expires At */
             expires_at: number;
         };
+        /**
+         * InvitationData
+         * @description A player was invited to a game.
+         */
+        InvitationData: {
+            /**
+             * Invitation Id
+             * @example k3Jx9aQ2pLmN
+             */
+            invitation_id: string;
+            /**
+             * Game Id
+             * @example k3Jx9aQ2pLmN
+             */
+            game_id: string;
+            /**
+             * Game
+             * @enum {string}
+             */
+            game: "five_hundred" | "rough" | "euchre5";
+            /**
+             * Player Id
+             * @description The invited player's account.
+             * @example k3Jx9aQ2pLmN
+             */
+            player_id: string;
+            /**
+             * From Player Id
+             * @description Who invited them.
+             */
+            from_player_id?: string | null;
+            /**
+             * Seat
+             * @description The seat kept for them, if one is.
+             */
+            seat?: number | null;
+            /** Expires At */
+            expires_at?: string | null;
+        };
         /** InvitationList */
         InvitationList: {
             /** Invitations */
             invitations: components["schemas"]["Invitation"][];
+        };
+        /** InvitationMessage */
+        InvitationMessage: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "invitation";
+            /**
+             * Timestamp
+             * @description When the event happened (ISO 8601, UTC); the same on every retry.
+             * @example 2026-01-31T18:04:05.123Z
+             */
+            timestamp: string;
+            data: components["schemas"]["InvitationData"];
         };
         /** InviteRequest */
         InviteRequest: {
@@ -2764,7 +3008,7 @@ export interface components {
              * @example not_your_turn
              * @enum {string}
              */
-            code: "malformed_body" | "invalid_request" | "unsupported_media_type" | "payload_too_large" | "header_too_large" | "request_timeout" | "not_found" | "method_not_allowed" | "missing_token" | "invalid_token" | "wrong_seat" | "admin_required" | "invalid_invite" | "game_not_found" | "unknown_game" | "invalid_options" | "invalid_deal" | "invalid_seats" | "seat_taken" | "game_full" | "game_not_started" | "game_over" | "game_not_over" | "illegal_action" | "not_your_turn" | "version_conflict" | "idempotency_key_reused" | "invalid_query" | "query_too_complex" | "introspection_disabled" | "rate_limited" | "too_many_connections" | "too_many_streams" | "too_many_games" | "server_full" | "store_unavailable" | "stream_lagged" | "server_closing" | "stream_window_passed" | "events_expired" | "bot_not_found" | "token_malformed" | "token_unknown_issuer" | "token_algorithm_refused" | "token_unknown_key" | "token_bad_signature" | "token_expired" | "token_not_yet_valid" | "token_wrong_audience" | "identity_provider_unavailable" | "already_seated" | "identity_taken" | "game_not_waiting" | "player_not_found" | "too_many_invitations" | "invitation_not_found" | "internal_error" | "client_closed" | "unavailable";
+            code: "malformed_body" | "invalid_request" | "unsupported_media_type" | "payload_too_large" | "header_too_large" | "request_timeout" | "not_found" | "method_not_allowed" | "missing_token" | "invalid_token" | "wrong_seat" | "admin_required" | "invalid_invite" | "game_not_found" | "unknown_game" | "invalid_options" | "invalid_deal" | "invalid_seats" | "seat_taken" | "game_full" | "game_not_started" | "game_over" | "game_not_over" | "illegal_action" | "not_your_turn" | "version_conflict" | "idempotency_key_reused" | "invalid_query" | "query_too_complex" | "introspection_disabled" | "rate_limited" | "too_many_connections" | "too_many_streams" | "too_many_games" | "server_full" | "store_unavailable" | "stream_lagged" | "server_closing" | "stream_window_passed" | "events_expired" | "bot_not_found" | "token_malformed" | "token_unknown_issuer" | "token_algorithm_refused" | "token_unknown_key" | "token_bad_signature" | "token_expired" | "token_not_yet_valid" | "token_wrong_audience" | "identity_provider_unavailable" | "already_seated" | "identity_taken" | "game_not_waiting" | "player_not_found" | "too_many_invitations" | "invitation_not_found" | "webhook_not_found" | "dead_letter_not_found" | "webhook_address_refused" | "webhook_limit" | "internal_error" | "client_closed" | "unavailable";
             /** Detail */
             detail: string;
             /**
@@ -2799,6 +3043,16 @@ export interface components {
              */
             errors?: components["schemas"]["ValidationIssue"][] | null;
         };
+        /** Redelivery */
+        Redelivery: {
+            /** Webhook Id */
+            webhook_id: string;
+            /**
+             * Message Id
+             * @description The same `webhook-id` as the dead letter's: receivers dedup on it.
+             */
+            message_id: string;
+        };
         /** RegisterBotRequest */
         RegisterBotRequest: {
             /**
@@ -2811,6 +3065,27 @@ export interface components {
              * @description How to reach the bot's owner.
              */
             contact?: string | null;
+        };
+        /** RegisterWebhookRequest */
+        RegisterWebhookRequest: {
+            /**
+             * Url
+             * @description Where to POST the messages: http or https, no credentials, no fragment. It must resolve to public addresses only (unless ATOUT_WEBHOOK_ALLOW_PRIVATE); redirects are not followed.
+             * @example https://backend.example.com/atout/webhooks
+             */
+            url: string;
+            /** Event Types */
+            event_types: ("your_turn" | "invitation" | "game_finished" | "reminder")[];
+            /**
+             * Description
+             * @description What this endpoint is, for you. Default: `""`.
+             */
+            description?: string;
+            /**
+             * Enabled
+             * @description false: registered, but sent nothing until enabled. Default: `true`.
+             */
+            enabled?: boolean;
         };
         /** RematchRequest */
         RematchRequest: {
@@ -2832,6 +3107,45 @@ export interface components {
             token: string;
             /** Started */
             started: boolean;
+        };
+        /**
+         * ReminderData
+         * @description A seat's turn has been waiting: a reminder before its clock runs out.
+         */
+        ReminderData: {
+            /**
+             * Game Id
+             * @example k3Jx9aQ2pLmN
+             */
+            game_id: string;
+            /**
+             * Game
+             * @enum {string}
+             */
+            game: "five_hundred" | "rough" | "euchre5";
+            /** Seat */
+            seat: number;
+            /** Version */
+            version: number;
+            /** Player Id */
+            player_id?: string | null;
+            /** Deadline */
+            deadline?: string | null;
+        };
+        /** ReminderMessage */
+        ReminderMessage: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "reminder";
+            /**
+             * Timestamp
+             * @description When the event happened (ISO 8601, UTC); the same on every retry.
+             * @example 2026-01-31T18:04:05.123Z
+             */
+            timestamp: string;
+            data: components["schemas"]["ReminderData"];
         };
         /** RoughContract */
         RoughContract: {
@@ -3646,6 +3960,14 @@ export interface components {
             /** Locale */
             locale?: string | null;
         };
+        /** UpdateWebhookRequest */
+        UpdateWebhookRequest: {
+            /**
+             * Enabled
+             * @description false: pause the endpoint (nothing is enqueued for it); true: resume.
+             */
+            enabled: boolean;
+        };
         /** ValidationIssue */
         ValidationIssue: {
             /** Loc */
@@ -3672,6 +3994,98 @@ export interface components {
              * @description The seat's legal actions when it is its turn (a discard as a template); null otherwise, and always for a spectator. One read starts a client.
              */
             legal_actions?: (components["schemas"]["PassAction"] | components["schemas"]["BidAction"] | components["schemas"]["KeepAction"] | components["schemas"]["DiscardTemplate"] | components["schemas"]["PlayAction"] | components["schemas"]["OrderUpAction"] | components["schemas"]["ExchangeAction"] | components["schemas"]["NameTrumpAction"] | components["schemas"]["CallPartnerAction"] | components["schemas"]["GoAloneAction"])[] | null;
+        };
+        /**
+         * Webhook
+         * @description A registered endpoint, without its secret (shown once, at registration).
+         */
+        Webhook: {
+            /**
+             * Id
+             * @example wh_8f3a2b1c0d9e8f7a
+             */
+            id: string;
+            /** Url */
+            url: string;
+            /** Event Types */
+            event_types: ("your_turn" | "invitation" | "game_finished" | "reminder")[];
+            /** Description */
+            description: string;
+            /** Enabled */
+            enabled: boolean;
+            /**
+             * Created At
+             * @description POSIX seconds.
+             */
+            created_at: number;
+        };
+        /**
+         * WebhookDelivery
+         * @description One attempt at delivering a message to the endpoint.
+         */
+        WebhookDelivery: {
+            /**
+             * Id
+             * @description The entry's id in the log.
+             */
+            id: string;
+            /**
+             * Message Id
+             * @description The `webhook-id` sent: the same on every attempt of a message.
+             */
+            message_id: string;
+            /**
+             * Event Type
+             * @enum {string}
+             */
+            event_type: "your_turn" | "invitation" | "game_finished" | "reminder";
+            /** Attempt */
+            attempt: number;
+            /**
+             * Status
+             * @description The receiver's HTTP status (2xx: delivered); null: no answer.
+             */
+            status: number | null;
+            /**
+             * Error
+             * @description Why there was no answer (null when there was one).
+             */
+            error: ("timeout" | "connection_failed" | "protocol_error" | "dns_failed" | "address_refused" | "endpoint_disabled") | null;
+            /** Duration Ms */
+            duration_ms: number;
+            /**
+             * At
+             * @description POSIX seconds.
+             */
+            at: number;
+        };
+        /** WebhookDeliveryPage */
+        WebhookDeliveryPage: {
+            /**
+             * Deliveries
+             * @description Newest first.
+             */
+            deliveries: components["schemas"]["WebhookDelivery"][];
+            /**
+             * Next Cursor
+             * @description Send it back as `cursor` for older ones; null: no more.
+             */
+            next_cursor: string | null;
+        };
+        /** WebhookList */
+        WebhookList: {
+            /** Webhooks */
+            webhooks: components["schemas"]["Webhook"][];
+        };
+        /** WebhookRegistered */
+        WebhookRegistered: {
+            webhook: components["schemas"]["Webhook"];
+            /**
+             * Secret
+             * @description Shown once: verify each message's `webhook-signature` with it (Standard Webhooks).
+             * @example whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw
+             */
+            secret: string;
         };
         /** WentAlone */
         WentAlone: {
@@ -3760,6 +4174,39 @@ export interface components {
             version: number;
         };
         /**
+         * YourTurnData
+         * @description A seat is to act: its player should be told (the backend pushes a notification).
+         */
+        YourTurnData: {
+            /**
+             * Game Id
+             * @example k3Jx9aQ2pLmN
+             */
+            game_id: string;
+            /**
+             * Game
+             * @enum {string}
+             */
+            game: "five_hundred" | "rough" | "euchre5";
+            /** Seat */
+            seat: number;
+            /**
+             * Version
+             * @description The game's version: the move the seat is to make is this one.
+             */
+            version: number;
+            /**
+             * Player Id
+             * @description The player account holding the seat.
+             */
+            player_id?: string | null;
+            /**
+             * Deadline
+             * @description When the turn's clock runs out, if timed.
+             */
+            deadline?: string | null;
+        };
+        /**
          * YourTurnEvent
          * @description In a game's stream, after ``turn`` (and at the start), to the seat to act only: its legal
          *     actions at ``version``, so that a client following its stream acts with one POST …/actions and
@@ -3795,6 +4242,21 @@ export interface components {
              * @example 1733140000000-0
              */
             id: string;
+        };
+        /** YourTurnMessage */
+        YourTurnMessage: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "your_turn";
+            /**
+             * Timestamp
+             * @description When the event happened (ISO 8601, UTC); the same on every retry.
+             * @example 2026-01-31T18:04:05.123Z
+             */
+            timestamp: string;
+            data: components["schemas"]["YourTurnData"];
         };
     };
     responses: never;
@@ -6424,6 +6886,762 @@ export interface operations {
                 };
             };
             /** @description Problem: `identity_provider_unavailable`, `store_unavailable` */
+            503: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Content-Language": components["headers"]["Content-Language"];
+                    Vary: components["headers"]["Vary"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    listWebhooks: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The webhook endpoints (administrator), oldest first, without their secrets */
+            200: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookList"];
+                };
+            };
+            /** @description Problem: `missing_token`, `invalid_token` */
+            401: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Content-Language": components["headers"]["Content-Language"];
+                    Vary: components["headers"]["Vary"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: `admin_required` */
+            403: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Content-Language": components["headers"]["Content-Language"];
+                    Vary: components["headers"]["Vary"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: `store_unavailable` */
+            503: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Content-Language": components["headers"]["Content-Language"];
+                    Vary: components["headers"]["Vary"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    registerWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RegisterWebhookRequest"];
+            };
+        };
+        responses: {
+            /** @description Register a webhook endpoint (administrator): its signing secret is shown once */
+            201: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookRegistered"];
+                };
+            };
+            /** @description Problem: `malformed_body` */
+            400: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Content-Language": components["headers"]["Content-Language"];
+                    Vary: components["headers"]["Vary"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: `missing_token`, `invalid_token` */
+            401: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Content-Language": components["headers"]["Content-Language"];
+                    Vary: components["headers"]["Vary"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: `admin_required` */
+            403: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Content-Language": components["headers"]["Content-Language"];
+                    Vary: components["headers"]["Vary"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: `webhook_limit` */
+            409: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Content-Language": components["headers"]["Content-Language"];
+                    Vary: components["headers"]["Vary"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: `payload_too_large` */
+            413: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Content-Language": components["headers"]["Content-Language"];
+                    Vary: components["headers"]["Vary"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: `unsupported_media_type` */
+            415: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Content-Language": components["headers"]["Content-Language"];
+                    Vary: components["headers"]["Vary"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: `invalid_request`, `webhook_address_refused` */
+            422: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Content-Language": components["headers"]["Content-Language"];
+                    Vary: components["headers"]["Vary"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: `store_unavailable` */
+            503: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Content-Language": components["headers"]["Content-Language"];
+                    Vary: components["headers"]["Vary"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    listDeadLetters: {
+        parameters: {
+            query?: {
+                /** @description At most this many (50). */
+                limit?: number;
+                /** @description The `next_cursor` of the previous page, as it came (none: the newest). */
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The messages that failed every delivery attempt (administrator), newest first */
+            200: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DeadLetterPage"];
+                };
+            };
+            /** @description Problem: `missing_token`, `invalid_token` */
+            401: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Content-Language": components["headers"]["Content-Language"];
+                    Vary: components["headers"]["Vary"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: `admin_required` */
+            403: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Content-Language": components["headers"]["Content-Language"];
+                    Vary: components["headers"]["Vary"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: `invalid_request` */
+            422: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Content-Language": components["headers"]["Content-Language"];
+                    Vary: components["headers"]["Vary"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: `store_unavailable` */
+            503: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Content-Language": components["headers"]["Content-Language"];
+                    Vary: components["headers"]["Vary"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    redeliverDeadLetter: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                dead_letter_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deliver a dead letter again, with its webhook-id, from the first attempt (administrator) */
+            202: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Redelivery"];
+                };
+            };
+            /** @description Problem: `missing_token`, `invalid_token` */
+            401: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Content-Language": components["headers"]["Content-Language"];
+                    Vary: components["headers"]["Vary"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: `admin_required` */
+            403: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Content-Language": components["headers"]["Content-Language"];
+                    Vary: components["headers"]["Vary"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: `dead_letter_not_found`, `webhook_not_found` */
+            404: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Content-Language": components["headers"]["Content-Language"];
+                    Vary: components["headers"]["Vary"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: `payload_too_large` */
+            413: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Content-Language": components["headers"]["Content-Language"];
+                    Vary: components["headers"]["Vary"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: `unsupported_media_type` */
+            415: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Content-Language": components["headers"]["Content-Language"];
+                    Vary: components["headers"]["Vary"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: `store_unavailable` */
+            503: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Content-Language": components["headers"]["Content-Language"];
+                    Vary: components["headers"]["Vary"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                webhook_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A webhook endpoint (administrator), without its secret */
+            200: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Webhook"];
+                };
+            };
+            /** @description Problem: `missing_token`, `invalid_token` */
+            401: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Content-Language": components["headers"]["Content-Language"];
+                    Vary: components["headers"]["Vary"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: `admin_required` */
+            403: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Content-Language": components["headers"]["Content-Language"];
+                    Vary: components["headers"]["Vary"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: `webhook_not_found` */
+            404: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Content-Language": components["headers"]["Content-Language"];
+                    Vary: components["headers"]["Vary"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: `store_unavailable` */
+            503: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Content-Language": components["headers"]["Content-Language"];
+                    Vary: components["headers"]["Vary"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    deleteWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                webhook_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Delete a webhook endpoint and its delivery log (administrator) */
+            204: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Problem: `missing_token`, `invalid_token` */
+            401: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Content-Language": components["headers"]["Content-Language"];
+                    Vary: components["headers"]["Vary"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: `admin_required` */
+            403: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Content-Language": components["headers"]["Content-Language"];
+                    Vary: components["headers"]["Vary"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: `webhook_not_found` */
+            404: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Content-Language": components["headers"]["Content-Language"];
+                    Vary: components["headers"]["Vary"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: `store_unavailable` */
+            503: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Content-Language": components["headers"]["Content-Language"];
+                    Vary: components["headers"]["Vary"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    updateWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                webhook_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UpdateWebhookRequest"];
+            };
+        };
+        responses: {
+            /** @description Pause or resume a webhook endpoint (administrator) */
+            200: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Webhook"];
+                };
+            };
+            /** @description Problem: `malformed_body` */
+            400: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Content-Language": components["headers"]["Content-Language"];
+                    Vary: components["headers"]["Vary"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: `missing_token`, `invalid_token` */
+            401: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Content-Language": components["headers"]["Content-Language"];
+                    Vary: components["headers"]["Vary"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: `admin_required` */
+            403: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Content-Language": components["headers"]["Content-Language"];
+                    Vary: components["headers"]["Vary"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: `webhook_not_found` */
+            404: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Content-Language": components["headers"]["Content-Language"];
+                    Vary: components["headers"]["Vary"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: `payload_too_large` */
+            413: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Content-Language": components["headers"]["Content-Language"];
+                    Vary: components["headers"]["Vary"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: `unsupported_media_type` */
+            415: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Content-Language": components["headers"]["Content-Language"];
+                    Vary: components["headers"]["Vary"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: `invalid_request` */
+            422: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Content-Language": components["headers"]["Content-Language"];
+                    Vary: components["headers"]["Vary"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: `store_unavailable` */
+            503: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Content-Language": components["headers"]["Content-Language"];
+                    Vary: components["headers"]["Vary"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    listWebhookDeliveries: {
+        parameters: {
+            query?: {
+                /** @description At most this many (50). */
+                limit?: number;
+                /** @description The `next_cursor` of the previous page, as it came (none: the newest). */
+                cursor?: string;
+            };
+            header?: never;
+            path: {
+                webhook_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A webhook endpoint's delivery attempts (administrator), newest first */
+            200: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookDeliveryPage"];
+                };
+            };
+            /** @description Problem: `missing_token`, `invalid_token` */
+            401: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Content-Language": components["headers"]["Content-Language"];
+                    Vary: components["headers"]["Vary"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: `admin_required` */
+            403: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Content-Language": components["headers"]["Content-Language"];
+                    Vary: components["headers"]["Vary"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: `webhook_not_found` */
+            404: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Content-Language": components["headers"]["Content-Language"];
+                    Vary: components["headers"]["Vary"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: `invalid_request` */
+            422: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Content-Language": components["headers"]["Content-Language"];
+                    Vary: components["headers"]["Vary"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: `store_unavailable` */
             503: {
                 headers: {
                     "X-Request-ID": components["headers"]["X-Request-ID"];

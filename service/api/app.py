@@ -31,9 +31,11 @@ from service.base.texts import Text
 from service.games import Games
 from service.identity import IdentityVerifier
 from service.jobs.queue import enqueue, queue_connection, schedule_timeout, worker_health
+from service.jobs.webhook_queue import enqueue_delivery
 from service.store import Store
 from service.store.fanout import Fanout
 from service.store.faults import store_fault
+from service.store.webhooks import WebhookMessage
 
 Endpoint = Callable[[Request], Awaitable[Response]]
 
@@ -193,7 +195,11 @@ def create_app(settings: Settings | None = None) -> Starlette:
                 schedule_timeout, sync_redis, bot_queue, game_id, version, seconds, remind_in
             )
 
+        async def enqueue_webhook(message: WebhookMessage) -> None:
+            await run_in_threadpool(enqueue_delivery, sync_redis, settings, message)
+
         app.state.games = Games(store, settings, metrics, enqueue_bot, schedule_timer)
+        app.state.games.use_webhook_queue(enqueue_webhook)
         # Streams read through a hub with a Redis pool of its own: they never hold a request's connection.
         streams = Fanout.from_url(
             settings.redis_url,
@@ -244,7 +250,7 @@ def create_app(settings: Settings | None = None) -> Starlette:
             Middleware(
                 CORSMiddleware,
                 allow_origins=[o.strip() for o in settings.cors_origins.split(",") if o.strip()],
-                allow_methods=["GET", "POST", "DELETE", "OPTIONS"],
+                allow_methods=["GET", "POST", "PATCH", "DELETE", "OPTIONS"],  # PATCH: updateWebhook
                 allow_headers=[
                     "Authorization",
                     "Content-Type",

@@ -11,9 +11,10 @@ them): never rename one. Three kinds, by where the number comes from:
   they happened and their exception class, bot decision time (observed in the worker process), and
   fetches of the trusted JWT issuers' keys by issuer and outcome (``service/identity/``).
 - **Read from Redis at scrape time**, with a bounded cost (a fixed number of commands, never a scan):
-  unfinished games (the 16 shards of ``atout:opengames``), and per RQ queue its depth and the age of
-  its oldest job (``LLEN`` and the first job's ``enqueued_at``). With several API replicas each
-  reports the same values: aggregate them with ``max``, not ``sum``.
+  unfinished games (the 16 shards of ``atout:opengames``), per RQ queue (the bots' and the webhooks')
+  its depth and the age of its oldest job (``LLEN`` and the first job's ``enqueued_at``), and the
+  webhook dead letters (``XLEN``). With several API replicas each reports the same values:
+  aggregate them with ``max``, not ``sum``.
 
 Processes. With ``PROMETHEUS_MULTIPROC_DIR`` set (``atout serve`` sets it for its uvicorn workers
 and the workers it supervises), every process writes its values to files there and ``/metrics``
@@ -97,8 +98,9 @@ class _Snapshot(Collector):
 
 
 async def scrape_redis(state: Any) -> CollectorRegistry:
-    """Unfinished games, and depth and oldest job's age per bot queue: a fixed number of commands
-    (two pipelined round trips to the queues' Redis, one to the games'), at most ``SCRAPE_TIMEOUT``."""
+    """Unfinished games, depth and oldest job's age per queue, and the webhook dead letters: a fixed
+    number of commands (two pipelined round trips to the queues' Redis, two to the games'), at most
+    ``SCRAPE_TIMEOUT``."""
 
     up = GaugeMetricFamily("atout_store_up", "1 when this scrape could read Redis, else 0.")
     families: list[Metric] = [up]
@@ -108,7 +110,7 @@ async def scrape_redis(state: Any) -> CollectorRegistry:
     if store is None or settings is None or sync_redis is None:  # the app is not started
         up.add_metric([], 0)
         return _registry(families)
-    names = bot_queues(settings.bot_queue)
+    names = bot_queues(settings.bot_queue, "all", settings.webhook_queue)
 
     async def unfinished() -> int:
         cutoff = f"({time.time()!r}"  # scored by expiry: the expired ones are not counted
@@ -119,8 +121,10 @@ async def scrape_redis(state: Any) -> CollectorRegistry:
         return sum(int(n) for n in replies)
 
     try:
-        games, queues = await asyncio.wait_for(
-            asyncio.gather(unfinished(), run_in_threadpool(queue_stats, sync_redis, names)),
+        games, queues, dead = await asyncio.wait_for(
+            asyncio.gather(
+                unfinished(), run_in_threadpool(queue_stats, sync_redis, names), store.count_dead_letters()
+            ),
             SCRAPE_TIMEOUT,
         )
     except Exception as exc:  # Redis down or slow: say so, and serve the other metrics
@@ -141,7 +145,13 @@ async def scrape_redis(state: Any) -> CollectorRegistry:
     for name, (length, oldest) in queues.items():
         depth.add_metric([name], length)
         age.add_metric([name], oldest)
-    families += [active, depth, age]
+    dead_letters = GaugeMetricFamily(
+        "atout_webhook_dead_letters",
+        "Webhook messages in the dead-letter list (at most ATOUT_WEBHOOK_DEAD_LETTERS, about): each failed "
+        "every attempt; redeliver them once their receiver is fixed.",
+    )
+    dead_letters.add_metric([], dead)
+    families += [active, depth, age, dead_letters]
     return _registry(families)
 
 

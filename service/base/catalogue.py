@@ -93,8 +93,8 @@ _ENTRIES = (
     ErrorCode("admin_required", 403, Retry.NO,
         "Only the administrator may do this",
         "Seul l'administrateur peut faire cela",
-        "A chosen seed or explicit deal, deleting a bot account, or /metrics where only the administrator "
-        "may read it.",
+        "A chosen seed or explicit deal, deleting a bot account, managing webhooks, or /metrics where only "
+        "the administrator may read it.",
         "Leave out `seed` and `deal` (add your own `client_seed` when you join), or use the administrator "
         "token.",
     ),
@@ -292,6 +292,33 @@ _ENTRIES = (
         "Register a bot again (POST /v1/bots).",
     ),
     *PLAYER_ENTRIES,  # service/base/catalogue_players.py
+    # --- webhooks (the administrator's endpoints) ------------------------------------------------------
+    ErrorCode("webhook_not_found", 404, Retry.NO,
+        "No such webhook endpoint",
+        "Point de terminaison de webhook introuvable",
+        "No webhook endpoint has this id: it never existed or was deleted.",
+        "List the endpoints (GET /v1/admin/webhooks) or register one.",
+    ),
+    ErrorCode("dead_letter_not_found", 404, Retry.NO,
+        "No such dead letter",
+        "Lettre morte introuvable",
+        "No dead letter has this id: it was redelivered already, or dropped as older than the last "
+        "`ATOUT_WEBHOOK_DEAD_LETTERS`.",
+        "List the dead letters (GET /v1/admin/webhooks/dead-letters) and use an id from the list.",
+    ),
+    ErrorCode("webhook_address_refused", 422, Retry.NO,
+        "The webhook URL's host is not a public address",
+        "L'hôte de l'URL du webhook n'est pas une adresse publique",
+        "The URL's host does not resolve, or resolves to a loopback, private, link-local or other "
+        "non-public address, which this server does not send to (`ATOUT_WEBHOOK_ALLOW_PRIVATE`).",
+        "Register a URL whose host resolves to public addresses only.",
+    ),
+    ErrorCode("webhook_limit", 409, Retry.NO,
+        "Too many webhook endpoints",
+        "Trop de points de terminaison de webhook",
+        "As many webhook endpoints are registered as `ATOUT_WEBHOOK_MAX_ENDPOINTS` allows (`limit`).",
+        "Delete an endpoint you no longer use (DELETE /v1/admin/webhooks/{id}), then register again.",
+    ),
     # --- the server ------------------------------------------------------------------------------------
     ErrorCode("internal_error", 500, Retry.ONCE,
         "Internal error",

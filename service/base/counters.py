@@ -1,5 +1,6 @@
 """The process's own Prometheus counters: errors by problem code, Redis faults by where they
-happened, bot decision time, fetches of the JWT issuers' keys. Counted where no app is at hand (any
+happened, bot decision time, fetches of the JWT issuers' keys, webhook messages and deliveries.
+Counted where no app is at hand (any
 layer); ``service.api.metrics`` serves them with the app's own metrics, and a worker serves them
 itself (:func:`serve_worker_metrics`).
 
@@ -59,6 +60,28 @@ BOT_DECISION = Histogram(
     buckets=(0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.0, 5.0, 10.0),
 )
 
+WEBHOOK_MESSAGES = Counter(
+    "atout_webhook_messages",
+    "Webhook messages enqueued (one per subscribed endpoint), by event type, where the game code emits them.",
+    ["event"],
+    registry=PROCESS,
+)
+WEBHOOK_DELIVERIES = Counter(
+    "atout_webhook_deliveries",
+    "Webhook delivery attempts, in the worker, by event type and outcome: delivered (2xx), retried (failed, "
+    "another attempt scheduled), dead (failed its last attempt: dead-lettered), refused (the endpoint's "
+    "address is not public, or it is paused: dead-lettered, nothing sent).",
+    ["event", "outcome"],
+    registry=PROCESS,
+)
+WEBHOOK_DURATION = Histogram(
+    "atout_webhook_delivery_seconds",
+    "Time a webhook delivery attempt took (resolution, connection, the receiver's answer), by outcome.",
+    ["outcome"],
+    registry=PROCESS,
+    buckets=(0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0),
+)
+
 _error_children: dict[tuple[str, str], Any] = {}
 
 
@@ -82,6 +105,15 @@ def count_jwks_fetch(issuer: str, outcome: str) -> None:
 
 def observe_bot_decision(game: str, level: str, seconds: float) -> None:
     BOT_DECISION.labels(game, level).observe(seconds)
+
+
+def count_webhook_message(event: str) -> None:
+    WEBHOOK_MESSAGES.labels(event).inc()
+
+
+def observe_webhook_delivery(event: str, outcome: str, seconds: float) -> None:
+    WEBHOOK_DELIVERIES.labels(event, outcome).inc()
+    WEBHOOK_DURATION.labels(outcome).observe(seconds)
 
 
 # --- a worker's own endpoint ------------------------------------------------------------------

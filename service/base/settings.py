@@ -10,6 +10,7 @@ from pydantic import AfterValidator, AliasChoices, Field, model_validator
 from pydantic_settings import SettingsConfigDict
 
 from service.base.player_settings import PlayerSettings
+from service.base.webhook_settings import WebhookSettings
 
 DAY = 24 * 3600
 
@@ -26,9 +27,9 @@ def _rate_text(value: str) -> str:
 RateText = Annotated[str, AfterValidator(_rate_text)]
 
 
-class Settings(PlayerSettings):
+class Settings(PlayerSettings, WebhookSettings):
     """Environment variables: ``REDIS_URL`` and ``ATOUT_*`` (those of players in
-    :mod:`service.base.player_settings`)."""
+    :mod:`service.base.player_settings`, the webhooks' in :mod:`service.base.webhook_settings`)."""
 
     model_config = SettingsConfigDict(env_prefix="ATOUT_", extra="ignore", populate_by_name=True)
 
@@ -50,8 +51,9 @@ class Settings(PlayerSettings):
     )
     queue_url: str | None = Field(
         default=None,
-        description="Plain Redis of the RQ queues (bot turns, turn timers, the watchdog's set); unset: "
-        "`REDIS_URL`. Required with `ATOUT_REDIS_CLUSTER` (RQ does not speak Cluster).",
+        description="Plain Redis of the RQ queues (bot turns, turn timers, webhook deliveries, the "
+        "watchdog's set); unset: `REDIS_URL`. Required with `ATOUT_REDIS_CLUSTER` (RQ does not speak "
+        "Cluster).",
     )
     redis_wait_replicas: int = Field(
         default=1,
@@ -232,7 +234,8 @@ class Settings(PlayerSettings):
         default=2000,
         ge=10,
         description="Most fields an operation may resolve: each field costs 1 times the sizes of the lists "
-        "around it (games 50 or its limit, seats 5, actions 50, events 50), fragments expanded.",
+        "around it (games 50 or its limit, seats 5, actions 50, events 50, webhooks, deliveries and "
+        "deadLetters 50 or their limit), fragments expanded.",
     )
     graphql_max_value_depth: int = Field(
         default=32, ge=2, description="Deepest nesting of lists and objects in an argument literal."

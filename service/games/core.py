@@ -266,6 +266,15 @@ class GameCore:
             turn = self.account_turn(record, m, record.version)
             if turn is not None and not told:
                 await self.store.notify_account(*turn)
+            pid = owner_player(turn[0]) if turn is not None else None
+            if pid is not None:  # a person: the app's backend may wake their phone (never their cards)
+                seat = m.to_act
+                facts = {"game_id": record.id, "game": record.game, "seat": seat, "version": record.version}
+                await self.emit_webhook(
+                    "your_turn",
+                    {**facts, "player_id": pid, "deadline": self.deadline(record)},
+                    key=f"{record.id}:{record.version}:{seat}",
+                )
         elif record.status == STATUS_FINISHED:
             for owner in sorted({s.owner for s in record.seats if s.owner}):
                 notice = {
@@ -275,6 +284,25 @@ class GameCore:
                     "version": record.version,
                 }
                 await self.store.notify_account(owner, notice)
+            players = [owner_player(s.owner) for s in record.seats]
+            if any(players):
+                finished = {"game_id": record.id, "game": record.game, "version": record.version}
+                await self.emit_webhook(
+                    "game_finished",
+                    {**finished, "winners": m.winners or [], "player_ids": players},
+                    key=f"{record.id}:over",
+                )
+
+    @staticmethod
+    def deadline(record: GameRecord) -> float | None:
+        """When the turn of ``record``'s seat to act runs out (the move that gave it, plus the clock)."""
+        seconds = record.extra.get("turn_seconds")
+        return record.updated_at + int(seconds) if seconds else None
+
+    async def emit_webhook(self, event_type: str, data: dict[str, Any], *, key: str | None = None) -> str:
+        """Tell the app backends' webhooks of a player's event (service/games/webhooks.py sends it;
+        here, a process without webhooks, nothing)."""
+        return ""
 
     async def _notify_players(self, owners: Sequence[str], notice: dict[str, Any]) -> None:
         """Tell each player among ``owners`` (seat owners; bot accounts are skipped) ``notice``."""

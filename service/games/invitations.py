@@ -48,6 +48,13 @@ class Invitations(Lobby):
                 headers={"Retry-After": "3600"},
             )
         await self._notify_players([player_owner(invitee)], {"type": "invitation", **invitation})
+        sent = {k: invitation[k] for k in ("invitation_id", "game_id", "game", "expires_at")}
+        from_player = invitation["from_player"] or None
+        await self.emit_webhook(
+            "invitation",
+            {**sent, "player_id": invitee, "from_player_id": from_player},
+            key=str(invitation["invitation_id"]),
+        )
         return {**invitation, "from_name": await self.store.player_name(str(invitation["from_player"]))}
 
     async def my_invitations(self, token: str | None) -> list[dict[str, Any]]:

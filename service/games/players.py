@@ -321,9 +321,13 @@ class Players(GameCore):
         owner = record.seats[seat].owner if seat is not None else ""
         if seat is None or owner_player(owner) is None:
             return "no player to act"
-        deadline = record.updated_at + int(record.extra.get("turn_seconds", 0))
+        deadline = self.deadline(record)
         notice = {"type": "reminder", "game_id": gid, "seat": seat, "version": version, "deadline": deadline}
         await self._notify_players([owner], notice)
+        facts = {"game_id": gid, "game": record.game, "seat": seat, "version": version, "deadline": deadline}
+        await self.emit_webhook(
+            "reminder", {**facts, "player_id": owner_player(owner)}, key=f"{gid}:{version}"
+        )
         return "reminded"
 
     async def open_player_stream(self, token: str | None, after: str | None, name: str) -> tuple[str, str]:

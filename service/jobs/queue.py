@@ -73,10 +73,15 @@ def queue_for(queue_name: str, level: str) -> str:
     return f"{queue_name}-expert" if level == "expert" else queue_name
 
 
-def queues(queue_name: str, which: str = "all") -> list[str]:
-    return {"fast": [queue_name], "expert": [f"{queue_name}-expert"]}.get(
+def queues(queue_name: str, which: str = "all", webhook_queue: str | None = None) -> list[str]:
+    """The queues ``which`` names (``fast``, ``expert``, ``all``); with ``webhook_queue``, ``webhooks``
+    names it alone and ``all`` ends with it (a worker takes its queues in order: bot turns first)."""
+    bots = {"fast": [queue_name], "expert": [f"{queue_name}-expert"]}.get(
         which, [queue_name, f"{queue_name}-expert"]
     )
+    if webhook_queue is None or which in ("fast", "expert"):
+        return bots
+    return [webhook_queue] if which == "webhooks" else [*bots, webhook_queue]
 
 
 def enqueue(

@@ -21,9 +21,11 @@ from service.base.problems import ProblemError
 from service.base.settings import Settings, get_settings
 from service.games import Games
 from service.jobs.queue import DUE_KEY, due_member, enqueue, queue_connection, schedule_timeout
+from service.jobs.webhook_queue import enqueue_delivery
 from service.store import Store
 from service.store.faults import store_fault
 from service.store.keys import STATUS_ACTIVE
+from service.store.webhooks import WebhookMessage
 from workers import bots as strategies
 
 
@@ -69,9 +71,10 @@ def play_turn(game_id: str, version: int) -> str:
     return _counting_faults(job)
 
 
-class _Runtime:
-    """One event loop, Redis pool and Games per worker process, reused by every job: a bot's
-    reply then costs milliseconds, not a new loop and new connections per move."""
+class Runtime:
+    """One event loop, Redis pool and Games per worker process, reused by every job (a bot's turn, a
+    webhook delivery): a bot's reply then costs milliseconds, not a new loop and new connections per
+    move."""
 
     def __init__(self, settings: Settings) -> None:
 
@@ -87,7 +90,11 @@ class _Runtime:
         async def schedule_next(gid: str, v: int, seconds: int, remind_in: int | None) -> None:
             schedule_timeout(self.sync, settings.bot_queue, gid, v, seconds, remind_in)
 
+        async def enqueue_webhook(message: WebhookMessage) -> None:
+            enqueue_delivery(self.sync, settings, message)
+
         self.games = Games(self.store, settings, enqueue_bot=enqueue_next, schedule_timer=schedule_next)
+        self.games.use_webhook_queue(enqueue_webhook)  # a bot's move may give a person the turn
 
     def close(self) -> None:
         """Release the loop and both Redis clients (a worker process keeps its runtime for life)."""
@@ -114,7 +121,7 @@ class _Runtime:
         return record.seats[seat].kind.partition(":")[2]
 
 
-_runtimes: dict[str, _Runtime] = {}
+_runtimes: dict[str, Runtime] = {}
 
 
 def close_runtimes() -> None:
@@ -125,15 +132,15 @@ def close_runtimes() -> None:
         _runtimes.popitem()[1].close()
 
 
-def runtime() -> _Runtime:
+def runtime() -> Runtime:
     settings = get_settings()
     key = f"{settings.redis_url}|{settings.bot_queue}|{settings.bot_budget}"
     if key not in _runtimes:
-        _runtimes[key] = _Runtime(settings)
+        _runtimes[key] = Runtime(settings)
     return _runtimes[key]
 
 
-async def _play_turn(rt: _Runtime, game_id: str, version: int, timer: bool = False) -> str:
+async def _play_turn(rt: Runtime, game_id: str, version: int, timer: bool = False) -> str:
     store, games, settings = rt.store, rt.games, rt.settings
     record = await store.load(game_id)
     if record is None or record.version != version or record.status != STATUS_ACTIVE:

@@ -148,7 +148,7 @@ def serve(args: argparse.Namespace) -> int:
                     ],
                     os.environ.copy(),
                 )
-                for which in ("fast", "expert")
+                for which in ("fast", "expert", "webhooks")
             ]
             supervisor = Supervisor(workers, last=[redis_child], max_backoff=settings.supervisor_max_backoff)
             supervisor.start()
@@ -200,8 +200,9 @@ def serve(args: argparse.Namespace) -> int:
 
 
 def worker(args: argparse.Namespace) -> int:
-    """Run one RQ worker for bot turns and turn timers against REDIS_URL; its maintenance also
-    re-enqueues bot turns stuck past ``ATOUT_BOT_TURN_TIMEOUT`` (``service.jobs.watchdog``)."""
+    """Run one RQ worker for bot turns, turn timers and webhook deliveries (``--queues``) against
+    REDIS_URL, with RQ's scheduler (turn timers and webhook retries are scheduled jobs); its maintenance
+    also re-enqueues bot turns stuck past ``ATOUT_BOT_TURN_TIMEOUT`` (``service.jobs.watchdog``)."""
 
     settings = get_settings()
     if not settings.redis_url:
@@ -226,7 +227,7 @@ def worker(args: argparse.Namespace) -> int:
     connection = queue_connection(settings)
     rq_queues = [
         Queue(name, connection=connection, serializer=JSONSerializer)
-        for name in queues(settings.bot_queue, args.queues)
+        for name in queues(settings.bot_queue, args.queues, settings.webhook_queue)
     ]
     # Bot code is pure and short: run jobs in this process (one loop and Redis pool for all of them)
     # rather than forking a work horse per move, unless --fork asks for isolation.
@@ -320,7 +321,7 @@ def parser() -> argparse.ArgumentParser:
     s.add_argument("--port", type=int, default=None)
     s.add_argument("--workers", type=int, default=1, help="uvicorn worker processes")
     s.set_defaults(func=serve)
-    w = sub.add_parser("worker", help="run an RQ worker for bot turns and turn timers")
+    w = sub.add_parser("worker", help="run an RQ worker for bot turns, turn timers and webhook deliveries")
     w.add_argument("--burst", action="store_true", help="exit when the queue is empty")
     w.add_argument("--fork", action="store_true", help="run each job in a forked work horse (RQ's default)")
     w.add_argument(
@@ -331,9 +332,10 @@ def parser() -> argparse.ArgumentParser:
     )
     w.add_argument(
         "--queues",
-        choices=["all", "fast", "expert"],
+        choices=["all", "fast", "expert", "webhooks"],
         default="all",
-        help="fast: random and heuristic bots and turn timers; expert: expert bots; all: both, fast first",
+        help="fast: random and heuristic bots and turn timers; expert: expert bots; webhooks: webhook "
+        "deliveries; all: every queue, in that order",
     )
     w.set_defaults(func=worker)
     o = sub.add_parser("openapi", help="print the OpenAPI document")

@@ -31,6 +31,14 @@ A seat's ``owner`` names the account that holds it: a bot account's id, or ``pla
 (:func:`player_owner`), so one notice path (a move's commit telling the account to act next) serves
 both kinds of account.
 
+Webhooks (service/store/webhooks.py), every key under the one hash tag ``{hooks}`` (a registration or
+a delete is one script over several of them; there are few endpoints): ``atout:webhooks:{hooks}``
+(the endpoints' ids, scored by creation), ``atout:webhook:{hooks}:<id>`` (an endpoint: URL, event
+types, secret), ``atout:webhookevent:{hooks}:<type>`` (the enabled endpoints of an event type),
+``atout:webhooklog:{hooks}:<id>`` (an endpoint's delivery log, a capped stream),
+``atout:webhookdead:{hooks}`` (the dead letters, a capped stream) and
+``atout:webhooksent:{hooks}:<id>:<message>`` (a keyed message enqueued for an endpoint, for an hour).
+
 No command names two hash tags, so none ever names two Cluster slots.
 """
 
@@ -153,3 +161,24 @@ def hash_token(token: str) -> str:
     """What the store keeps of a seat token, an invite code or a bot's API key: its SHA-256, never the
     secret itself."""
     return hashlib.sha256(token.encode()).hexdigest()
+
+
+WEBHOOK_ID = re.compile(r"^wh_[0-9a-f]{16}$")  # an endpoint's id, as service/games/webhooks.py makes it
+WEBHOOKS_INDEX = "atout:webhooks:{hooks}"
+WEBHOOK_DEAD = "atout:webhookdead:{hooks}"
+
+
+def webhook_key(wid: str) -> str:
+    return f"atout:webhook:{{hooks}}:{wid}"
+
+
+def webhook_event_key(event_type: str) -> str:
+    return f"atout:webhookevent:{{hooks}}:{event_type}"
+
+
+def webhook_log_key(wid: str) -> str:
+    return f"atout:webhooklog:{{hooks}}:{wid}"
+
+
+def webhook_sent_key(wid: str, message_id: str) -> str:
+    return f"atout:webhooksent:{{hooks}}:{wid}:{message_id}"

@@ -67,10 +67,10 @@ def test_serve_without_redis_url_runs_embedded_redis_and_a_worker(tmp_path: Path
         redis_url = (tmp_path / "redis" / "redis.url").read_text().strip()
         connection = redis.Redis.from_url(redis_url)
         deadline = time.monotonic() + 60
-        while len(Worker.all(connection=connection)) < 2 and time.monotonic() < deadline:
+        while len(Worker.all(connection=connection)) < 3 and time.monotonic() < deadline:
             time.sleep(0.1)
         names = sorted(q for w in Worker.all(connection=connection) for q in w.queue_names())
-        assert names == ["atout-bots", "atout-bots-expert"]  # one worker per queue
+        assert names == ["atout-bots", "atout-bots-expert", "atout-webhooks"]  # one worker per queue
         connection.close()
     finally:
         proc.send_signal(signal.SIGINT)
@@ -152,7 +152,7 @@ def test_nothing_outlives_a_killed_serve(tmp_path: Path) -> None:
         int(p)
         for p in (Path("/proc") / str(proc.pid) / "task" / str(proc.pid) / "children").read_text().split()
     ]
-    assert len(children) == 3  # redis-server and two workers
+    assert len(children) == 4  # redis-server and three workers (fast, expert, webhooks)
     proc.kill()
     proc.wait()
     deadline = time.monotonic() + 60

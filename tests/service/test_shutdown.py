@@ -261,9 +261,9 @@ def assert_stopped_cleanly(served: Served, every: list[int], signame: str) -> st
     assert not noise_in(log), f"{noise_in(log)} in the log of a {signame} shutdown"
     events = events_of(log)
     stopped = {e["child"]: e for e in events if e["event"] == "child_stopped"}
-    assert set(stopped) == {"worker-fast", "worker-expert", "redis-server"}, stopped
+    assert set(stopped) == {"worker-fast", "worker-expert", "worker-webhooks", "redis-server"}, stopped
     assert all(e["exit_code"] == 0 for e in stopped.values()), stopped
-    assert len([e for e in events if e["event"] == "worker_stopped"]) == 2
+    assert len([e for e in events if e["event"] == "worker_stopped"]) == 3
     names = [e["event"] for e in events]
     assert "embedded_redis_stopped" in names
     assert next(e for e in events if e["event"] == "embedded_redis_stopped")["exit_code"] == 0
@@ -302,7 +302,7 @@ def test_a_signal_stops_serve_cleanly_streams_told_to_reconnect_and_bot_turns_fi
     rng = random.Random(int(signum) * 10 + len(delivery))
     with serving(tmp_path) as served, httpx.Client(base_url=served.base, timeout=20) as http:
         connection = redis_of(tmp_path)
-        wait_for(lambda: len(Worker.all(connection=connection)) == 2, "both workers")
+        wait_for(lambda: len(Worker.all(connection=connection)) == 3, "the three workers")
         connection.close()
         table = bots_game(http)
         a_bot_moves(table, rng)  # the fast worker plays
@@ -315,7 +315,7 @@ def test_a_signal_stops_serve_cleanly_streams_told_to_reconnect_and_bot_turns_fi
         gid, version = expert_turn_in_progress(served)  # the expert worker is busy
         every = descendants(served.proc.pid)
         served.pids += every
-        assert len(every) >= 5, every  # redis-server, two workers and their RQ schedulers
+        assert len(every) >= 7, every  # redis-server, three workers and their RQ schedulers
         send(served.proc, signum, delivery)
         assert served.proc.wait(90) == 0
         streams.join()
@@ -349,7 +349,7 @@ def test_sigterm_after_a_redis_restart_still_stops_the_workers_before_redis(tmp_
         wait_for(lambda: child_pid(served.proc.pid, "redis-server") not in (None, old), "a new redis-server")
         wait_for(lambda: http.get("/readyz").status_code == 200, "the API to reach the restarted Redis")
         connection = redis_of(tmp_path)
-        wait_for(lambda: len(Worker.all(connection=connection)) == 2, "both workers to be back")
+        wait_for(lambda: len(Worker.all(connection=connection)) == 3, "the three workers to be back")
         connection.close()
         expert = child_pid(served.proc.pid, "--queues expert")
         assert expert is not None
@@ -365,7 +365,7 @@ def test_sigterm_after_a_redis_restart_still_stops_the_workers_before_redis(tmp_
     assert_finished_after_the_signal(log, expert, gid, version)
     events = events_of(log)
     stopped = [e["child"] for e in events if e["event"] == "child_stopped"]
-    assert stopped[-1] == "redis-server" and len(stopped) == 3, stopped
+    assert stopped[-1] == "redis-server" and len(stopped) == 4, stopped  # three workers, then Redis
     assert all(e["exit_code"] == 0 for e in events if e["event"] == "child_stopped")
     assert not (served.data_dir / "redis.url").exists()
 

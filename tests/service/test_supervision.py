@@ -151,9 +151,9 @@ def test_a_killed_worker_is_restarted_with_its_scheduler_gone_and_bots_move_agai
 def test_sigterm_stops_every_descendant_and_cleans_up(tmp_path: Path) -> None:
     with serving(tmp_path) as (proc, _, log_path):
         connection = redis_of(tmp_path)
-        wait_for(lambda: len(Worker.all(connection=connection)) == 2, "both workers")
+        wait_for(lambda: len(Worker.all(connection=connection)) == 3, "the three workers")
         connection.close()
-        wait_for(lambda: len(descendants(proc.pid)) >= 5, "redis, two workers and their schedulers")
+        wait_for(lambda: len(descendants(proc.pid)) >= 7, "redis, three workers and their schedulers")
         every = descendants(proc.pid)
         proc.send_signal(signal.SIGTERM)
         assert proc.wait(60) == 0

@@ -42,7 +42,15 @@ from service.base.settings import Settings
 from service.base.texts import Text
 
 # Sizes of the lists of the schema, used when the query gives no `limit` (their resolvers' maximum).
-LIST_FIELDS = {"games": 50, "seats": 5, "actions": 50, "events": 50}
+LIST_FIELDS = {
+    "games": 50,
+    "seats": 5,
+    "actions": 50,
+    "events": 50,
+    "webhooks": 50,
+    "deliveries": 50,
+    "deadLetters": 50,
+}
 INTROSPECTION_FIELDS = frozenset({"__schema", "__type"})
 SHORTER = Text("send a shorter document")
 # Costs saturate here: comparisons with the limit stay exact and the numbers stay small.

@@ -1,5 +1,6 @@
 """The ``Mutation`` root: create, join, leave and rematch a game, register and delete a bot account,
-and submit an action; each checks its arguments with the REST rules and answers the REST codes.
+submit an action, and the administrator's webhooks (:mod:`service.api.graphql.webhooks`); each checks
+its arguments with the REST rules and answers the REST codes.
 
 The resolvers are plain functions given to ``strawberry.mutation(resolver=…)``, the typed form (see
 :mod:`service.api.graphql.queries`).
@@ -19,6 +20,7 @@ from schema.actions import Action
 from schema.bodies import CLIENT_SEED, CreateGameRequest
 from schema.graphql_models import NoAction, action_of, camel, given, options_of
 from service.api.graphql.context import games_of, guarded, token_of
+from service.api.graphql.webhooks import MUTATIONS as WEBHOOKS
 from service.api.limits import refuse_unsafe_names
 from service.api.problems import invalid_request, problem_error
 from service.api.ratelimit import counted_graphql, rate_limit_graphql
@@ -205,3 +207,7 @@ class Mutation:
         resolver=resolve_submit_action,
         description="Submit an action for the caller's seat (same rules as REST).",
     )
+    register_webhook = WEBHOOKS["register_webhook"]
+    update_webhook = WEBHOOKS["update_webhook"]
+    delete_webhook = WEBHOOKS["delete_webhook"]
+    redeliver_dead_letter = WEBHOOKS["redeliver_dead_letter"]

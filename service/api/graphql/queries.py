@@ -1,4 +1,5 @@
-"""The ``Query`` root: a game, the open games, the rules, and a seat's view and legal actions.
+"""The ``Query`` root: a game, the open games, the rules, a seat's view and legal actions, and the
+administrator's webhooks (:mod:`service.api.graphql.webhooks`).
 
 The resolvers are plain functions given to ``strawberry.field(resolver=…)``: that form is typed (the
 field is the resolver's return type), where Strawberry types the decorator form ``@strawberry.field(…)``
@@ -12,6 +13,7 @@ from strawberry.types import Info
 
 from schema import graphql_types as t
 from service.api.graphql.context import games_of, guarded, token_of
+from service.api.graphql.webhooks import QUERIES as WEBHOOKS
 from service.api.problems import problem_error
 from service.base.problems import ProblemError
 
@@ -75,3 +77,7 @@ class Query:
     legal_actions = strawberry.field(
         resolver=resolve_legal_actions, description="The caller's legal actions (needs the seat token)."
     )
+    webhooks = WEBHOOKS["webhooks"]
+    webhook = WEBHOOKS["webhook"]
+    webhook_deliveries = WEBHOOKS["webhook_deliveries"]
+    webhook_dead_letters = WEBHOOKS["webhook_dead_letters"]

@@ -1,9 +1,12 @@
-"""Every REST endpoint: the games' and bots' (:mod:`service.api.rest.table`) and the players'
-(:mod:`service.api.rest.player_ops`), the one list the routes and the OpenAPI document read."""
+"""Every REST endpoint: the games' and bots' (:mod:`service.api.rest.table`), the players'
+(:mod:`service.api.rest.player_ops`) and the webhooks' (:mod:`service.api.rest.webhook_table`), the one
+list the routes and the OpenAPI document read."""
 
 from __future__ import annotations
 
+from service.api.rest.operation import Op
 from service.api.rest.player_ops import PLAYER_OPS
-from service.api.rest.table import GAME_OPS, Op
+from service.api.rest.table import GAME_OPS
+from service.api.rest.webhook_table import WEBHOOK_OPS
 
-OPS: tuple[Op, ...] = (*GAME_OPS, *PLAYER_OPS)
+OPS: tuple[Op, ...] = (*GAME_OPS, *PLAYER_OPS, *WEBHOOK_OPS)

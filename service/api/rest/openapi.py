@@ -19,8 +19,8 @@ from starlette.responses import JSONResponse, Response
 from schema.bodies import Problem
 from service.api.rest.endpoints import OPS
 from service.api.rest.headers import HEADERS, IF_NONE_MATCH, NOT_MODIFIED, answer_headers
+from service.api.rest.operation import EVERY_OPERATION, Op
 from service.api.rest.streams import NDJSON
-from service.api.rest.table import EVERY_OPERATION, Op
 from service.base.problems import CODES, PROBLEM_JSON
 
 API_VERSION = "1.0.0"
@@ -183,6 +183,8 @@ def _responses(op: Op, refs: Refs) -> dict[str, Any]:
 
 
 def _security(op: Op) -> list[dict[str, list[str]]]:
+    if op.auth == "admin":
+        return [{"adminToken": []}]
     if op.auth == "seat":
         return [{"seatToken": []}]
     if op.auth == "player":
@@ -266,6 +268,11 @@ def openapi_document() -> dict[str, Any]:
                     "scheme": "bearer",
                     "description": "A player's token from createPlayer, or a JWT of an identity provider the "
                     "operator trusts (ATOUT_JWT_ISSUERS).",
+                },
+                "adminToken": {
+                    "type": "http",
+                    "scheme": "bearer",
+                    "description": "The administrator token (`ATOUT_ADMIN_TOKEN`).",
                 },
             },
         },

@@ -18,6 +18,7 @@ from schema.players import (
     PlayerStreamFrame,
     UpdateMeRequest,
 )
+from service.api.rest.operation import BODY, GAME, LIMITED, SEAT, STREAMS, Op, Param
 from service.api.rest.players import (
     accept_invitation,
     create_player,
@@ -31,7 +32,7 @@ from service.api.rest.players import (
     update_me,
 )
 from service.api.rest.streams import player_stream
-from service.api.rest.table import BODY, GAME, LIMITED, RESUME, RESUME_SCHEMA, SEAT, STREAMS, Op, Param
+from service.api.rest.table import RESUME, RESUME_SCHEMA
 
 # A player's credential: a player token, or an identity provider's JWT (each refusal its own code).
 PLAYER = (

@@ -10,7 +10,7 @@ from starlette.routing import BaseRoute, Route
 from service.api.rest.deprecation import announcing
 from service.api.rest.endpoints import OPS
 from service.api.rest.openapi import openapi_json
-from service.api.rest.table import Endpoint, Op
+from service.api.rest.operation import Endpoint, Op
 
 HOT_PATHS = {"/v1/games/{game_id}/actions", "/v1/games/{game_id}/view"}
 

@@ -2,18 +2,10 @@
 what the OpenAPI document says of it (summary, bodies, problem codes, auth, parameters). The Starlette
 routes (:mod:`service.api.rest.routing`) and the document (:mod:`service.api.rest.openapi`) are both
 read from :data:`service.api.rest.endpoints.OPS` (these, the players' of
-:mod:`service.api.rest.player_ops`), so an endpoint cannot be served without being described, nor
-the reverse."""
+:mod:`service.api.rest.player_ops` and the webhooks' of :mod:`service.api.rest.webhook_table`), so an
+endpoint cannot be served without being described, nor the reverse."""
 
 from __future__ import annotations
-
-from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
-from typing import Any
-
-from pydantic import BaseModel
-from starlette.requests import Request
-from starlette.responses import Response
 
 from schema.bodies import (
     ActionRequest,
@@ -38,7 +30,6 @@ from schema.bodies import (
     ViewResponse,
 )
 from service.api.rest.bots import bot_me, delete_bot, register_bot
-from service.api.rest.deprecation import Deprecation
 from service.api.rest.games import (
     create_game,
     get_game,
@@ -53,60 +44,19 @@ from service.api.rest.games import (
     rules,
 )
 from service.api.rest.headers import CONDITIONAL
+from service.api.rest.operation import (
+    BODY,
+    CAPPED,
+    GAME,
+    LIMITED,
+    SEAT,
+    STREAMS,
+    UPLOAD,
+    Op,
+    Param,
+)
 from service.api.rest.streams import bot_stream, game_events
 from service.store.keys import RESUME_AFTER_PATTERN
-
-Endpoint = Callable[[Request], Awaitable[Response]]
-"""A REST handler: a request in, a response out."""
-
-
-@dataclass(frozen=True)
-class Param:
-    """A query or header parameter an endpoint reads (path parameters are read from the path)."""
-
-    name: str
-    where: str  # "query" or "header"
-    schema: dict[str, Any]
-    description: str
-
-
-@dataclass(frozen=True)
-class Op:
-    """One endpoint: the handler that serves it and what the OpenAPI document says of it. ``errors`` are
-    the problem codes it may answer (grouped by status in the document, which adds EVERY_OPERATION's to
-    each); ``stream`` marks a Server-Sent Events answer, whose ``response`` is the model of one event;
-    ``deprecation`` marks an operation on its way out (service/api/rest/deprecation.py: the document
-    says ``deprecated: true`` and its answers carry ``Deprecation`` and ``Sunset``). ``headers`` names
-    the headers of :data:`service.api.rest.headers.HEADERS` its success answer carries besides every
-    answer's (``X-Request-ID``)."""
-
-    method: str
-    path: str
-    endpoint: Endpoint
-    operation_id: str
-    summary: str
-    tag: str
-    response: type[BaseModel] | None
-    status: int = 200
-    request: type[BaseModel] | None = None
-    errors: tuple[str, ...] = ()
-    auth: str = "none"  # none | optional | seat | player
-    params: tuple[Param, ...] = ()
-    stream: bool = False
-    description: str = ""
-    deprecation: Deprecation | None = None
-    headers: tuple[str, ...] = ()
-
-
-EVERY_OPERATION = ("store_unavailable",)
-GAME = ("game_not_found",)
-# Any POST body: too large (413) or not application/json (415), refused by service.api.limits.
-UPLOAD = ("payload_too_large", "unsupported_media_type")
-BODY = ("malformed_body", "invalid_request", *UPLOAD)
-LIMITED = "rate_limited"  # service.api.ratelimit
-SEAT = ("missing_token", "invalid_token")
-STREAMS = ("too_many_streams", "server_full")  # the caps on open streams (service.store.fanout)
-CAPPED = ("too_many_games", "server_full")  # service.games.quotas: caps on unfinished games
 
 # Where a stream resumes: after a stream id (Redis's ``<ms>-<seq>``), or from the start when empty, as
 # service.store.keys.RESUME_AFTER_PATTERN accepts it.

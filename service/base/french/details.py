@@ -318,4 +318,18 @@ DETAILS: dict[str, str] = {
         "options.{named} sont des options de {other}, pas de {game} : donnez options.{wanted}.",
     "Query parameter {name} must be true or false.":
         "Le paramètre de requête {name} doit valoir true ou false.",
+    # --- webhooks (service/games/webhooks.py) -----------------------------------------------------------
+    "Managing webhooks needs the administrator token.":
+        "Gérer les webhooks demande le jeton d'administrateur.",
+    "The host {host} does not resolve: register the URL once its DNS answers.":
+        "L'hôte {host} ne se résout pas : enregistrez l'URL quand son DNS répondra.",
+    "The host {host} resolves to {address}, which is not a public address: webhooks go to public addresses "
+    "only.":
+        "L'hôte {host} se résout en {address}, qui n'est pas une adresse publique : les webhooks ne vont "
+        "qu'à des adresses publiques.",
+    "{limit} webhook endpoints are registered, the most allowed: delete one first.":
+        "{limit} points de terminaison de webhook sont enregistrés, le maximum permis : supprimez-en un "
+        "d'abord.",
+    "There is no webhook endpoint {wid!r}.": "Il n'y a pas de point de terminaison de webhook {wid!r}.",
+    "There is no dead letter {dead_id!r}.": "Il n'y a pas de lettre morte {dead_id!r}.",
 }  # fmt: skip

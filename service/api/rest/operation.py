@@ -1,0 +1,67 @@
+"""What declares a REST endpoint (:class:`Op`, :class:`Param`) and the problem codes many of them share:
+apart from the table of endpoints (:mod:`service.api.rest.table`), so that a concern may declare its
+endpoints in a module of its own (:mod:`service.api.rest.webhook_table`) which the table includes."""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from typing import Any
+
+from pydantic import BaseModel
+from starlette.requests import Request
+from starlette.responses import Response
+
+from service.api.rest.deprecation import Deprecation
+
+Endpoint = Callable[[Request], Awaitable[Response]]
+"""A REST handler: a request in, a response out."""
+
+
+@dataclass(frozen=True)
+class Param:
+    """A query or header parameter an endpoint reads (path parameters are read from the path)."""
+
+    name: str
+    where: str  # "query" or "header"
+    schema: dict[str, Any]
+    description: str
+
+
+@dataclass(frozen=True)
+class Op:
+    """One endpoint: the handler that serves it and what the OpenAPI document says of it. ``errors`` are
+    the problem codes it may answer (grouped by status in the document, which adds EVERY_OPERATION's to
+    each); ``stream`` marks a Server-Sent Events answer, whose ``response`` is the model of one event;
+    ``deprecation`` marks an operation on its way out (service/api/rest/deprecation.py: the document
+    says ``deprecated: true`` and its answers carry ``Deprecation`` and ``Sunset``). ``headers`` names
+    the headers of :data:`service.api.rest.headers.HEADERS` its success answer carries besides every
+    answer's (``X-Request-ID``)."""
+
+    method: str
+    path: str
+    endpoint: Endpoint
+    operation_id: str
+    summary: str
+    tag: str
+    response: type[BaseModel] | None
+    status: int = 200
+    request: type[BaseModel] | None = None
+    errors: tuple[str, ...] = ()
+    auth: str = "none"  # none | optional | seat | player | admin (the administrator token alone)
+    params: tuple[Param, ...] = ()
+    stream: bool = False
+    description: str = ""
+    deprecation: Deprecation | None = None
+    headers: tuple[str, ...] = ()
+
+
+EVERY_OPERATION = ("store_unavailable",)
+GAME = ("game_not_found",)
+# Any POST body: too large (413) or not application/json (415), refused by service.api.limits.
+UPLOAD = ("payload_too_large", "unsupported_media_type")
+BODY = ("malformed_body", "invalid_request", *UPLOAD)
+LIMITED = "rate_limited"  # service.api.ratelimit
+SEAT = ("missing_token", "invalid_token")
+STREAMS = ("too_many_streams", "server_full")  # the caps on open streams (service.store.fanout)
+CAPPED = ("too_many_games", "server_full")  # service.games.quotas: caps on unfinished games
