@@ -375,7 +375,7 @@ def test_prod_workers_per_queue_scaled_by_keda_on_their_rq_list() -> None:
         for d in of_kind(objects, "Deployment")
         if d["metadata"]["name"] != "atout-api"
     }
-    assert set(workers) == {"atout-worker-fast", "atout-worker-expert"}
+    assert set(workers) == {"atout-worker-fast", "atout-worker-expert", "atout-worker-webhooks"}
     scaled = {s["spec"]["scaleTargetRef"]["name"]: s for s in of_kind(objects, "ScaledObject")}
     assert set(scaled) == set(workers)
     assert bot_queue == Settings().bot_queue
@@ -383,14 +383,14 @@ def test_prod_workers_per_queue_scaled_by_keda_on_their_rq_list() -> None:
         (container,) = containers(deployment)
         which = container["args"][container["args"].index("--queues") + 1]
         assert name == f"atout-worker-{which}"
-        (queue,) = queues(bot_queue, which)
+        (queue,) = queues(bot_queue, which, Settings().webhook_queue)
         (trigger,) = scaled[name]["spec"]["triggers"]
         assert trigger["type"] == "redis"
         assert trigger["metadata"]["listName"] == f"rq:queue:{queue}"
         assert int(trigger["metadata"]["listLength"]) >= 1
         assert scaled[name]["spec"]["minReplicaCount"] >= 1  # turn timers run on the fast queue
         assert scaled[name]["spec"]["maxReplicaCount"] > scaled[name]["spec"]["minReplicaCount"]
-    assert {f"rq:queue:{q}" for q in queues(bot_queue)} == {
+    assert {f"rq:queue:{q}" for q in queues(bot_queue, "all", Settings().webhook_queue)} == {
         s["spec"]["triggers"][0]["metadata"]["listName"] for s in scaled.values()
     }
 
