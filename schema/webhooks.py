@@ -15,6 +15,7 @@ a field as optional, never rename or remove one."""
 from __future__ import annotations
 
 from datetime import UTC, datetime
+from enum import StrEnum
 from typing import Annotated, Literal, get_args
 
 from pydantic import BaseModel, BeforeValidator, Field, field_validator
@@ -204,9 +205,16 @@ class WebhookList(BaseModel):
     webhooks: list[Webhook]
 
 
-DeliveryError = Literal[
-    "timeout", "connection_failed", "protocol_error", "dns_failed", "address_refused", "endpoint_disabled"
-]
+class DeliveryError(StrEnum):
+    """Why an attempt got no answer. A named schema (not an inline enum): client generators name an
+    inline enum after its property, and ``Error`` is a word Swift reserves."""
+
+    TIMEOUT = "timeout"
+    CONNECTION_FAILED = "connection_failed"
+    PROTOCOL_ERROR = "protocol_error"
+    DNS_FAILED = "dns_failed"
+    ADDRESS_REFUSED = "address_refused"
+    ENDPOINT_DISABLED = "endpoint_disabled"
 
 
 class WebhookDelivery(BaseModel):
@@ -235,7 +243,7 @@ class DeadLetter(BaseModel):
     message_id: str
     event_type: EventType
     attempts: int
-    error: str = Field(description="The last attempt's error, or `status <code>`.")
+    error: str = Field(title="Last error", description="The last attempt's error, or `status <code>`.")
     at: float = Field(description="POSIX seconds.")
     payload: WebhookPayload
 

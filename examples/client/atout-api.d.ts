@@ -907,7 +907,7 @@ export interface components {
             /** Attempts */
             attempts: number;
             /**
-             * Error
+             * Last error
              * @description The last attempt's error, or `status <code>`.
              */
             error: string;
@@ -998,6 +998,13 @@ export interface components {
              */
             version: number;
         };
+        /**
+         * DeliveryError
+         * @description Why an attempt got no answer. A named schema (not an inline enum): client generators name an
+         *     inline enum after its property, and ``Error`` is a word Swift reserves.
+         * @enum {string}
+         */
+        DeliveryError: "timeout" | "connection_failed" | "protocol_error" | "dns_failed" | "address_refused" | "endpoint_disabled";
         /** DiscardAction */
         DiscardAction: {
             /**
@@ -4046,11 +4053,8 @@ export interface components {
              * @description The receiver's HTTP status (2xx: delivered); null: no answer.
              */
             status: number | null;
-            /**
-             * Error
-             * @description Why there was no answer (null when there was one).
-             */
-            error: ("timeout" | "connection_failed" | "protocol_error" | "dns_failed" | "address_refused" | "endpoint_disabled") | null;
+            /** @description Why there was no answer (null when there was one). */
+            error: components["schemas"]["DeliveryError"] | null;
             /** Duration Ms */
             duration_ms: number;
             /**
