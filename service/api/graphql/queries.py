@@ -1,4 +1,5 @@
-"""The ``Query`` root: a game, the open games, the rules, and a seat's view and legal actions.
+"""The ``Query`` root: a game, the open games, the rules, a seat's view and legal actions, and the
+player's own record, games and invitations (:mod:`service.api.graphql.players`).
 
 The resolvers are plain functions given to ``strawberry.field(resolver=…)``: that form is typed (the
 field is the resolver's return type), where Strawberry types the decorator form ``@strawberry.field(…)``
@@ -12,6 +13,7 @@ from strawberry.types import Info
 
 from schema import graphql_types as t
 from service.api.graphql.context import games_of, guarded, token_of
+from service.api.graphql.players import resolve_me, resolve_my_games, resolve_my_invitations
 from service.api.problems import problem_error
 from service.base.problems import ProblemError
 
@@ -74,4 +76,17 @@ class Query:
     )
     legal_actions = strawberry.field(
         resolver=resolve_legal_actions, description="The caller's legal actions (needs the seat token)."
+    )
+    me = strawberry.field(
+        resolver=resolve_me,
+        description="The player you are: your bearer is a player token (createPlayer) or a JWT of your "
+        "app's identity provider.",
+    )
+    my_games = strawberry.field(
+        resolver=resolve_my_games,
+        description="Your games a page at a time: those where it is your turn first, then waiting or in "
+        "play, then over (`status`: only those). Pass a page's `nextCursor` as `cursor` for the next.",
+    )
+    my_invitations = strawberry.field(
+        resolver=resolve_my_invitations, description="Your open invitations, soonest to expire first."
     )
