@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Annotated, Any
 
 import strawberry
 
@@ -169,6 +169,13 @@ class LegalActions:
 class CreateGameResult:
     game: Game
     invite_code: str | None
+
+
+CLIENT_SEED_DOC = (
+    "Your own entropy (up to 64 printable ASCII characters), mixed into every hand's seed (docs/fairness.md)."
+)
+ClientSeed = Annotated[str, strawberry.argument(description=CLIENT_SEED_DOC)]
+"""A join's ``clientSeed`` argument (joinSeat, rematch, acceptInvitation)."""
 
 
 @strawberry.type(description="The seat token is shown once: send it as `Authorization: Bearer <token>`.")

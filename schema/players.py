@@ -3,6 +3,7 @@ record, their list of games, invitations, and the frames of the player's stream.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, RootModel
@@ -44,6 +45,19 @@ class Me(BaseModel):
     guest: bool = Field(description="True until the player is linked to an identity of the app's provider.")
     identity: Identity | None = None
     created_at: float
+
+
+def me_of(pid: str, player: Mapping[str, str]) -> Me:
+    """The player ``pid`` as the API shows them, from their stored record (REST and GraphQL alike)."""
+    issuer = player.get("issuer", "")
+    return Me(
+        player_id=pid,
+        name=player.get("name", ""),
+        locale=player.get("locale", ""),
+        guest=not issuer,
+        identity=Identity(issuer=issuer, subject=player.get("subject", "")) if issuer else None,
+        created_at=float(player.get("created_at", "0")),
+    )
 
 
 class UpdateMeRequest(Model):
@@ -107,6 +121,7 @@ class PlayerNotice(BaseModel):
     id: str
     type: Literal["your_turn", "invitation", "game_started", "game_over", "rematch_offered", "reminder"]
     game_id: str
+    game: str | None = Field(default=None, description="With invitation: the game played at the table.")
     version: int | None = None
     seat: int | None = Field(default=None, description="With your_turn and reminder: your seat to act.")
     view: View | None = Field(default=None, description="With your_turn: that seat's view.")

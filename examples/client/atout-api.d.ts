@@ -2938,6 +2938,11 @@ export interface components {
             type: "game_over" | "game_started" | "invitation" | "rematch_offered" | "reminder" | "your_turn";
             /** Game Id */
             game_id: string;
+            /**
+             * Game
+             * @description With invitation: the game played at the table.
+             */
+            game?: string | null;
             /** Version */
             version?: number | null;
             /**

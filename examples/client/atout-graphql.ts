@@ -235,3 +235,36 @@ export type EventsSubscription = { gameEvents:
         | { __typename: 'PlayAction', card: string, noTrump: boolean | null, type: string }
       > }
    };
+
+export type CreatePlayerMutationVariables = Exact<{
+  name: string;
+  locale: string;
+}>;
+
+
+export type CreatePlayerMutation = { createPlayer: { playerId: string, name: string, token: string } };
+
+export type MyGamesQueryVariables = Exact<{
+  cursor?: string | null | undefined;
+}>;
+
+
+export type MyGamesQuery = { myGames: { nextCursor: string | null, games: Array<{ gameId: string, game: string, status: string, seat: number, toAct: number | null, yourTurn: boolean, updatedAt: number }> } };
+
+export type MyEventsSubscriptionVariables = Exact<{
+  after?: string | null | undefined;
+}>;
+
+
+export type MyEventsSubscription = { myEvents: { id: string, type: string, gameId: string, version: number | null, seat: number | null, winners: Array<number> | null, invitationId: string | null, fromName: string | null, rematchId: string | null, deadline: number | null, legalActions: Array<
+      | { __typename: 'BidAction', tricks: number | null, suit: string | null, points: number | null, type: string }
+      | { __typename: 'CallPartnerAction', card: string, type: string }
+      | { __typename: 'DiscardTemplate', count: number, from: Array<string>, type: string }
+      | { __typename: 'ExchangeAction', discard: string, type: string }
+      | { __typename: 'GoAloneAction', type: string }
+      | { __typename: 'KeepAction', type: string }
+      | { __typename: 'NameTrumpAction', suit: string | null, type: string }
+      | { __typename: 'OrderUpAction', type: string }
+      | { __typename: 'PassAction', type: string }
+      | { __typename: 'PlayAction', card: string, noTrump: boolean | null, type: string }
+    > | null } };

@@ -6,7 +6,12 @@ import type {
   ActMutationVariables,
   ActionInput,
   ActMutation,
+  CreatePlayerMutation,
+  CreatePlayerMutationVariables,
   EventsSubscription,
+  MyEventsSubscription,
+  MyGamesQuery,
+  MyGamesQueryVariables,
   SeatQuery,
   SeatQueryVariables,
 } from "./atout-graphql";
@@ -78,9 +83,47 @@ export const EVENTS = /* GraphQL */ `
   ${LEGAL}
 `;
 
+// A player (issue 23): a guest made once, its token kept on the device; every table it joins with that
+// token as bearer is its own, and one subscription brings its turns in all of them.
+export const CREATE_PLAYER = /* GraphQL */ `
+  mutation CreatePlayer($name: String!, $locale: String!) {
+    createPlayer(name: $name, locale: $locale) { playerId name token }
+  }
+`;
+
+export const MY_GAMES = /* GraphQL */ `
+  query MyGames($cursor: String) {
+    myGames(cursor: $cursor, limit: 20) {
+      games { gameId game status seat toAct yourTurn updatedAt }
+      nextCursor
+    }
+  }
+`;
+
+export const MY_EVENTS = /* GraphQL */ `
+  subscription MyEvents($after: String) {
+    myEvents(after: $after) {
+      id
+      type
+      gameId
+      version
+      seat
+      legalActions { ...Legal }
+      winners
+      invitationId
+      fromName
+      rematchId
+      deadline
+    }
+  }
+  ${LEGAL}
+`;
+
 export type View = SeatQuery["view"]["view"];
 export type LegalAction = NonNullable<SeatQuery["view"]["legalActions"]>[number];
 export type StreamEvent = EventsSubscription["gameEvents"];
+export type PlayerNotice = MyEventsSubscription["myEvents"];
+export type MyGame = MyGamesQuery["myGames"]["games"][number];
 
 interface GraphQLAnswer<T> {
   data?: T | null;
@@ -105,6 +148,24 @@ export async function request<T, V>(base: string, token: string | null, query: s
   const error = answer.errors?.[0];
   if (error || !answer.data) throw new AtoutGraphQLError(error?.extensions?.code ?? "unknown", error?.message ?? "");
   return answer.data;
+}
+
+/** A guest player: keep `token` (shown once) and send it as the bearer of every request. */
+export async function createPlayer(base: string, name: string, locale: string): Promise<CreatePlayerMutation["createPlayer"]> {
+  const made = await request<CreatePlayerMutation, CreatePlayerMutationVariables>(base, null, CREATE_PLAYER, { name, locale });
+  return made.createPlayer;
+}
+
+/** Every game of the player, your turn first, a page at a time. */
+export async function myGames(base: string, token: string): Promise<MyGame[]> {
+  const games: MyGame[] = [];
+  let cursor: string | null = null;
+  do {
+    const page: MyGamesQuery = await request<MyGamesQuery, MyGamesQueryVariables>(base, token, MY_GAMES, { cursor });
+    games.push(...page.myGames.games);
+    cursor = page.myGames.nextCursor;
+  } while (cursor !== null);
+  return games;
 }
 
 export function seat(base: string, token: string, gameId: string): Promise<SeatQuery> {
@@ -187,6 +248,29 @@ export async function playOurTurns(base: string, token: string, gameId: string, 
     turn = next ? { version: next.version, legal: next.legalActions } : null;
   }
   return moves;
+}
+
+/** A player's turn, from a `your_turn` notice of `myEvents` (in any of its games: `gameId`). */
+export function turnOfNotice(notice: PlayerNotice): Turn | null {
+  if (notice.type !== "your_turn" || notice.version === null || notice.legalActions === null) return null;
+  return { version: notice.version, legal: notice.legalActions };
+}
+
+export function onNotice(notice: PlayerNotice): string {
+  switch (notice.type) {
+    case "your_turn":
+      return `our turn in ${notice.gameId}: ${notice.legalActions?.length ?? 0} legal actions`;
+    case "invitation":
+      return `${notice.fromName ?? "someone"} invites us to ${notice.gameId} (invitation ${notice.invitationId ?? ""})`;
+    case "game_over":
+      return `${notice.gameId} is over: seats ${notice.winners?.join(", ") ?? ""} won`;
+    case "rematch_offered":
+      return `a rematch of ${notice.gameId}: ${notice.rematchId ?? ""}`;
+    case "reminder":
+      return `our turn in ${notice.gameId} runs out at ${notice.deadline ?? ""}`;
+    default:
+      return notice.type;
+  }
 }
 
 export function onEvent(event: StreamEvent): string {

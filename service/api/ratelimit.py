@@ -7,7 +7,7 @@ and one per client address; a request must pass both:
 - ``join``: POST /v1/games/{id}/join and ``joinSeat`` (``ATOUT_RATE_JOIN``, ...);
 - ``act``: POST /v1/games/{id}/actions and ``submitAction`` (``ATOUT_RATE_ACT``, ...);
 - ``register_bot``: POST /v1/bots and ``registerBot`` (``ATOUT_RATE_REGISTER_BOT``, ...);
-- ``create_player``: POST /v1/players and ``createGuest`` (``ATOUT_RATE_CREATE_PLAYER``, ...);
+- ``create_player``: POST /v1/players and ``createPlayer`` (``ATOUT_RATE_CREATE_PLAYER``, ...);
 - ``open_stream``: the SSE/NDJSON streams and the GraphQL subscriptions (``ATOUT_RATE_OPEN_STREAM``, ...).
 
 Rates are written in the `limits` library's notation (``600/minute``, ``10/second;300/hour``) and

@@ -71,8 +71,11 @@ def encode_my_games_cursor(position: tuple[int, float, str]) -> str:
     return MY_GAMES_PREFIX + base64.urlsafe_b64encode(raw).rstrip(b"=").decode("ascii")
 
 
-def decode_my_games_cursor(cursor: str) -> tuple[int, float, str]:
-    """The position a player's list cursor names; 422 ``invalid_request`` otherwise."""
+def decode_my_games_cursor(
+    cursor: str, where: tuple[str, ...] = ("query", "cursor")
+) -> tuple[int, float, str]:
+    """The position a player's list cursor names; 422 ``invalid_request`` otherwise (``where`` as in
+    :func:`decode_cursor`)."""
     value = _json_of(cursor[len(MY_GAMES_PREFIX) :]) if cursor.startswith(MY_GAMES_PREFIX) else None
     match value:
         case [int() as rank, float() | int() as changed, str() as game_id] if (
@@ -83,4 +86,4 @@ def decode_my_games_cursor(cursor: str) -> tuple[int, float, str]:
             and GAME_ID.fullmatch(game_id)
         ):
             return rank, float(changed), game_id
-    raise not_a_cursor(("query", "cursor"))
+    raise not_a_cursor(where)

@@ -205,8 +205,8 @@ class Lobby(Players):
                 record, seat, hash_token(token), name or account_name, "", owner, client_seed
             )
         except (SeatTaken, AlreadySeated, ProblemError) as error:
-            if indexed and pid is not None:
-                await self.store.forget_player_game(pid, gid)
+            if indexed and pid is not None and not isinstance(error, AlreadySeated):
+                await self.store.forget_player_game(pid, gid)  # (a seat held: the game stays listed)
             if isinstance(error, AlreadySeated):
                 raise ProblemError(
                     "already_seated",

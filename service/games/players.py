@@ -65,6 +65,21 @@ class MyGame:
         return (self.rank, -self.updated_at, self.game_id)
 
 
+GAME_STATUSES = (STATUS_WAITING, STATUS_ACTIVE, STATUS_FINISHED)
+
+
+def game_status(status: str | None, where: tuple[str, ...]) -> str | None:
+    """The status a player's list is filtered by (None: every game); anything else is 422
+    ``invalid_request`` (``where`` locates the parameter in the problem's ``errors``)."""
+    if status is not None and status not in GAME_STATUSES:
+        raise ProblemError(
+            "invalid_request",
+            "status is one of waiting, active, finished.",
+            errors=[{"loc": list(where), "msg": "not a game status", "type": "enum"}],
+        )
+    return status
+
+
 def player_required(token: str | None) -> ProblemError:
     """401: ``missing_token`` when the request sent no credential at all, ``invalid_token`` when it
     sent one that is no player's (a seat token or a bot's key is not a player)."""
@@ -219,14 +234,20 @@ class Players(GameCore):
         await self.store.update_player(pid, {"issuer": identity.issuer, "subject": identity.subject})
 
     async def my_games(
-        self, token: str | None, status: str | None, cursor: str | None, limit: int
+        self,
+        token: str | None,
+        status: str | None,
+        cursor: str | None,
+        limit: int,
+        where: tuple[str, ...] = ("query", "cursor"),
     ) -> tuple[list[MyGame], str | None]:
         """A page of the caller's games, those where it is their turn first, then those waiting or
         running, then those over; each group most recently changed first. ``next_cursor`` resumes
         after the page's last game (a game whose turn changed between pages may move groups: a
-        client that wants the order of one moment reads from the start)."""
+        client that wants the order of one moment reads from the start). A ``cursor`` this server
+        did not give is 422 ``invalid_request`` (``where``: the parameter's place, for ``errors``)."""
         pid, _ = await self.require_player(token)
-        after = decode_my_games_cursor(cursor) if cursor else None
+        after = decode_my_games_cursor(cursor, where) if cursor else None
         games = [g for g in await self.games_of_player(pid) if status is None or g.status == status]
         games.sort(key=lambda g: g.position)
         if after is not None:

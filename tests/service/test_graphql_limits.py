@@ -314,6 +314,31 @@ def test_a_limit_given_as_a_variable_weighs_the_list() -> None:
         check_document(document, QueryLimits(max_cost=11), {"n": 11})
 
 
+@pytest.mark.parametrize("page", ["gamesPage", "myGames"])
+def test_a_page_weighs_by_its_limit_and_its_games_are_counted_once(page: str) -> None:
+    """A page of 100 games costs what 100 games cost (not 100 times 50): its `limit` sizes its list,
+    the same through a fragment on the page's type."""
+    kind = {"gamesPage": "GamePage", "myGames": "MyGamesPage"}[page]
+    # 1 + 100 x (games + status + version + nextCursor) = 401
+    plain = f"{{ {page}(limit: 100) {{ games {{ status version }} nextCursor }} }}"
+    fragment = f"fragment P on {kind} {{ games {{ status version }} nextCursor }}"
+    spread = f"{fragment} {{ {page}(limit: 100) {{ ...P }} }}"
+    inline = f"{{ {page}(limit: 100) {{ ... on {kind} {{ games {{ status version }} nextCursor }} }} }}"
+    for query in (plain, spread, inline):
+        check_query(query, QueryLimits(max_cost=401))
+        with pytest.raises(ProblemError, match="costs 401"):
+            check_query(query, QueryLimits(max_cost=400))
+    # without a limit, the page's most (50); `games` outside a page still weigh as a list
+    check_query(f"{{ {page} {{ games {{ status version }} nextCursor }} }}", QueryLimits(max_cost=201))
+    with pytest.raises(ProblemError, match="costs 51"):
+        check_query("{ games { id } }", QueryLimits(max_cost=50))
+
+
+def test_my_invitations_weigh_as_the_most_a_player_holds() -> None:
+    with pytest.raises(ProblemError, match="costs 201"):
+        check_query("{ myInvitations { invitationId gameId } }", QueryLimits(max_cost=200))
+
+
 def test_the_introspection_query_is_14_deep() -> None:
     check_query(get_introspection_query(), QueryLimits(max_depth=14))
     with pytest.raises(ProblemError, match="depth is 14"):

@@ -8,9 +8,10 @@ Requests that are not GraphQL-shaped (bad JSON, a batch, a mutation over GET, an
 are answered with ``application/problem+json``, as REST answers them.
 
 The modules, by concern: ``context`` (what resolvers read off the request), ``queries``, ``mutations``
-and ``subscriptions`` (the three roots), ``errors`` (a code for every error), ``limits`` (the bounds of
-a document), ``schema`` (the schema and its SDL) and ``transport`` (the ASGI app over HTTP and
-WebSocket). ``python -m service.api.graphql`` prints the SDL (``schema/schema.graphql``).
+and ``subscriptions`` (the three roots), ``players`` (the players' queries and mutations), ``errors`` (a
+code for every error), ``limits`` (the bounds of a document), ``schema`` (the schema and its SDL) and
+``transport`` (the ASGI app over HTTP and WebSocket). ``python -m service.api.graphql`` prints the SDL
+(``schema/schema.graphql``).
 """
 
 from service.api.graphql.schema import build_schema, sdl

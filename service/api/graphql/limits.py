@@ -12,7 +12,8 @@ while parsing (graphql-core stops the lexer at ``max_tokens``), then the counts,
 
 Depth and cost keep the meaning of the former Strawberry ``QueryDepthLimiter`` and cost rule: the
 root fields are at depth 0 and each nested selection set adds 1; every field costs 1 times the sizes of
-the lists enclosing it (``games`` 50 or its ``limit``, ``seats`` 5, ``actions`` and ``events`` 50).
+the lists enclosing it (``games`` 50 or its ``limit``, ``seats`` 5, ``actions`` and ``events`` 50,
+``myInvitations`` 100; a page, ``gamesPage`` or ``myGames``, 50 or its ``limit``, and its ``games`` 1).
 Introspection fields count like any other, so the introspection query obeys the same limits.
 """
 
@@ -41,7 +42,10 @@ from service.base.problems import ProblemError
 from service.base.settings import Settings
 from service.base.texts import Text
 
-# Sizes of the lists of the schema, used when the query gives no `limit` (their resolvers' maximum).
+# Sizes of the lists of the schema, used when the query gives no `limit` (their resolvers' maximum;
+# `myInvitations`: ATOUT_INVITATIONS_PER_PLAYER's default). A page (`gamesPage`, `myGames`) weighs as
+# its list, by its `limit`: the `games` of a page then weigh 1 (PAGE_TYPES), so a page's list is
+# counted once, with the size the page was asked for.
 LIST_FIELDS = {
     "games": 50,
     "seats": 5,
@@ -50,7 +54,12 @@ LIST_FIELDS = {
     "webhooks": 50,
     "deliveries": 50,
     "deadLetters": 50,
+    "myInvitations": 100,
+    "gamesPage": 50,
+    "myGames": 50,
 }
+PAGES = frozenset({"gamesPage", "myGames"})
+PAGE_TYPES = frozenset({"GamePage", "MyGamesPage"})
 INTROSPECTION_FIELDS = frozenset({"__schema", "__type"})
 SHORTER = Text("send a shorter document")
 # Costs saturate here: comparisons with the limit stay exact and the numbers stay small.
@@ -148,6 +157,7 @@ class _Frame:
         "cost",
         "depth",
         "fragment",
+        "in_page",
         "index",
         "nested",
         "selections",
@@ -161,8 +171,10 @@ class _Frame:
         nested: bool,
         fragment: str | None,
         condition: str | None = None,
+        in_page: bool = False,
     ) -> None:
         self.selections = selections
+        self.in_page = in_page  # the selection set of a page: its `games` weigh 1, the page its size
         self.condition = condition  # an inline fragment's type: `... on EuchreView { … }`
         # The inline fragments of this set by type: one object is of one type, so it costs the sum of
         # its plain fields plus the dearest type's fragments (a view selects each game's fields, an
@@ -245,7 +257,7 @@ class _Check:
         """(depth, cost) of a selection set, with every fragment summed once."""
         if fragment is not None:
             self.active.append(fragment)
-        stack = [_Frame(selections, 1, False, fragment)]
+        stack = [_Frame(selections, 1, False, fragment, in_page=self._on_page(fragment))]
         while True:
             frame = stack[-1]
             if frame.index == len(frame.selections):
@@ -270,10 +282,13 @@ class _Check:
             if isinstance(node, FieldNode):
                 frame.cost = min(COST_CAP, frame.cost + 1)
                 if node.selection_set is not None:
-                    stack.append(_Frame(node.selection_set.selections, self._list_size(node), True, None))
+                    size = 1 if frame.in_page and node.name.value == "games" else self._list_size(node)
+                    page = node.name.value in PAGES
+                    stack.append(_Frame(node.selection_set.selections, size, True, None, in_page=page))
             elif isinstance(node, InlineFragmentNode):
                 condition = node.type_condition.name.value if node.type_condition is not None else None
-                stack.append(_Frame(node.selection_set.selections, 1, False, None, condition))
+                page = frame.in_page if condition is None else condition in PAGE_TYPES
+                stack.append(_Frame(node.selection_set.selections, 1, False, None, condition, page))
             elif isinstance(node, FragmentSpreadNode):
                 name = node.name.value
                 if name in self.done:
@@ -287,7 +302,13 @@ class _Check:
                     )
                 elif name in self.fragments:  # an unknown one is reported by validation
                     self.active.append(name)
-                    stack.append(_Frame(self.fragments[name].selection_set.selections, 1, False, name))
+                    selections = self.fragments[name].selection_set.selections
+                    stack.append(_Frame(selections, 1, False, name, in_page=self._on_page(name)))
+
+    def _on_page(self, fragment: str | None) -> bool:
+        """Whether the fragment ``fragment`` is on a page type (summed alike wherever it is spread)."""
+        definition = self.fragments.get(fragment) if fragment is not None else None
+        return definition is not None and definition.type_condition.name.value in PAGE_TYPES
 
     def _count(self, node: SelectionNode) -> None:
         limits = self.limits

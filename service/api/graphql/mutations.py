@@ -1,6 +1,7 @@
 """The ``Mutation`` root: create, join, leave and rematch a game, register and delete a bot account,
-submit an action, and the administrator's webhooks (:mod:`service.api.graphql.webhooks`); each checks
-its arguments with the REST rules and answers the REST codes.
+submit an action, the players' mutations (:mod:`service.api.graphql.players`) and the administrator's
+webhooks (:mod:`service.api.graphql.webhooks`); each checks its arguments with the REST rules and
+answers the REST codes.
 
 The resolvers are plain functions given to ``strawberry.mutation(resolver=…)``, the typed form (see
 :mod:`service.api.graphql.queries`).
@@ -9,7 +10,7 @@ The resolvers are plain functions given to ``strawberry.mutation(resolver=…)``
 from __future__ import annotations
 
 import re
-from typing import Annotated, Any
+from typing import Any
 
 import strawberry
 from pydantic import TypeAdapter, ValidationError
@@ -20,6 +21,15 @@ from schema.actions import Action
 from schema.bodies import CLIENT_SEED, CreateGameRequest
 from schema.graphql_models import NoAction, action_of, camel, given, options_of
 from service.api.graphql.context import games_of, guarded, token_of
+from service.api.graphql.players import (
+    resolve_accept_invitation,
+    resolve_create_player,
+    resolve_decline_invitation,
+    resolve_delete_me,
+    resolve_invite_player,
+    resolve_link_identity,
+    resolve_update_me,
+)
 from service.api.graphql.webhooks import MUTATIONS as WEBHOOKS
 from service.api.limits import refuse_unsafe_names
 from service.api.problems import invalid_request, problem_error
@@ -28,10 +38,6 @@ from service.base.problems import ProblemError
 from service.base.texts import Text
 
 ACTION = TypeAdapter(Action)
-CLIENT_SEED_DOC = (
-    "Your own entropy (up to 64 printable ASCII characters), mixed into every hand's seed (docs/fairness.md)."
-)
-ClientSeed = Annotated[str, strawberry.argument(description=CLIENT_SEED_DOC)]
 
 
 def check_client_seed(client_seed: str) -> None:
@@ -91,15 +97,18 @@ async def resolve_join_seat(
     seat: int | None = None,
     name: str = "",
     invite_code: str | None = None,
-    client_seed: ClientSeed = "",
+    client_seed: t.ClientSeed = "",
 ) -> t.JoinResult:
     if (seat is not None and not 0 <= seat <= 4) or len(name) > 40:
         raise problem_error(ProblemError("invalid_request", "seat is 0..4 and name at most 40 characters."))
     check_client_seed(client_seed)
-    await rate_limit_graphql(info, "join", await games_of(info).account_token(token_of(info)))
+    credential = token_of(info)  # a bot's API key or a player's credential: the seat is theirs
+    await rate_limit_graphql(info, "join", await games_of(info).account_token(credential))
     refuse_unsafe_names(name=name)
     taken, token, started = await guarded(
-        lambda: games_of(info).join(str(game_id), seat, name, invite_code, client_seed=client_seed)
+        lambda: games_of(info).join(
+            str(game_id), seat, name, invite_code, credential, client_seed=client_seed
+        )
     )
     return t.JoinResult(game_id=game_id, seat=taken, token=token, started=started)
 
@@ -110,7 +119,7 @@ async def resolve_leave_seat(info: Info, game_id: strawberry.ID) -> t.LeaveResul
 
 
 async def resolve_rematch(
-    info: Info, game_id: strawberry.ID, client_seed: ClientSeed = ""
+    info: Info, game_id: strawberry.ID, client_seed: t.ClientSeed = ""
 ) -> t.RematchResult:
     check_client_seed(client_seed)
     games = games_of(info)
@@ -185,7 +194,9 @@ class Mutation:
     )
     join_seat = strawberry.mutation(
         resolver=resolve_join_seat,
-        description="Take a seat (the first open one without `seat`); the token is shown once.",
+        description="Take a seat (the first open one without `seat`); the token is shown once. With a "
+        "player's credential (or a bot's API key) as bearer the seat is theirs: the same credential plays "
+        "it from any device, and one player holds one seat of a table.",
     )
     leave_seat = strawberry.mutation(
         resolver=resolve_leave_seat,
@@ -211,3 +222,35 @@ class Mutation:
     update_webhook = WEBHOOKS["update_webhook"]
     delete_webhook = WEBHOOKS["delete_webhook"]
     redeliver_dead_letter = WEBHOOKS["redeliver_dead_letter"]
+    create_player = strawberry.mutation(
+        resolver=resolve_create_player,
+        description="Create a guest player: its id and token (shown once). Join tables with the token as "
+        "bearer: the seat is the player's. Link the guest to an identity later with linkIdentity.",
+    )
+    update_me = strawberry.mutation(
+        resolver=resolve_update_me,
+        description="Change your display name or locale (omitted: unchanged); seats already taken keep "
+        "the name they were taken with.",
+    )
+    link_identity = strawberry.mutation(
+        resolver=resolve_link_identity,
+        description="Link this guest to an identity of your app's provider (a JWT of a trusted issuer): "
+        "from then on the guest token and the identity's JWTs are the same player.",
+    )
+    delete_me = strawberry.mutation(
+        resolver=resolve_delete_me,
+        description="Delete your account: your credentials stop working, a random bot plays out your "
+        "seats in games not over, and your name leaves every game; true once deleted.",
+    )
+    invite_player = strawberry.mutation(
+        resolver=resolve_invite_player,
+        description="Invite a player, by id, to a table waiting for players (your seat token or player "
+        "credential as bearer); it reaches their `myEvents` and `myInvitations`.",
+    )
+    accept_invitation = strawberry.mutation(
+        resolver=resolve_accept_invitation,
+        description="Accept an invitation: join its table (even a private one) with your player credential.",
+    )
+    decline_invitation = strawberry.mutation(
+        resolver=resolve_decline_invitation, description="Decline an invitation; true once declined."
+    )

@@ -1,5 +1,6 @@
 """The ``Query`` root: a game, the open games, the rules, a seat's view and legal actions, and the
-administrator's webhooks (:mod:`service.api.graphql.webhooks`).
+player's own record, games and invitations (:mod:`service.api.graphql.players`), the administrator's
+webhooks (:mod:`service.api.graphql.webhooks`).
 
 The resolvers are plain functions given to ``strawberry.field(resolver=…)``: that form is typed (the
 field is the resolver's return type), where Strawberry types the decorator form ``@strawberry.field(…)``
@@ -13,6 +14,7 @@ from strawberry.types import Info
 
 from schema import graphql_types as t
 from service.api.graphql.context import games_of, guarded, token_of
+from service.api.graphql.players import resolve_me, resolve_my_games, resolve_my_invitations
 from service.api.graphql.webhooks import QUERIES as WEBHOOKS
 from service.api.problems import problem_error
 from service.base.problems import ProblemError
@@ -81,3 +83,16 @@ class Query:
     webhook = WEBHOOKS["webhook"]
     webhook_deliveries = WEBHOOKS["webhook_deliveries"]
     webhook_dead_letters = WEBHOOKS["webhook_dead_letters"]
+    me = strawberry.field(
+        resolver=resolve_me,
+        description="The player you are: your bearer is a player token (createPlayer) or a JWT of your "
+        "app's identity provider.",
+    )
+    my_games = strawberry.field(
+        resolver=resolve_my_games,
+        description="Your games a page at a time: those where it is your turn first, then waiting or in "
+        "play, then over (`status`: only those). Pass a page's `nextCursor` as `cursor` for the next.",
+    )
+    my_invitations = strawberry.field(
+        resolver=resolve_my_invitations, description="Your open invitations, soonest to expire first."
+    )

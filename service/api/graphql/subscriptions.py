@@ -1,5 +1,6 @@
-"""The ``Subscription`` root: a game's events and a bot account's turns, under the rules of the REST
-streams (the ``after`` cursor, the caps on open streams, the end of a stream that fell behind).
+"""The ``Subscription`` root: a game's events, a bot account's turns and a player's notices, under the
+rules of the REST streams (the ``after`` cursor, the caps on open streams, the end of a stream that
+fell behind).
 
 The resolvers are plain functions given to ``strawberry.subscription(resolver=…)``, the typed form (see
 :mod:`service.api.graphql.queries`).
@@ -7,12 +8,14 @@ The resolvers are plain functions given to ``strawberry.subscription(resolver=�
 
 from __future__ import annotations
 
-from collections.abc import AsyncGenerator
+from collections.abc import AsyncGenerator, Awaitable, Callable
+from typing import Any, TypeVar
 
 import strawberry
 from graphql import GraphQLError
 from strawberry.types import Info
 
+from schema import graphql_players as p
 from schema import graphql_types as t
 from service.api.graphql.context import games_of, token_of
 from service.api.problems import problem_error
@@ -100,27 +103,47 @@ async def resolve_game_events(
     return events()
 
 
-async def resolve_my_turns(info: Info, after: str | None = None) -> AsyncGenerator[t.BotNotice, None]:
+OpenAccount = Callable[[str | None, str | None, str], Awaitable[tuple[str, str]]]
+N = TypeVar("N")
+
+
+async def account_notices(
+    info: Info, open_account: OpenAccount, after: str | None, shape: Callable[[dict[str, Any]], N]
+) -> AsyncGenerator[N, None]:
+    """The notices of the account ``open_account`` finds for the connection's credential (a seat owner:
+    a bot account's id, or ``player:<id>``) after ``after``, each as ``shape`` types it: the loop
+    behind ``myTurns`` and ``myEvents``, as :func:`service.api.rest.streams.account_stream` is behind
+    the REST streams (a ``your_turn`` gains the seat's view and legal actions, or is left out once its
+    game has moved on). It ends when the account is gone, or as a lagged stream does."""
     games = games_of(info)
+    token = token_of(info)
     try:
-        async with counted_graphql(info, "open_stream", token_of(info)):
-            bid, cursor = await games.open_bot_stream(token_of(info), after, "after")
+        async with counted_graphql(info, "open_stream", token):
+            owner, cursor = await open_account(token, after, "after")
     except ProblemError as error:
         raise problem_error(error) from None
-    admissible(info, bid)
+    admissible(info, owner)
     block_ms = info.context["settings"].sse_block_ms
 
-    async def notices() -> AsyncGenerator[t.BotNotice, None]:
-        with stream_slot(info, bid):
+    async def notices() -> AsyncGenerator[N, None]:
+        with stream_slot(info, owner):
             try:
-                async for eid, notice in games.follow_notices(bid, cursor, block_ms):
+                async for eid, notice in games.follow_notices(owner, cursor, block_ms):
                     delivered = await games.account_notice(notice)
                     if delivered is not None:
-                        yield t.BotNotice.of({"id": eid, **delivered})
+                        yield shape({"id": eid, **delivered})
             except StreamLagged as lagged:
                 raise lagged_error(lagged) from None
 
     return notices()
+
+
+async def resolve_my_turns(info: Info, after: str | None = None) -> AsyncGenerator[t.BotNotice, None]:
+    return await account_notices(info, games_of(info).open_bot_stream, after, t.BotNotice.of)
+
+
+async def resolve_my_events(info: Info, after: str | None = None) -> AsyncGenerator[p.PlayerNotice, None]:
+    return await account_notices(info, games_of(info).open_player_stream, after, p.PlayerNotice.of)
 
 
 @strawberry.type
@@ -141,4 +164,11 @@ class Subscription:
         description="For a bot account (its API key in connection_init {Authorization: 'Bearer …'}): "
         "`your_turn` in any of its games with the view and legal actions, and `game_over`; "
         "resume with `after`.",
+    )
+    my_events = strawberry.subscription(
+        resolver=resolve_my_events,
+        description="For a player (a player token or an identity provider's JWT in connection_init "
+        "{Authorization: 'Bearer …'}): one stream for all your games: your turns (with the view and "
+        "legal actions; one whose game has moved on is left out), invitations, games started and over, "
+        "rematches, reminders. Resume with `after` (a notice's `id`): none is missed or repeated.",
     )

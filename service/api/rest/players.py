@@ -10,47 +10,32 @@ from starlette.responses import Response
 from schema.bodies import JoinResponse
 from schema.players import (
     AcceptInvitationRequest,
-    Identity,
     Invitation,
     InvitationList,
     InviteRequest,
     LinkIdentityRequest,
-    Me,
     MyGame,
     MyGamesPage,
     NewPlayerRequest,
     PlayerCreated,
     UpdateMeRequest,
+    me_of,
 )
 from service.api.ratelimit import rate_limit
 from service.api.rest.requests import bearer, games_of, int_query, ok, parse_body
-from service.base.problems import ProblemError
-
-GAME_STATUSES = ("waiting", "active", "finished")
+from service.games.players import DEFAULT_NAME, game_status
 
 
 async def create_player(request: Request) -> Response:
     await rate_limit(request, "create_player")  # per client address: a guest has no credential yet
     body = await parse_body(request, NewPlayerRequest)
     pid, token = await games_of(request).create_guest(body.name, body.locale)
-    return ok(PlayerCreated(player_id=pid, name=body.name or "Player", token=token), 201)
+    return ok(PlayerCreated(player_id=pid, name=body.name or DEFAULT_NAME, token=token), 201)
 
 
 async def get_me(request: Request) -> Response:
     pid, player = await games_of(request).require_player(bearer(request))
     return ok(me_of(pid, player), headers={"Cache-Control": "private, no-store"})
-
-
-def me_of(pid: str, player: dict[str, str]) -> Me:
-    issuer = player.get("issuer", "")
-    return Me(
-        player_id=pid,
-        name=player.get("name", ""),
-        locale=player.get("locale", ""),
-        guest=not issuer,
-        identity=Identity(issuer=issuer, subject=player.get("subject", "")) if issuer else None,
-        created_at=float(player.get("created_at", "0")),
-    )
 
 
 async def update_me(request: Request) -> Response:
@@ -77,13 +62,7 @@ async def delete_me(request: Request) -> Response:
 
 
 async def my_games(request: Request) -> Response:
-    status = request.query_params.get("status")
-    if status is not None and status not in GAME_STATUSES:
-        raise ProblemError(
-            "invalid_request",
-            "status is one of waiting, active, finished.",
-            errors=[{"loc": ["query", "status"], "msg": "not a game status", "type": "enum"}],
-        )
+    status = game_status(request.query_params.get("status"), ("query", "status"))
     limit = int_query(request, "limit", 50, 1, 100) or 50
     page, cursor = await games_of(request).my_games(
         bearer(request), status, request.query_params.get("cursor"), limit

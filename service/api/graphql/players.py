@@ -1,0 +1,128 @@
+"""The resolvers of players, for the ``Query`` and ``Mutation`` roots: create a guest, the player's own
+record (read, change, link to an identity, delete), their list of games, and invitations. Each checks
+its arguments with the REST body's model (``schema.players``), in the order REST does (a stranger is
+refused before anything about the arguments is said), and answers the REST codes. The player's notices
+are the ``myEvents`` subscription (:mod:`service.api.graphql.subscriptions`)."""
+
+from __future__ import annotations
+
+from typing import Any, TypeVar
+
+import strawberry
+from pydantic import BaseModel, ValidationError
+from strawberry.types import Info
+
+from schema import graphql_players as p
+from schema import graphql_types as t
+from schema.players import (
+    AcceptInvitationRequest,
+    Invitation,
+    InviteRequest,
+    LinkIdentityRequest,
+    MyGame,
+    MyGamesPage,
+    NewPlayerRequest,
+    PlayerCreated,
+    UpdateMeRequest,
+    me_of,
+)
+from service.api.graphql.context import games_of, guarded, token_of
+from service.api.problems import invalid_request, problem_error
+from service.api.ratelimit import rate_limit_graphql
+from service.base.problems import ProblemError
+from service.games.players import DEFAULT_NAME, game_status
+
+M = TypeVar("M", bound=BaseModel)
+
+
+def parsed(model: type[M], raw: dict[str, Any]) -> M:
+    """``raw`` (the arguments, by their REST names) validated by the REST body's ``model``: the same
+    rules, and the same 422 ``invalid_request`` with the field in ``errors``."""
+    try:
+        return model.model_validate(raw)
+    except ValidationError as exc:
+        raise problem_error(invalid_request(exc)) from None
+
+
+async def resolve_me(info: Info) -> p.Me:
+    """The caller's player as the API shows it (401 for any other credential)."""
+    pid, player = await guarded(lambda: games_of(info).require_player(token_of(info)))
+    return p.Me.of(me_of(pid, player))
+
+
+async def resolve_create_player(info: Info, name: str = "", locale: str = "") -> p.PlayerCreated:
+    await rate_limit_graphql(info, "create_player")  # per client address: a guest has no credential yet
+    body = parsed(NewPlayerRequest, {"name": name, "locale": locale})
+    pid, token = await games_of(info).create_guest(body.name, body.locale)
+    return p.PlayerCreated.of(PlayerCreated(player_id=pid, name=body.name or DEFAULT_NAME, token=token))
+
+
+async def resolve_update_me(info: Info, name: str | None = None, locale: str | None = None) -> p.Me:
+    games, token = games_of(info), token_of(info)
+    await guarded(lambda: games.require_player(token))
+    body = parsed(UpdateMeRequest, {"name": name, "locale": locale})
+    await guarded(lambda: games.update_me(token, body.name, body.locale))
+    return await resolve_me(info)
+
+
+async def resolve_link_identity(info: Info, identity_token: str) -> p.Me:
+    games, token = games_of(info), token_of(info)
+    await guarded(lambda: games.require_player(token))
+    body = parsed(LinkIdentityRequest, {"identity_token": identity_token})
+    await guarded(lambda: games.link_identity(token, body.identity_token))
+    return await resolve_me(info)
+
+
+async def resolve_delete_me(info: Info) -> bool:
+    await guarded(lambda: games_of(info).delete_me(token_of(info)))
+    return True
+
+
+async def resolve_my_games(
+    info: Info, status: str | None = None, cursor: str | None = None, limit: int = 50
+) -> p.MyGamesPage:
+    try:
+        status = game_status(status, ("status",))
+    except ProblemError as error:
+        raise problem_error(error) from None
+    if not 1 <= limit <= 100:
+        raise problem_error(ProblemError("invalid_request", "limit must be from 1 to 100."))
+    page, next_cursor = await guarded(
+        lambda: games_of(info).my_games(token_of(info), status, cursor, limit, ("cursor",))
+    )
+    games = [MyGame.model_validate(g, from_attributes=True) for g in page]
+    return p.MyGamesPage.of(MyGamesPage(games=games, next_cursor=next_cursor))
+
+
+async def resolve_invite_player(info: Info, game_id: strawberry.ID, player_id: strawberry.ID) -> p.Invitation:
+    games, token, gid = games_of(info), token_of(info), str(game_id)
+    await rate_limit_graphql(info, "join", await games.account_token(token))
+    await guarded(lambda: games.seated(gid, token))  # 401 before an argument's error tells anything
+    body = parsed(InviteRequest, {"player_id": str(player_id)})
+    invitation = await guarded(lambda: games.invite(gid, token, body.player_id))
+    return p.Invitation.of(Invitation.model_validate(invitation))
+
+
+async def resolve_my_invitations(info: Info) -> list[p.Invitation]:
+    held = await guarded(lambda: games_of(info).my_invitations(token_of(info)))
+    return [p.Invitation.of(Invitation.model_validate(i)) for i in held]
+
+
+async def resolve_accept_invitation(
+    info: Info,
+    invitation_id: strawberry.ID,
+    seat: int | None = None,
+    client_seed: t.ClientSeed = "",
+) -> t.JoinResult:
+    games, token = games_of(info), token_of(info)
+    await guarded(lambda: games.require_player(token))
+    body = parsed(AcceptInvitationRequest, {"seat": seat, "client_seed": client_seed})
+    gid, taken, seat_token, started = await guarded(
+        lambda: games.accept_invitation(token, str(invitation_id), body.seat, body.client_seed)
+    )
+    return t.JoinResult(game_id=strawberry.ID(gid), seat=taken, token=seat_token, started=started)
+
+
+async def resolve_decline_invitation(info: Info, invitation_id: strawberry.ID) -> bool:
+    await guarded(lambda: games_of(info).decline_invitation(token_of(info), str(invitation_id)))
+    return True
