@@ -78,7 +78,18 @@ def installed(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
 
 def test_the_wheel_holds_every_static_file(installed: Path) -> None:
     names = zipfile.ZipFile(next((installed.parent / "dist").glob("atout-*.whl"))).namelist()
-    for module in ("app.js", "api.js", "cards.js", "fair.js", "i18n.js", "index.html", "play.css"):
+    for module in (
+        "app.js",
+        "api.js",
+        "cards.js",
+        "dom.js",
+        "fair.js",
+        "i18n.js",
+        "mygames.js",
+        "player.js",
+        "index.html",
+        "play.css",
+    ):
         assert f"service/static/play/{module}" in names
 
 

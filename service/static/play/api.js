@@ -17,6 +17,11 @@
 /** @typedef {Schemas["JoinResponse"]} JoinResponse */
 /** @typedef {Schemas["RematchResponse"]} RematchResponse */
 /** @typedef {Schemas["LogResponse"]} LogResponse */
+/** @typedef {Schemas["PlayerCreated"]} PlayerCreated */
+/** @typedef {Schemas["Me"]} Me */
+/** @typedef {Schemas["MyGame"]} MyGame */
+/** @typedef {Schemas["MyGamesPage"]} MyGamesPage */
+/** @typedef {Schemas["PlayerNotice"]} PlayerNotice */
 
 /** The language of a problem's title and detail: the table's own (sent as Accept-Language). */
 let language = "en";
@@ -27,16 +32,17 @@ export function speak(lang) {
 }
 
 export class ApiError extends Error {
-  /** @param {Problem} problem */
-  constructor(problem) {
+  /** @param {Problem} problem @param {number} status */
+  constructor(problem, status) {
     super(problem.detail);
     this.problem = problem;
+    this.status = status;
   }
 }
 
 /**
  * @template T
- * @param {"GET" | "POST"} method
+ * @param {"GET" | "POST" | "PATCH"} method
  * @param {string} path
  * @param {string | null} token
  * @param {unknown} [body]
@@ -54,7 +60,7 @@ async function call(method, path, token, body) {
   }
   const response = await fetch(path, init);
   const answer = await response.json();
-  if (!response.ok) throw new ApiError(/** @type {Problem} */ (answer));
+  if (!response.ok) throw new ApiError(/** @type {Problem} */ (answer), response.status);
   return /** @type {T} */ (answer);
 }
 
@@ -80,12 +86,56 @@ export function summary(gameId) {
 }
 
 /**
+ * Take a seat with the player's token: the seat is the player's, and the same token plays it from
+ * any tab or device (the answer's seat token is not needed).
  * @param {string} gameId
+ * @param {string} token the player's
  * @param {JoinRequest} request
  * @returns {Promise<JoinResponse>}
  */
-export function join(gameId, request) {
-  return call("POST", `/v1/games/${encodeURIComponent(gameId)}/join`, null, request);
+export function join(gameId, token, request) {
+  return call("POST", `/v1/games/${encodeURIComponent(gameId)}/join`, token, request);
+}
+
+// --- the player: a guest who lasts beyond one table -------------------------------------------
+
+/**
+ * A new guest player; its token is shown once.
+ * @param {string} name
+ * @returns {Promise<PlayerCreated>}
+ */
+export function createPlayer(name) {
+  return call("POST", "/v1/players", null, name ? { name } : {});
+}
+
+/**
+ * @param {string} token
+ * @returns {Promise<Me>}
+ */
+export function me(token) {
+  return call("GET", "/v1/me", token);
+}
+
+/**
+ * @param {string} token
+ * @param {string} name
+ * @returns {Promise<Me>}
+ */
+export function rename(token, name) {
+  return call("PATCH", "/v1/me", token, { name });
+}
+
+/**
+ * A page of the player's games, those where it is their turn first.
+ * @param {string} token
+ * @param {number} limit
+ * @param {string | null} cursor the last page's ``next_cursor``
+ * @returns {Promise<MyGamesPage>}
+ */
+export function myGames(token, limit, cursor) {
+  const query = new URLSearchParams({ limit: String(limit) });
+  if (cursor) query.set("cursor", cursor);
+  return call("GET", `/v1/me/games?${query}`, token);
 }
 
 /**
@@ -130,6 +180,9 @@ export const EVENT_TYPES = [
   "hand_scored", "hand_seed", "match_over", "match_key", "turn", "turn_timed_out",
 ];
 
+/** Every notice type of the player's stream. @type {PlayerNotice["type"][]} */
+export const NOTICE_TYPES = ["your_turn", "invitation", "game_started", "game_over", "rematch_offered", "reminder"];
+
 /** The frames that end a stream early. @type {StreamEnd["type"][]} */
 const ENDS = ["lagged", "resync", "server_closing"];
 
@@ -149,6 +202,28 @@ export function follow(gameId, token, after, onEvent, onEnd) {
   const source = new EventSource(`/v1/games/${encodeURIComponent(gameId)}/events?${query}`);
   for (const type of EVENT_TYPES) {
     source.addEventListener(type, (message) => onEvent(/** @type {GameEvent} */ (JSON.parse(message.data))));
+  }
+  for (const type of ENDS) {
+    source.addEventListener(type, (message) => onEnd(/** @type {StreamEnd} */ (JSON.parse(message.data))));
+  }
+  return source;
+}
+
+/**
+ * Follow the player's notices (their turns in every game, games started and over, rematches,
+ * invitations, reminders) from just after ``after``; the browser resumes with Last-Event-ID.
+ * @param {string} token the player's
+ * @param {string | null} after
+ * @param {(notice: PlayerNotice) => void} onNotice
+ * @param {(end: StreamEnd) => void} onEnd
+ * @returns {EventSource}
+ */
+export function followPlayer(token, after, onNotice, onEnd) {
+  const query = new URLSearchParams({ access_token: token });
+  if (after) query.set("last_event_id", after);
+  const source = new EventSource(`/v1/me/events?${query}`);
+  for (const type of NOTICE_TYPES) {
+    source.addEventListener(type, (message) => onNotice(/** @type {PlayerNotice} */ (JSON.parse(message.data))));
   }
   for (const type of ENDS) {
     source.addEventListener(type, (message) => onEnd(/** @type {StreamEnd} */ (JSON.parse(message.data))));

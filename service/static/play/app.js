@@ -1,11 +1,16 @@
-// The reference web table: a lobby, a table for each of the three games, live by EventSource. It
-// uses only the public API (REST and the event stream), as any front end would; the seat token lives
-// in sessionStorage so a reload keeps the seat. No build step: plain ES modules, checked by
-// `tsc --checkJs` against the types generated from openapi/openapi.json.
+// The reference web table: a lobby (my games, a new table), a table for each of the three games,
+// live by EventSource. It uses only the public API (REST and the event streams), as any front end
+// would. The page plays as a guest player (player.js): its token, kept in localStorage, holds every
+// seat the page took, so a table opened in a second tab or after a reload (/play?game=<id>) goes on.
+// No build step: plain ES modules, checked by `tsc --checkJs` against the types generated from
+// openapi/openapi.json.
 import * as api from "./api.js";
 import { back, face } from "./cards.js";
+import { h } from "./dom.js";
 import { verifyHand, verifyKey } from "./fair.js";
 import { WORDS, cardName, fill } from "./i18n.js";
+import { MyGames, myGamesSection } from "./mygames.js";
+import { checkedPlayer, ensurePlayer, listen, tell } from "./player.js";
 
 /** @typedef {import("./api.js").View} View */
 /** @typedef {import("./api.js").LegalAction} LegalAction */
@@ -15,8 +20,11 @@ import { WORDS, cardName, fill } from "./i18n.js";
 /** @typedef {import("./api.js").Schemas["GameRules"]} GameRules */
 /** @typedef {import("./i18n.js").Lang} Lang */
 /** @typedef {import("./fair.js").HandProof} HandProof */
+/** @typedef {import("./player.js").Player} Player */
+/** @typedef {import("./player.js").Message} Message */
 
 /**
+ * The seat this page plays: ``token`` is the player's, which holds it.
  * @typedef {object} Seated
  * @property {string} gameId
  * @property {string} token
@@ -31,6 +39,10 @@ const state = {
   lang: localStorage.getItem("atout:lang") === "fr" ? "fr" : "en",
   /** @type {Record<string, GameRules>} */
   rules: {},
+  /** the guest this browser plays as; none until the first seat taken @type {Player | null} */
+  player: null,
+  /** the lobby's list of the player's games */
+  mine: new MyGames(),
   /** @type {Seated | null} */
   seated: null,
   /** @type {import("./api.js").ViewResponse | null} */
@@ -65,31 +77,6 @@ const state = {
 
 function words() {
   return WORDS[state.lang];
-}
-
-/**
- * A DOM element: ``h("button", { class: "x", onclick: f }, "text", child)``.
- * @param {string} tag
- * @param {Record<string, unknown>} [attributes]
- * @param {...(Node | string | null | undefined | false)} children
- * @returns {HTMLElement}
- */
-function h(tag, attributes = {}, ...children) {
-  const element = document.createElement(tag);
-  for (const [key, value] of Object.entries(attributes)) {
-    if (value === undefined || value === null || value === false) continue;
-    if (key.startsWith("on") && typeof value === "function") {
-      element.addEventListener(key.slice(2), /** @type {EventListener} */ (value));
-    } else if (value === true) {
-      element.setAttribute(key, "");
-    } else {
-      element.setAttribute(key, String(value));
-    }
-  }
-  for (const child of children) {
-    if (child) element.append(child);
-  }
-  return element;
 }
 
 /**
@@ -155,19 +142,6 @@ function describe(action) {
   }
 }
 
-// --- storage -----------------------------------------------------------------------------------
-
-/** @param {string} gameId @returns {Seated | null} */
-function storedSeat(gameId) {
-  const raw = sessionStorage.getItem(`atout:seat:${gameId}`);
-  return raw ? /** @type {Seated} */ (JSON.parse(raw)) : null;
-}
-
-/** @param {Seated} seated */
-function storeSeat(seated) {
-  sessionStorage.setItem(`atout:seat:${seated.gameId}`, JSON.stringify(seated));
-}
-
 function clientSeed() {
   const bytes = crypto.getRandomValues(new Uint8Array(12));
   return [...bytes].map((b) => b.toString(16).padStart(2, "0")).join("");
@@ -192,7 +166,7 @@ function renderLobby() {
   gameSelect.addEventListener("change", showOptions);
   showOptions();
   const level = h("select", { id: "level" }, ...Object.entries(w.levels).map(([value, label]) => h("option", { value, selected: value === "heuristic" }, label)));
-  const name = h("input", { id: "name", name: "name", autocomplete: "nickname", maxlength: "40", value: sessionStorage.getItem("atout:name") ?? "" });
+  const name = h("input", { id: "name", name: "name", autocomplete: "nickname", maxlength: "40", value: state.player?.name ?? "" });
   const bots = h("input", { type: "radio", name: "mode", id: "mode-bots", value: "bots", checked: true });
   const friends = h("input", { type: "radio", name: "mode", id: "mode-friends", value: "friends" });
   const form = h("form", { id: "lobby", class: "panel" },
@@ -204,6 +178,7 @@ function renderLobby() {
       h("div", {}, friends, h("label", { for: "mode-friends" }, w.withFriends))),
     h("label", { for: "level" }, w.botLevel), level,
     h("label", { for: "name" }, w.yourName), name,
+    state.player ? h("p", { class: "playing-as" }, fill(w.playingAs, { name: state.player.name })) : null,
     h("button", { type: "submit", id: "create" }, w.create));
   form.addEventListener("submit", (event) => {
     event.preventDefault();
@@ -219,13 +194,66 @@ function renderLobby() {
     const botSeat = `bot:${/** @type {HTMLSelectElement} */ (level).value}`;
     const seats = Array.from({ length: players }, (_, seat) => (seat === 0 || !withBots ? "open" : botSeat));
     const player = /** @type {HTMLInputElement} */ (name).value.trim();
-    sessionStorage.setItem("atout:name", player);
     void guarded(async () => {
       const created = await api.createGame({ game, options: chosen, seats, listed: withBots });
       await takeSeat(created.game.id, player, created.invite_code ?? null, 0);
     });
   });
-  root.replaceChildren(form, errorLine());
+  root.replaceChildren(...(state.player ? [myGamesPanel()] : []), form, errorLine());
+  if (state.player) void readMyGames();
+}
+
+/** The lobby's "My games", drawn from what was read last. @returns {HTMLElement} */
+function myGamesPanel() {
+  return myGamesSection(state.mine, words(), state.lang, () => void guarded(async () => {
+    if (state.player && (await state.mine.more(state.player.token))) drawMyGames();
+  }));
+}
+
+function drawMyGames() {
+  const shown = document.getElementById("my-games");
+  if (!shown) return;
+  const focused = document.activeElement?.id === "more-games";
+  const fresh = myGamesPanel();
+  shown.replaceWith(fresh);
+  // "More games" read the next page: the focus goes on to the button (or the last game's link)
+  if (focused) /** @type {HTMLElement | null} */ (fresh.querySelector("#more-games") ?? fresh.querySelector("li:last-child a"))?.focus();
+}
+
+let reading = /** @type {ReturnType<typeof setTimeout> | null} */ (null);
+
+/** Read the player's games again (soon: notices come in bursts) and draw them, on the lobby. */
+function readMyGames() {
+  if (reading !== null) return;
+  reading = setTimeout(() => {
+    reading = null;
+    const player = state.player;
+    if (!player || !document.getElementById("my-games")) return;
+    void state.mine.load(player.token).then((current) => current && drawMyGames(), showError);
+  }, 200);
+}
+
+/**
+ * What the player's stream (or another tab) says: a turn of the game on the table is drawn at once
+ * (its view and legal actions came with it); any news draws the lobby's marks again.
+ * @param {Message} message
+ */
+function hear(message) {
+  if (message.kind === "notice") {
+    const notice = message.notice;
+    if (notice.type === "your_turn" && notice.view && notice.legal_actions && notice.version != null && notice.seat != null) {
+      adopt(notice.game_id, { seat: notice.seat, version: notice.version, view: notice.view, legal_actions: notice.legal_actions });
+    }
+  }
+  readMyGames();
+}
+
+/** The player to take a seat as (made now on the first seat), its notices followed from then on. @param {string} name */
+async function playerFor(name) {
+  const player = await ensurePlayer(name);
+  state.player = player;
+  listen(player, hear);
+  return player;
 }
 
 /**
@@ -235,14 +263,19 @@ function renderLobby() {
  * @param {number | undefined} seat
  */
 async function takeSeat(gameId, name, invite, seat) {
-  const joined = await api.join(gameId, {
-    name,
-    client_seed: clientSeed(),
-    ...(invite ? { invite_code: invite } : {}),
-    ...(seat !== undefined ? { seat } : {}),
-  });
-  state.seated = { gameId, token: joined.token, seat: joined.seat };
-  storeSeat(state.seated);
+  const player = await playerFor(name);
+  try {
+    const joined = await api.join(gameId, player.token, {
+      name,
+      client_seed: clientSeed(),
+      ...(invite ? { invite_code: invite } : {}),
+      ...(seat !== undefined ? { seat } : {}),
+    });
+    state.seated = { gameId, token: player.token, seat: joined.seat };
+  } catch (error) {
+    // this player sat here already (another tab took the seat): play it
+    if (!(error instanceof api.ApiError && error.problem.code === "already_seated" && (await seatOf(gameId)))) throw error;
+  }
   const url = new URL(window.location.href);
   url.search = "";
   url.searchParams.set("game", gameId);
@@ -255,7 +288,7 @@ async function takeSeat(gameId, name, invite, seat) {
 async function renderJoin(gameId) {
   const w = words();
   state.summary = await api.summary(gameId);
-  const name = h("input", { id: "name", autocomplete: "nickname", maxlength: "40", value: sessionStorage.getItem("atout:name") ?? "" });
+  const name = h("input", { id: "name", autocomplete: "nickname", maxlength: "40", value: state.player?.name ?? "" });
   const form = h("form", { id: "join", class: "panel" },
     h("h1", {}, `${w.joinTitle}: ${w.games[/** @type {"rough"} */ (state.summary.game)]}`),
     seatList(),
@@ -269,6 +302,21 @@ async function renderJoin(gameId) {
 }
 
 // --- the table ---------------------------------------------------------------------------------
+
+/**
+ * Whether the player holds a seat of ``gameId`` (then ``state.seated`` is it): the view read with
+ * the player's token says which seat, or none (a spectator's view).
+ * @param {string} gameId
+ * @returns {Promise<boolean>}
+ */
+async function seatOf(gameId) {
+  const player = state.player;
+  if (!player) return false;
+  const read = await api.view(gameId, player.token);
+  if (read.seat === null) return false;
+  state.seated = { gameId, token: player.token, seat: read.seat };
+  return true;
+}
 
 async function openTable() {
   const seated = /** @type {Seated} */ (state.seated);
@@ -292,10 +340,13 @@ async function refresh() {
       const sent = state.sent;
       const seated = /** @type {Seated} */ (state.seated);
       const [view, summary] = await Promise.all([api.view(seated.gameId, seated.token), api.summary(seated.gameId)]);
-      state.view = view;
       state.summary = summary;
-      // on our turn the view holds our legal actions: one read, no GET …/actions
-      state.legal = view.legal_actions ? { version: view.version, actions: view.legal_actions } : null;
+      // a turn drawn meanwhile from the player's stream or a move's answer may be newer than this read
+      if (!(state.view?.game_id === view.game_id && view.version < state.view.version)) {
+        state.view = view;
+        // on our turn the view holds our legal actions: one read, no GET …/actions
+        state.legal = view.legal_actions ? { version: view.version, actions: view.legal_actions } : null;
+      }
       // our move was answered while we read: what we read may be from before it (its buttons
       // would be offered again for a moment), so read again
       if (state.sent !== sent) again = true;
@@ -305,6 +356,22 @@ async function refresh() {
     refreshing = null;
   });
   return refreshing;
+}
+
+/**
+ * Draw our turn as a move's answer (``next_turn``) or the player's stream (``your_turn``) gave it,
+ * with no read: when it is of the game on the table, our seat, and newer than what is drawn (never
+ * while a move of ours is on its way, whose answer decides).
+ * @param {string} gameId
+ * @param {{ seat: number, version: number, view: View, legal_actions: LegalAction[] }} turn
+ */
+function adopt(gameId, turn) {
+  const seated = state.seated;
+  if (!seated || seated.gameId !== gameId || seated.seat !== turn.seat || state.busy) return;
+  if (state.view?.game_id === gameId && turn.version <= state.view.version) return;
+  state.view = { game_id: gameId, version: turn.version, seat: turn.seat, status: "active", view: turn.view, legal_actions: turn.legal_actions };
+  state.legal = { version: turn.version, actions: turn.legal_actions };
+  renderTable();
 }
 
 /** @param {GameEvent} event */
@@ -525,20 +592,27 @@ async function send(action) {
   const legal = state.legal;
   if (!seated || !legal || state.busy) return;
   state.busy = true;
+  let next = null;
   try {
-    await api.act(seated.gameId, seated.token, action, legal.version);
+    const answer = await api.act(seated.gameId, seated.token, action, legal.version);
     state.sent += 1;
     state.selected.clear();
     state.noTrump = false;
     state.legal = null;
-    renderTable();
-    await refresh();
+    tell({ kind: "moved", gameId: seated.gameId }); // the other tabs' lists of games read again
+    next = answer.next_turn ?? null;
+    if (!next) {
+      renderTable();
+      await refresh();
+    }
   } catch (error) {
     showError(error);
     await refresh().catch(showError);
   } finally {
     state.busy = false;
   }
+  // our turn again at once (the same seat acts twice): the answer holds it, no read
+  if (next) adopt(seated.gameId, next);
 }
 
 function renderTable() {
@@ -598,8 +672,10 @@ function inviteLink(gameId) {
 async function rematch() {
   const seated = /** @type {Seated} */ (state.seated);
   const offered = await api.rematch(seated.gameId, seated.token, clientSeed());
-  state.seated = { gameId: offered.game.id, token: offered.token, seat: offered.seat };
-  storeSeat(state.seated);
+  // the player's token holds the rematch's seat too: the answer's seat token is not needed
+  state.seated = { gameId: offered.game.id, token: seated.token, seat: offered.seat };
+  state.view = null;
+  state.legal = null;
   state.proofs = { clientSeeds: null, hands: new Map(), verified: new Map(), keyVerified: null };
   state.log = [];
   const url = new URL(window.location.href);
@@ -644,7 +720,7 @@ function renderChrome() {
   toggle.textContent = w.other;
   toggle.setAttribute("aria-label", w.otherLabel);
   const home = /** @type {HTMLAnchorElement} */ (document.getElementById("home"));
-  home.textContent = w.newGame;
+  home.textContent = w.lobby;
 }
 
 async function start() {
@@ -656,15 +732,22 @@ async function start() {
     if (state.seated && state.view) renderTable();
     else void route();
   });
-  state.rules = (await api.rules()).games;
+  const [rules, player] = await Promise.all([api.rules(), checkedPlayer()]);
+  state.rules = rules.games;
+  state.player = player;
+  if (player) listen(player, hear);
+  // back on a tab: its lobby reads the marks again (a move made on another device sends no notice)
+  document.addEventListener("visibilitychange", () => document.visibilityState === "visible" && readMyGames());
   await route();
 }
 
 async function route() {
   const gameId = params.get("game");
   if (!gameId) return renderLobby();
-  state.seated = storedSeat(gameId);
-  if (state.seated) return openTable();
+  if (state.seated?.gameId === gameId) return openTable();
+  // the player's seat, from this tab, another tab, or before a reload; a table not ours offers its seats
+  const seated = await seatOf(gameId).catch((error) => error instanceof api.ApiError && error.status !== 404 ? false : Promise.reject(error));
+  if (seated) return openTable();
   return renderJoin(gameId);
 }
 

@@ -2,12 +2,24 @@
 // brasseur deals, garder, le preneur, sans-atout, le Bonhomme and la Blanche for the jokers).
 
 /** @typedef {"en" | "fr"} Lang */
+/** @typedef {typeof EN} Words */
 
 const EN = {
   title: "Atout — play",
   other: "Français",
   otherLabel: "Passer en français",
   newGame: "New table",
+  lobby: "Lobby",
+  myGames: "My games",
+  loadingGames: "Reading your games…",
+  noGames: "No games yet: create a table below.",
+  markYourTurn: "Your turn",
+  markWaiting: "Waiting for players",
+  markActive: "In play",
+  markOver: "Over",
+  myGameAbout: "seat {seat} · {when}",
+  moreGames: "More games",
+  playingAs: "You play as {name}, on every tab of this browser.",
   game: "Game",
   games: { five_hundred: "Le 500", rough: "Le Rough", euchre5: "Five-handed euchre" },
   options: "Rule options",
@@ -102,6 +114,17 @@ const FR = {
   other: "English",
   otherLabel: "Switch to English",
   newGame: "Nouvelle table",
+  lobby: "Accueil",
+  myGames: "Mes parties",
+  loadingGames: "Lecture de vos parties…",
+  noGames: "Aucune partie pour l'instant : créez une table ci-dessous.",
+  markYourTurn: "À vous de jouer",
+  markWaiting: "En attente de joueurs",
+  markActive: "En cours",
+  markOver: "Terminée",
+  myGameAbout: "place {seat} · {when}",
+  moreGames: "Plus de parties",
+  playingAs: "Vous jouez sous le nom {name}, dans chaque onglet de ce navigateur.",
   game: "Jeu",
   games: { five_hundred: "Le 500", rough: "Le Rough", euchre5: "Euchre à cinq" },
   options: "Règles",
