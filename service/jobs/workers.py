@@ -17,6 +17,7 @@ With ``settings``, each maintenance pass also runs the watchdog of lost bot turn
 from __future__ import annotations
 
 from rq import SimpleWorker, Worker
+from rq.exceptions import StopRequested
 
 from service.base import logs
 from service.base.settings import Settings
@@ -43,6 +44,8 @@ class _TurnWorking:
             return
         try:
             requeue_stuck_turns(self.connection, self.settings)  # type: ignore[attr-defined]  # RQ's
+        except StopRequested:
+            raise  # a warm shutdown asked for while the watchdog ran (RQ's signal handler raises it)
         except Exception as exc:  # the watchdog must never stop the worker; the next pass retries
             log.warning("watchdog_failed", error=type(exc).__name__)
 
