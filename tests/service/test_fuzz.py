@@ -32,6 +32,11 @@ def cards() -> st.SearchStrategy[Any]:
 schemathesis.graphql.scalar("Card", cards())
 rest = schemathesis.openapi.from_path(ROOT / "openapi" / "openapi.json")
 graphql = schemathesis.graphql.from_path(ROOT / "schema" / "schema.graphql")
+# The coverage phase builds its cases while pytest collects, in every process that collects (each
+# xdist worker, the serial pass): some 20 s here, most of it the regex of the display-name pattern.
+# tests/service/test_schemathesis_cli.py runs that phase (every phase) against a live service.
+for fuzzed in (rest, graphql):
+    fuzzed.config.phases.coverage.enabled = False
 # Schema-valid is not always acceptable: a seat list of the wrong length for the game, an option
 # value the game does not allow or an illegal card are refused with a documented 4xx problem.
 SEMANTIC: list[Any] = [positive_data_acceptance]
