@@ -16,7 +16,7 @@ from service.games.core import ENGINE_CODES, Caller, EnqueueBot, ScheduleTimer, 
 from service.games.events import EventDelivery
 from service.games.invitations import Invitations
 from service.games.play import Play
-from service.games.ratings import Ratings
+from service.games.ratings import RatingViews
 from service.games.webhooks import EnqueueWebhook, Webhooks
 
 __all__ = [
@@ -31,5 +31,5 @@ __all__ = [
 ]
 
 
-class Games(Invitations, Ratings, Play, BotAccounts, EventDelivery, Webhooks):
+class Games(Invitations, RatingViews, Play, BotAccounts, EventDelivery, Webhooks):
     """Games as REST and GraphQL see them: one instance per process, state in Redis only."""

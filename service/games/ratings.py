@@ -28,11 +28,12 @@ import math
 import re
 import time
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal
 
 from openskill.models import PlackettLuce
 
 import engine
+from schema import ratings as answers
 from service.base.problems import ProblemError
 from service.base.texts import Text
 from service.games.core import GameCore
@@ -318,4 +319,29 @@ def check_rated_join(owner: str) -> None:
             "rated_needs_identity",
             "This game is rated: join with a player's credential or a bot account's API key, not "
             "anonymously.",
+        )
+
+
+class RatingViews(Ratings):
+    """The answers REST and GraphQL both give (``schema.ratings``), from :class:`Ratings`' reads."""
+
+    async def ladder_page(self, game: str, board: str, limit: int, cursor: str | None) -> answers.LadderPage:
+        rows, nxt, total = await self.ladder(game, board, limit, cursor)
+        entries = [answers.LadderEntry.model_validate(row) for row in rows]
+        return answers.LadderPage(game=game, board=board, total=total, entries=entries, next_cursor=nxt)  # type: ignore[arg-type]
+
+    async def ladder_place(self, game: str, account: str, around: int) -> answers.LadderPosition:
+        entries = [
+            answers.LadderEntry.model_validate(row)
+            for row in await self.ladder_position(game, account, around)
+        ]
+        rank = next(e.rank for e in entries if e.account_id == account)
+        board: Literal["people", "bots"] = "people" if board_of(account) == "people" else "bots"
+        return answers.LadderPosition(game=game, board=board, account_id=account, rank=rank, entries=entries)
+
+    async def rating_history(self, game: str, account: str, limit: int) -> answers.RatingHistory:
+        row, history = await self.rating(game, account, limit)
+        return answers.RatingHistory(
+            rating=answers.RatingInfo.model_validate(row),
+            history=[answers.RatingChange.model_validate(h) for h in history],
         )

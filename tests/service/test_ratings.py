@@ -315,3 +315,55 @@ def test_tied_ranks_share_a_rating_change_and_a_last_place_loses_most() -> None:
     want = expected([[START]] * 5, [1, 2, 2, 4, 5])
     assert [a[0] for a in after] == pytest.approx([w[0][0] for w in want])
     assert after[1] == after[2]
+
+
+def gql(client: TestClient, query: str, **variables: Any) -> dict[str, Any]:
+    response = client.post("/graphql", json={"query": query, "variables": variables})
+    assert response.status_code == 200, response.text
+    body: dict[str, Any] = response.json()
+    return body
+
+
+def test_graphql_says_what_rest_says_of_ladders_and_ratings(client: TestClient, settings: Settings) -> None:
+    _populate(settings, 30)
+    rest = client.get("/v1/ladders/rough?limit=10").json()
+    page = gql(
+        client,
+        'query($c: String) { ladder(game: "rough", limit: 10, cursor: $c) { game board total nextCursor '
+        "entries { rank accountId name rating mu sigma matches provisional } } }",
+    )["data"]["ladder"]
+    assert page["total"] == 30 and page["nextCursor"] == rest["next_cursor"]
+    assert [(e["accountId"], e["rank"], e["rating"]) for e in page["entries"]] == [
+        (e["account_id"], e["rank"], e["rating"]) for e in rest["entries"]
+    ]
+    second = gql(
+        client,
+        'query($c: String) { ladder(game: "rough", limit: 10, cursor: $c) { entries { rank } } }',
+        c=page["nextCursor"],
+    )["data"]["ladder"]
+    assert [e["rank"] for e in second["entries"]] == list(range(11, 21))
+    place = gql(
+        client,
+        '{ ladderPosition(game: "rough", accountId: "player:p3", around: 1) { rank entries { accountId } } }',
+    )["data"]["ladderPosition"]
+    assert place == {
+        "rank": client.get("/v1/ladders/rough/accounts/player:p3").json()["rank"],
+        "entries": [
+            {"accountId": e["account_id"]}
+            for e in client.get("/v1/ladders/rough/accounts/player:p3?around=1").json()["entries"]
+        ],
+    }
+    missing = gql(client, '{ rating(game: "rough", accountId: "bot:nobody") { rating { mu } } }')
+    assert missing["errors"][0]["extensions"]["code"] == "rating_not_found"
+    unknown = gql(client, '{ ladder(game: "chess") { total } }')
+    assert unknown["errors"][0]["extensions"]["code"] == "unknown_game"
+    too_many = gql(client, '{ ladder(game: "rough", limit: 500) { total } }')
+    assert too_many["errors"][0]["extensions"]["code"] == "invalid_request"
+    created = gql(
+        client,
+        'mutation { createGame(input: {game: "rough", rated: true, seats: ["open", "bot:expert", "open", '
+        '"bot:expert"]}) { game { id } } }',
+    )
+    assert created["errors"][0]["extensions"]["code"] == "rated_game_refused"
+    made = gql(client, 'mutation { createGame(input: {game: "rough", rated: true}) { game { id rated } } }')
+    assert made["data"]["createGame"]["game"]["rated"] is True

@@ -349,4 +349,5 @@ DETAILS: dict[str, str] = {
     "{account} has no rating in {game} (no rated match yet, or the account is gone).":
         "{account} n'a pas de classement à {game} (aucune partie classée encore, ou le compte n'existe "
         "plus).",
+    "{name} must be from {low} to {high}.": "{name} doit aller de {low} à {high}.",
 }  # fmt: skip
