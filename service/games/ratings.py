@@ -166,9 +166,14 @@ class Ratings(GameCore):
         weight = repeat_weight(n, s.rating_repeat_full, s.rating_repeat_max)
         stored = await self.store.load_ratings(accounts, record.game)
         after = rate(places, stored, weight)
+        keys = [self._name_key(a) for a in accounts]  # a deleted account's rating is not written again
+        alive = iter(await self.store.accounts_exist([k for k in keys if k]))
+        kept = [next(alive) if key else True for key in keys]
         now = time.time()
         writes = []
-        for p, old, (mu, sigma) in zip(places, stored, after, strict=True):
+        for p, old, (mu, sigma), keep in zip(places, stored, after, kept, strict=True):
+            if not keep:
+                continue
             matches = int(old.get("matches", "0")) + (1 if weight > 0 else 0)
             value = ordinal(mu, sigma)
             previous = float(old["ordinal"]) if old.get("ordinal") else ordinal(MODEL.mu, MODEL.sigma)

@@ -166,6 +166,14 @@ class RatingStore(StoreConnection):
             replies = await pipe.execute()
         return [str(reply or "") for reply in replies]
 
+    async def accounts_exist(self, account_hashes: Sequence[str]) -> list[bool]:
+        """Whether each account hash in ``account_hashes`` exists (a player or bot account not deleted)."""
+        async with self.r.pipeline(transaction=False) as pipe:
+            for key in account_hashes:
+                pipe.exists(key)
+            replies = await pipe.execute()
+        return [bool(reply) for reply in replies]
+
     async def forget_ratings(self, account: str, kinds: Sequence[str]) -> None:
         """Drop a deleted account's ratings, histories and ladder entries in every game kind."""
         async with self.r.pipeline(transaction=False) as pipe:

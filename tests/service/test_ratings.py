@@ -121,6 +121,14 @@ def test_a_rated_partnership_match_moves_exactly_its_accounts_ratings(
     client.portal.call(games.rate_match, table.game_id, games.match_of(record))  # type: ignore[union-attr]
     assert len(rating(client, "five_hundred", accounts[0])["history"]) == 1
 
+    # a deleted account leaves its ladders and its ratings go
+    assert client.delete("/v1/me", headers=auth(players[0]["token"])).status_code == 204
+    assert client.get(f"/v1/ratings/five_hundred/{accounts[0]}").status_code == 404
+    assert client.get("/v1/ladders/five_hundred").json()["total"] == 2
+    gone = client.delete(f"/v1/bots/{bot['bot_id']}", headers=admin_headers(client))
+    assert gone.status_code in (200, 204), gone.text
+    assert client.get("/v1/ladders/five_hundred?board=bots").json()["total"] == 0
+
 
 @pytest.fixture
 def strict_settings(settings: Settings) -> Settings:
@@ -162,9 +170,12 @@ def _final_scores(client: TestClient, gid: str, log: dict[str, Any]) -> list[int
     return scores
 
 
+@pytest.mark.parametrize("how", ["leave", "delete"])
 def test_a_seat_given_up_is_rated_last_and_built_in_bots_are_rated(
-    client: TestClient, rq_worker: str, rng: random.Random
+    client: TestClient, rq_worker: str, rng: random.Random, how: str
 ) -> None:
+    """Seat 0 leaves, or deletes its account (its seats are given up): its team is ranked last; a deleted
+    account's rating is not written again."""
     players = [guest(client, f"p{i}") for i in range(3)]
     table = rated_table(
         client,
@@ -172,8 +183,12 @@ def test_a_seat_given_up_is_rated_last_and_built_in_bots_are_rated(
         [players[0]["token"], players[1]["token"], players[2]["token"], None],
         seats=["open", "open", "open", "bot:expert"],
     )
-    left = client.post(f"/v1/games/{table.game_id}/leave", headers=auth(table.tokens[0]))
-    assert left.status_code == 200, left.text
+    if how == "leave":
+        left = client.post(f"/v1/games/{table.game_id}/leave", headers=auth(table.tokens[0]))
+        assert left.status_code == 200, left.text
+    else:
+        deleted = client.delete("/v1/me", headers=auth(players[0]["token"]))
+        assert deleted.status_code == 204, deleted.text
     for _ in range(5000):
         game = wait_for_human(table, {1, 2})
         if game["status"] == "finished":
@@ -190,6 +205,9 @@ def test_a_seat_given_up_is_rated_last_and_built_in_bots_are_rated(
     want = expected([[START, START], [START, START]], [2, 1])
     accounts = [f"player:{p['player_id']}" for p in players] + ["builtin:expert"]
     for seat, account in enumerate(accounts):
+        if seat == 0 and how == "delete":
+            assert client.get(f"/v1/ratings/rough/{account}").json()["code"] == "rating_not_found"
+            continue
         got = rating(client, "rough", account)
         assert got["rating"]["mu"] == pytest.approx(want[seat % 2][seat // 2][0])
         assert got["history"][0]["rank"] == (2 if seat % 2 == 0 else 1)
