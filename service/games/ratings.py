@@ -189,7 +189,9 @@ class Ratings(GameCore):
                 "left": p.left,
                 "weight": weight,
             }
-            ttl = s.player_idle_ttl if p.account.startswith("player:") else 0
+            # a rating lasts as long as its account would, idle, after its last rated match (a built-in
+            # bot's for ever): service/store/ratings.py
+            ttl = {"player": s.player_idle_ttl, "bot": s.bot_idle_ttl}.get(p.account.partition(":")[0], 0)
             writes.append(
                 RatingWrite(p.account, record.game, fields, change, board_of(p.account), value, ttl)
             )
@@ -224,7 +226,9 @@ class Ratings(GameCore):
             )
 
     async def ladder_rows(self, game: str, entries: list[LadderEntry]) -> list[dict[str, Any]]:
-        """Ladder entries with each account's name, rating and provisional flag (two round trips)."""
+        """Ladder entries with each account's name, rating and provisional flag (two round trips). An
+        entry whose rating has expired (its account idle past its TTL since its last rated match) is
+        dropped from the ladder on the way: the ladders hold no account for longer than its rating."""
         accounts = [e.account for e in entries]
         keys = [self._name_key(a) for a in accounts]
         names = await self.store.account_names([k for k in keys if k])
@@ -232,7 +236,12 @@ class Ratings(GameCore):
         stored = await self.store.load_ratings(accounts, game)
         n = self.settings.rating_provisional_matches
         rows = []
+        expired = [e.account for e, r in zip(entries, stored, strict=True) if not r]
+        if expired:
+            await self.store.prune_ladder(game, board_of(expired[0]), expired)
         for e, key, r in zip(entries, keys, stored, strict=True):
+            if not r:
+                continue
             name = next(named) if key else e.account.partition(":")[2]
             rows.append(self._row(e.account, game, r, n) | {"rank": e.rank, "name": name})
         return rows
@@ -340,7 +349,9 @@ class RatingViews(Ratings):
             answers.LadderEntry.model_validate(row)
             for row in await self.ladder_position(game, account, around)
         ]
-        rank = next(e.rank for e in entries if e.account_id == account)
+        rank = next((e.rank for e in entries if e.account_id == account), None)
+        if rank is None:  # its rating expired just now (the read dropped it from the ladder)
+            raise self._unrated(account, game)
         board: Literal["people", "bots"] = "people" if board_of(account) == "people" else "bots"
         return answers.LadderPosition(game=game, board=board, account_id=account, rank=rank, entries=entries)
 

@@ -12,8 +12,10 @@ Keys, each command naming one hash tag (so one Redis Cluster slot):
 - ``atout:ratedgroup:{<digest>}``          counter of rated matches between one set of accounts in one
   game kind, expiring 24 hours after the first of them (the repeat rule).
 
-A person's rating and history expire with the player (refreshed by each rated match); the ladders hold
-one member per rated account and game kind, dropped when the account is deleted (:meth:`forget_ratings`).
+A person's or bot account's rating and history expire after the account's idle TTL from its last rated
+match (a built-in bot's never); the ladders hold one member per rated account and game kind, dropped when
+the account is deleted (:meth:`forget_ratings`) or met by a read after its rating expired
+(:meth:`prune_ladder`).
 """
 
 from __future__ import annotations
@@ -173,6 +175,10 @@ class RatingStore(StoreConnection):
                 pipe.exists(key)
             replies = await pipe.execute()
         return [bool(reply) for reply in replies]
+
+    async def prune_ladder(self, kind: str, board: str, accounts: Sequence[str]) -> None:
+        """Drop from a ladder the accounts whose rating hash has expired."""
+        await self.r.zrem(ladder_key(kind, board), *accounts)
 
     async def forget_ratings(self, account: str, kinds: Sequence[str]) -> None:
         """Drop a deleted account's ratings, histories and ladder entries in every game kind."""

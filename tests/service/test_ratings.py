@@ -385,3 +385,17 @@ def test_graphql_says_what_rest_says_of_ladders_and_ratings(client: TestClient, 
     assert created["errors"][0]["extensions"]["code"] == "rated_game_refused"
     made = gql(client, 'mutation { createGame(input: {game: "rough", rated: true}) { game { id rated } } }')
     assert made["data"]["createGame"]["game"]["rated"] is True
+
+
+def test_an_expired_rating_leaves_the_ladder_when_a_read_meets_it(
+    client: TestClient, settings: Settings, redis_client: Any
+) -> None:
+    accounts = _populate(settings, 5)
+    gone = accounts[2]
+    redis_client.pexpire(f"atout:rating:{{{gone}}}:rough", 1)  # its account idle past its TTL
+    time.sleep(0.05)
+    first = client.get("/v1/ladders/rough").json()
+    assert gone not in [e["account_id"] for e in first["entries"]] and len(first["entries"]) == 4
+    assert client.get("/v1/ladders/rough").json()["total"] == 4
+    missing = client.get(f"/v1/ladders/rough/accounts/{gone}")
+    assert missing.status_code == 404 and missing.json()["code"] == "rating_not_found"
