@@ -44,6 +44,7 @@ from service.store.records import GameRecord
 MODEL = PlackettLuce()  # openskill's defaults: mu 25, sigma 25/3, beta 25/6
 ACCOUNT_ID = re.compile(r"^(player|bot|builtin):[A-Za-z0-9_-]{1,64}$")
 CURSOR_PREFIX = "l1."
+RATE_ATTEMPTS = 5  # writes of one account's new rating while its rating keeps moving under it
 MAX_CURSOR = 200
 
 
@@ -164,38 +165,50 @@ class Ratings(GameCore):
         n = await self.store.count_group_match(record.game, accounts)
         s = self.settings
         weight = repeat_weight(n, s.rating_repeat_full, s.rating_repeat_max)
-        stored = await self.store.load_ratings(accounts, record.game)
-        after = rate(places, stored, weight)
+        before = await self.store.load_ratings(accounts, record.game)
+        after = rate(places, before, weight)
         keys = [self._name_key(a) for a in accounts]  # a deleted account's rating is not written again
         alive = iter(await self.store.accounts_exist([k for k in keys if k]))
         kept = [next(alive) if key else True for key in keys]
-        now = time.time()
-        writes = []
-        for p, old, (mu, sigma), keep in zip(places, stored, after, kept, strict=True):
-            if not keep:
-                continue
-            matches = int(old.get("matches", "0")) + (1 if weight > 0 else 0)
-            value = ordinal(mu, sigma)
-            previous = float(old["ordinal"]) if old.get("ordinal") else ordinal(MODEL.mu, MODEL.sigma)
-            fields = {"mu": repr(mu), "sigma": repr(sigma), "ordinal": repr(value), "matches": str(matches)}
-            change = {
-                "game_id": gid,
-                "at": now,
-                "mu": mu,
-                "sigma": sigma,
-                "ordinal": value,
-                "delta": value - previous,
-                "rank": p.rank,
-                "left": p.left,
-                "weight": weight,
-            }
-            # a rating lasts as long as its account would, idle, after its last rated match (a built-in
-            # bot's for ever): service/store/ratings.py
-            ttl = {"player": s.player_idle_ttl, "bot": s.bot_idle_ttl}.get(p.account.partition(":")[0], 0)
-            writes.append(
-                RatingWrite(p.account, record.game, fields, change, board_of(p.account), value, ttl)
-            )
-        await self.store.write_ratings(writes, s.rating_history_length)
+        for i, p in enumerate(places):
+            own = before[i]
+            for _ in range(RATE_ATTEMPTS):
+                if not kept[i] or await self.store.write_rating(
+                    self._write(gid, record.game, p, own, after[i], weight),
+                    own.get("mu", ""),
+                    s.rating_history_length,
+                ):
+                    break
+                # the account's rating moved meanwhile (another of its rated games ended at the same
+                # moment): its change is computed again from its new rating, the others' as they were
+                own = (await self.store.load_ratings([p.account], record.game))[0]
+                after[i] = rate(places, [own if j == i else b for j, b in enumerate(before)], weight)[i]
+
+    def _write(
+        self, gid: str, game: str, p: Placing, old: dict[str, str], new: tuple[float, float], weight: float
+    ) -> RatingWrite:
+        """One account's new rating, from ``old`` (stored) to ``new`` (mu, sigma), and its history entry."""
+        mu, sigma = new
+        matches = int(old.get("matches", "0")) + (1 if weight > 0 else 0)
+        value = ordinal(mu, sigma)
+        previous = float(old["ordinal"]) if old.get("ordinal") else ordinal(MODEL.mu, MODEL.sigma)
+        fields = {"mu": repr(mu), "sigma": repr(sigma), "ordinal": repr(value), "matches": str(matches)}
+        change = {
+            "game_id": gid,
+            "at": time.time(),
+            "mu": mu,
+            "sigma": sigma,
+            "ordinal": value,
+            "delta": value - previous,
+            "rank": p.rank,
+            "left": p.left,
+            "weight": weight,
+        }
+        # a rating lasts as long as its account would, idle, after its last rated match (a built-in
+        # bot's for ever): service/store/ratings.py
+        s = self.settings
+        ttl = {"player": s.player_idle_ttl, "bot": s.bot_idle_ttl}.get(p.account.partition(":")[0], 0)
+        return RatingWrite(p.account, game, fields, change, board_of(p.account), value, ttl)
 
     @staticmethod
     def check_kind(game: str) -> None:

@@ -26,7 +26,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from service.store.connection import StoreConnection
+from service.store.connection import RegisteredScript, StoreConnection
 
 BOARDS = ("people", "bots")
 REPEAT_WINDOW = 24 * 3600
@@ -74,8 +74,39 @@ class LadderEntry:
     rank: int  # 1 for the best
 
 
+# KEYS: an account's rating hash and history list (one hash tag); ARGV: the ``mu`` the new rating was
+# computed from ('' = never rated), the history entry, the history's length, the TTL (0: none), then the
+# hash's field, value pairs. Writes nothing and answers 0 when the rating moved since it was read.
+RATE_LUA = """
+if (redis.call('HGET', KEYS[1], 'mu') or '') ~= ARGV[1] then return 0 end
+redis.call('HSET', KEYS[1], unpack(ARGV, 5))
+redis.call('LPUSH', KEYS[2], ARGV[2])
+redis.call('LTRIM', KEYS[2], 0, tonumber(ARGV[3]) - 1)
+if ARGV[4] ~= '0' then
+  redis.call('EXPIRE', KEYS[1], ARGV[4])
+  redis.call('EXPIRE', KEYS[2], ARGV[4])
+end
+return 1
+"""
+
+
 class RatingStore(StoreConnection):
     """Async access to the ratings, their histories and the ladders."""
+
+    _rate = RegisteredScript(RATE_LUA)
+
+    async def write_rating(self, w: RatingWrite, expected_mu: str, history_length: int) -> bool:
+        """Write one account's new rating and history entry if its rating is still the one it was
+        computed from (``expected_mu``, "" for none), then its ladder score; False, writing nothing,
+        when the rating moved meanwhile. The ladder lives under another hash tag, so its ZADD is a
+        command of its own, after the rating's."""
+        fields = [item for pair in w.fields.items() for item in pair]
+        args = [expected_mu, json.dumps(w.change, sort_keys=True), str(history_length), str(w.ttl), *fields]
+        keys = [rating_key(w.account, w.kind), rating_history_key(w.account, w.kind)]
+        if not await self._rate(keys=keys, args=args):
+            return False
+        await self.r.zadd(ladder_key(w.kind, w.board), {w.account: w.ordinal})
+        return True
 
     async def claim_rating(self, gid: str) -> bool:
         """True for the one finish of ``gid`` that rates it (SET NX); False for any retry after it."""
@@ -102,8 +133,9 @@ class RatingStore(StoreConnection):
         return [dict(reply) for reply in replies]
 
     async def write_ratings(self, writes: Sequence[RatingWrite], history_length: int) -> None:
-        """Write each account's rating, history entry and ladder score, pipelined (every command names
-        one key, so a Cluster sends each to its own slot)."""
+        """Write each account's rating, history entry and ladder score, pipelined and unchecked (every
+        command names one key, so a Cluster sends each to its own slot): a bulk load (a bench, an
+        import); a match's end writes each account with :meth:`write_rating`."""
         async with self.r.pipeline(transaction=False) as pipe:
             for w in writes:
                 key, hist = rating_key(w.account, w.kind), rating_history_key(w.account, w.kind)

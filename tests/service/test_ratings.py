@@ -399,3 +399,35 @@ def test_an_expired_rating_leaves_the_ladder_when_a_read_meets_it(
     assert client.get("/v1/ladders/rough").json()["total"] == 4
     missing = client.get(f"/v1/ladders/rough/accounts/{gone}")
     assert missing.status_code == 404 and missing.json()["code"] == "rating_not_found"
+
+
+def test_two_rated_ends_at_once_lose_no_update(
+    client: TestClient, redis_client: Any, rng: random.Random
+) -> None:
+    """Two rated games of the same five players are rated at the same moment: each account's rating is
+    compare-and-set, so both changes land, the later one computed from the earlier one's result."""
+    players = [guest(client, f"p{i}") for i in range(5)]
+    accounts = [f"player:{p['player_id']}" for p in players]
+    gids = [
+        rated_table(client, "euchre5", [p["token"] for p in players]).play_random(rng)["id"] for _ in range(2)
+    ]
+    for key in redis_client.scan_iter("atout:rat*"):  # forget both ratings: rate them again, at once
+        redis_client.delete(key)
+    for key in redis_client.scan_iter("atout:ladder*"):
+        redis_client.delete(key)
+    games = client.app.state.games  # type: ignore[attr-defined]
+    records = [client.portal.call(games.get, gid) for gid in gids]  # type: ignore[union-attr]
+    finals = [games.match_of(record) for record in records]
+
+    async def both() -> None:
+        await asyncio.gather(*(games.rate_match(gid, m) for gid, m in zip(gids, finals, strict=True)))
+
+    client.portal.call(both)  # type: ignore[union-attr]
+    for account in accounts:
+        got = rating(client, "euchre5", account)
+        last, first = got["history"]
+        assert {last["game_id"], first["game_id"]} == set(gids) and got["rating"]["matches"] == 2
+        # the later change starts from the earlier one's result: neither was computed from a stale rating
+        assert last["delta"] == pytest.approx(last["ordinal"] - first["ordinal"])
+        assert first["delta"] == pytest.approx(first["ordinal"])  # from the start (ordinal 0)
+        assert got["rating"]["mu"] == pytest.approx(last["mu"])
