@@ -169,7 +169,8 @@ class NewGame(Model):
         description="A rated game: its end moves the ratings of its accounts (GET /v1/ladders/{game}). "
         "Every seat must be an identity: a player's credential, a bot account's API key, or a built-in "
         "bot (each level at most once); an anonymous join gets 403 rated_needs_identity. A seat given "
-        "up during the match is rated as last.",
+        "up during the match is rated as last. A rated game always runs on a turn clock: without "
+        "`turn_seconds` and `timeouts_to_bot` it gets the server's (a day, 3).",
     )
 
 

@@ -2738,7 +2738,7 @@ export interface components {
             timeouts_to_bot?: number | null;
             /**
              * Rated
-             * @description A rated game: its end moves the ratings of its accounts (GET /v1/ladders/{game}). Every seat must be an identity: a player's credential, a bot account's API key, or a built-in bot (each level at most once); an anonymous join gets 403 rated_needs_identity. A seat given up during the match is rated as last. Default: `false`.
+             * @description A rated game: its end moves the ratings of its accounts (GET /v1/ladders/{game}). Every seat must be an identity: a player's credential, a bot account's API key, or a built-in bot (each level at most once); an anonymous join gets 403 rated_needs_identity. A seat given up during the match is rated as last. A rated game always runs on a turn clock: without `turn_seconds` and `timeouts_to_bot` it gets the server's (a day, 3). Default: `false`.
              */
             rated?: boolean;
         };
@@ -2797,7 +2797,7 @@ export interface components {
             timeouts_to_bot?: number | null;
             /**
              * Rated
-             * @description A rated game: its end moves the ratings of its accounts (GET /v1/ladders/{game}). Every seat must be an identity: a player's credential, a bot account's API key, or a built-in bot (each level at most once); an anonymous join gets 403 rated_needs_identity. A seat given up during the match is rated as last. Default: `false`.
+             * @description A rated game: its end moves the ratings of its accounts (GET /v1/ladders/{game}). Every seat must be an identity: a player's credential, a bot account's API key, or a built-in bot (each level at most once); an anonymous join gets 403 rated_needs_identity. A seat given up during the match is rated as last. A rated game always runs on a turn clock: without `turn_seconds` and `timeouts_to_bot` it gets the server's (a day, 3). Default: `false`.
              */
             rated?: boolean;
         };
@@ -2868,7 +2868,7 @@ export interface components {
             timeouts_to_bot?: number | null;
             /**
              * Rated
-             * @description A rated game: its end moves the ratings of its accounts (GET /v1/ladders/{game}). Every seat must be an identity: a player's credential, a bot account's API key, or a built-in bot (each level at most once); an anonymous join gets 403 rated_needs_identity. A seat given up during the match is rated as last. Default: `false`.
+             * @description A rated game: its end moves the ratings of its accounts (GET /v1/ladders/{game}). Every seat must be an identity: a player's credential, a bot account's API key, or a built-in bot (each level at most once); an anonymous join gets 403 rated_needs_identity. A seat given up during the match is rated as last. A rated game always runs on a turn clock: without `turn_seconds` and `timeouts_to_bot` it gets the server's (a day, 3). Default: `false`.
              */
             rated?: boolean;
         };

@@ -33,6 +33,20 @@ class RatingSettings(BaseSettings):
         description="Past this many rated matches between the very same accounts within 24 hours, a match "
         "does not move their ratings at all (it is still recorded in their history, with weight 0).",
     )
+    rating_turn_seconds: int = Field(
+        default=86_400,
+        ge=5,
+        le=30 * 86_400,
+        description="The turn clock of a rated game created without `turn_seconds`: when it runs out a bot "
+        "plays the move, so a rated match cannot be stalled until it expires unrated.",
+    )
+    rating_timeouts_to_bot: int = Field(
+        default=3,
+        ge=1,
+        le=100,
+        description="The `timeouts_to_bot` of a rated game created without one: after this many timed-out "
+        "turns in a row a bot takes the seat for good, and its account is rated as having left.",
+    )
     rating_history_length: int = Field(
         default=200,
         ge=1,

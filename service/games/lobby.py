@@ -25,7 +25,7 @@ from service.games.core import (
 )
 from service.games.cursors import decode_cursor, encode_cursor
 from service.games.players import Players
-from service.games.ratings import check_rated_game, check_rated_join
+from service.games.ratings import check_rated_game, check_rated_join, rated_clock
 from service.store.keys import (
     STATUS_ACTIVE,
     STATUS_FINISHED,
@@ -103,8 +103,9 @@ class Lobby(Players):
             )
         players = int(engine.games()[request.game]["players"])
         seats = request.seats or ["open"] * players
-        if request.rated:
+        if request.rated:  # a clock, so nobody escapes a loss by never moving again (ratings.py)
             check_rated_game(seats, request.seed is not None or request.deal is not None)
+            request = rated_clock(request, self.settings)
         if len(seats) != players:
             raise ProblemError(
                 "invalid_seats",

@@ -16,7 +16,10 @@ the first of them counts in full while n ≤ ``rating_repeat_full``, then half a
 (weight 0.5, 0.25 …), and not at all past ``rating_repeat_max`` (the change is still in the history,
 with its weight). A weight w moves mu and sigma by w times openskill's change.
 
-A game is rated once: the finish that claims it (SET NX) rates it, a retried finish finds the claim.
+A game is rated once: the finish that claims it (SET NX) rates it, a retried finish finds the claim;
+each account's new rating is written by compare-and-set, recomputed from its fresh rating when another
+rated end moved it meanwhile (its opponents' ratings as they were read). A rated game always runs on a
+turn clock (:func:`rated_clock`), so a losing player cannot stall it until it expires unrated.
 """
 
 from __future__ import annotations
@@ -34,7 +37,9 @@ from openskill.models import PlackettLuce
 
 import engine
 from schema import ratings as answers
+from schema.bodies import NewGame
 from service.base.problems import ProblemError
+from service.base.settings import Settings
 from service.base.texts import Text
 from service.games.core import GameCore
 from service.store.keys import account_keys, owner_player
@@ -374,3 +379,16 @@ class RatingViews(Ratings):
             rating=answers.RatingInfo.model_validate(row),
             history=[answers.RatingChange.model_validate(h) for h in history],
         )
+
+
+def rated_clock(request: NewGame, settings: Settings) -> NewGame:
+    """A rated game always has a turn clock and a limit of timed-out turns (the settings' when the
+    request gives none): a player losing cannot stall the match until it expires unrated; their turns
+    are played by a bot when the clock runs out, and after the limit the seat is handed to a bot for
+    good and rated as given up (last)."""
+    return request.model_copy(
+        update={
+            "turn_seconds": request.turn_seconds or settings.rating_turn_seconds,
+            "timeouts_to_bot": request.timeouts_to_bot or settings.rating_timeouts_to_bot,
+        }
+    )

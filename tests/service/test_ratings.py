@@ -383,8 +383,14 @@ def test_graphql_says_what_rest_says_of_ladders_and_ratings(client: TestClient, 
         '"bot:expert"]}) { game { id } } }',
     )
     assert created["errors"][0]["extensions"]["code"] == "rated_game_refused"
-    made = gql(client, 'mutation { createGame(input: {game: "rough", rated: true}) { game { id rated } } }')
-    assert made["data"]["createGame"]["game"]["rated"] is True
+    made = gql(
+        client,
+        'mutation { createGame(input: {game: "rough", rated: true}) { game { id rated turnSeconds } } }',
+    )
+    # a rated game always has a clock (the settings' by default): nobody stalls it until it expires unrated
+    assert made["data"]["createGame"]["game"] | {"id": ""} == {"id": "", "rated": True, "turnSeconds": 86_400}
+    timed = client.post("/v1/games", json={"game": "rough", "rated": True, "turn_seconds": 60}).json()["game"]
+    assert timed["turn_seconds"] == 60
 
 
 def test_an_expired_rating_leaves_the_ladder_when_a_read_meets_it(
