@@ -249,9 +249,8 @@ class Ratings(GameCore):
         dropped from the ladder on the way: the ladders hold no account for longer than its rating."""
         accounts = [e.account for e in entries]
         keys = [self._name_key(a) for a in accounts]
-        names = await self.store.account_names([k for k in keys if k])
+        stored, names = await self.store.ratings_and_names(accounts, game, [k for k in keys if k])
         named = iter(names)
-        stored = await self.store.load_ratings(accounts, game)
         n = self.settings.rating_provisional_matches
         rows = []
         expired = [e.account for e, r in zip(entries, stored, strict=True) if not r]
@@ -359,12 +358,12 @@ class RatingViews(Ratings):
 
     async def ladder_page(self, game: str, board: str, limit: int, cursor: str | None) -> answers.LadderPage:
         rows, nxt, total = await self.ladder(game, board, limit, cursor)
-        entries = [answers.LadderEntry.model_validate(row) for row in rows]
+        entries = [answers.LadderEntry.model_construct(**row) for row in rows]  # trusted: no validation
         return answers.LadderPage(game=game, board=board, total=total, entries=entries, next_cursor=nxt)  # type: ignore[arg-type]
 
     async def ladder_place(self, game: str, account: str, around: int) -> answers.LadderPosition:
         entries = [
-            answers.LadderEntry.model_validate(row)
+            answers.LadderEntry.model_construct(**row)
             for row in await self.ladder_position(game, account, around)
         ]
         rank = next((e.rank for e in entries if e.account_id == account), None)

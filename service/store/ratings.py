@@ -192,13 +192,19 @@ class RatingStore(StoreConnection):
         rows = await self.r.zrevrange(key, start, int(rank) + around, withscores=True)
         return [LadderEntry(str(m), float(s), start + i + 1) for i, (m, s) in enumerate(rows)]
 
-    async def account_names(self, keys: Sequence[str]) -> list[str]:
-        """The ``name`` field of each account hash in ``keys`` ("" when gone), one round trip."""
+    async def ratings_and_names(
+        self, accounts: Sequence[str], kind: str, name_keys: Sequence[str]
+    ) -> tuple[list[dict[str, str]], list[str]]:
+        """The stored ratings of ``accounts`` in ``kind`` and the ``name`` field of each account hash in
+        ``name_keys`` ("" when gone), in one round trip (a ladder page's)."""
         async with self.r.pipeline(transaction=False) as pipe:
-            for key in keys:
+            for account in accounts:
+                pipe.hgetall(rating_key(account, kind))
+            for key in name_keys:
                 pipe.hget(key, "name")
             replies = await pipe.execute()
-        return [str(reply or "") for reply in replies]
+        n = len(accounts)
+        return [dict(reply) for reply in replies[:n]], [str(reply or "") for reply in replies[n:]]
 
     async def accounts_exist(self, account_hashes: Sequence[str]) -> list[bool]:
         """Whether each account hash in ``account_hashes`` exists (a player or bot account not deleted)."""
