@@ -437,3 +437,34 @@ def test_two_rated_ends_at_once_lose_no_update(
         assert last["delta"] == pytest.approx(last["ordinal"] - first["ordinal"])
         assert first["delta"] == pytest.approx(first["ordinal"])  # from the start (ordinal 0)
         assert got["rating"]["mu"] == pytest.approx(last["mu"])
+
+
+def test_a_seat_that_times_out_to_a_bot_is_rated_as_given_up(
+    client: TestClient, rq_worker: str, rng: random.Random
+) -> None:
+    """Seat 0 never moves: its clock runs out, a bot takes the seat for good (timeouts_to_bot 1), and the
+    match rates its account last, as a leaver."""
+    players = [guest(client, f"p{i}") for i in range(3)]
+    table = rated_table(
+        client,
+        "rough",
+        [players[0]["token"], players[1]["token"], players[2]["token"], None],
+        seats=["open", "open", "open", "bot:random"],
+        turn_seconds=5,
+        timeouts_to_bot=1,
+    )
+    for _ in range(5000):
+        game = wait_for_human(table, {1, 2})
+        if game["status"] == "finished":
+            break
+        seat = game["to_act"]
+        response = table.act(seat, fill(rng.choice(table.legal(seat)), rng), expected_version=game["version"])
+        assert response.status_code == 200, response.text
+    assert game["status"] == "finished" and game["seats"][0]["kind"] == "bot:heuristic"
+    deadline = time.monotonic() + 30
+    while client.get("/v1/ratings/rough/builtin:random").status_code == 404:
+        assert time.monotonic() < deadline, "the match was not rated"
+        time.sleep(0.02)
+    got = rating(client, "rough", f"player:{players[0]['player_id']}")
+    assert got["history"][0]["left"] is True and got["history"][0]["rank"] == 2
+    assert rating(client, "rough", f"player:{players[1]['player_id']}")["history"][0]["rank"] == 1
