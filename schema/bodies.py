@@ -86,6 +86,7 @@ class GameSummary(BaseModel):
     )
     rematch: str | None = Field(default=None, description="The rematch's game id, once one is offered.")
     turn_seconds: int | None = Field(default=None, description="Per-turn time limit, if any.")
+    rated: bool = Field(default=False, description="The match moves its players' ratings (see ladders).")
 
 
 def options_schema(game: str) -> dict[str, Any]:
@@ -162,6 +163,14 @@ class NewGame(Model):
         le=100,
         description="With turn_seconds: after this many timed-out turns in a row a heuristic bot takes "
         "the seat over for good.",
+    )
+    rated: bool = Field(
+        default=False,
+        description="A rated game: its end moves the ratings of its accounts (GET /v1/ladders/{game}). "
+        "Every seat must be an identity: a player's credential, a bot account's API key, or a built-in "
+        "bot (each level at most once); an anonymous join gets 403 rated_needs_identity. A seat given "
+        "up during the match is rated as last. A rated game always runs on a turn clock: without "
+        "`turn_seconds` and `timeouts_to_bot` it gets the server's (a day, 3).",
     )
 
 

@@ -66,6 +66,7 @@ class Game:
     )
     rematch: strawberry.ID | None = strawberry.field(default=None, description="The rematch, once offered.")
     turn_seconds: int | None = strawberry.field(default=None, description="Per-turn time limit, if any.")
+    rated: bool = strawberry.field(default=False, description="The match moves its accounts' ratings.")
 
     @classmethod
     def of(cls, s: bodies.GameSummary) -> Game:
@@ -85,6 +86,7 @@ class Game:
             commitment=s.commitment,
             rematch=None if s.rematch is None else strawberry.ID(s.rematch),
             turn_seconds=s.turn_seconds,
+            rated=s.rated,
         )
 
 
@@ -262,6 +264,11 @@ class CreateGameInput:
     )
     timeouts_to_bot: int | None = strawberry.field(
         default=None, description="After this many timed-out turns in a row a bot takes the seat over."
+    )
+    rated: bool = strawberry.field(
+        default=False,
+        description="A rated game: identities only (players, bot accounts, built-in bots, each once); its "
+        "end moves their ratings (`ladder`).",
     )
 
 

@@ -438,6 +438,66 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/ladders/{game}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A ladder of a game kind, best first: people or bots
+         * @description Ranked by the display rating (mu - 3*sigma). A page starts just after the last entry of the previous one, so ratings moving meanwhile shift a page by at most the entries that moved.
+         */
+        get: operations["getLadder"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/ladders/{game}/accounts/{account_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * An account's rank on its ladder, with its neighbours
+         * @description `account_id` matches `^(player|bot|builtin):[A-Za-z0-9_-]{1,64}$`: `player:<id>`, `bot:<id>` or `builtin:<level>`.
+         */
+        get: operations["getLadderPosition"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/ratings/{game}/{account_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * An account's rating in a game kind and its history
+         * @description The history lists each rated match's change, newest first: the display rating after it, its change, the account's place, whether it left, and the match's weight (repeated pairings count less).
+         */
+        get: operations["getRating"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/admin/webhooks": {
         parameters: {
             query?: never;
@@ -1765,6 +1825,12 @@ export interface components {
              * @description Per-turn time limit, if any.
              */
             turn_seconds?: number | null;
+            /**
+             * Rated
+             * @description The match moves its players' ratings (see ladders).
+             * @default false
+             */
+            rated: boolean;
         };
         /** GoAloneAction */
         GoAloneAction: {
@@ -2277,6 +2343,95 @@ export interface components {
              */
             version: number;
         };
+        /** LadderEntry */
+        LadderEntry: {
+            /**
+             * Account Id
+             * @description `player:<id>`, `bot:<id>` (a bot account) or `builtin:<level>`.
+             */
+            account_id: string;
+            /** Game */
+            game: string;
+            /**
+             * Rating
+             * @description The display rating: mu - 3*sigma (openskill's ordinal).
+             */
+            rating: number;
+            /**
+             * Mu
+             * @description The estimated skill (Plackett-Luce, Weng-Lin); 25 at the start.
+             */
+            mu: number;
+            /**
+             * Sigma
+             * @description The uncertainty of mu; 25/3 at the start, smaller with each match.
+             */
+            sigma: number;
+            /**
+             * Matches
+             * @description Rated matches of this game kind that counted (weight above 0).
+             */
+            matches: number;
+            /**
+             * Provisional
+             * @description Fewer rated matches than the server's threshold (10 by default).
+             */
+            provisional: boolean;
+            /**
+             * Rank
+             * @description 1 for the best on this ladder.
+             */
+            rank: number;
+            /**
+             * Name
+             * @description The player's or bot account's name; a built-in bot's level.
+             */
+            name: string;
+        };
+        /** LadderPage */
+        LadderPage: {
+            /** Game */
+            game: string;
+            /**
+             * Board
+             * @enum {string}
+             */
+            board: "people" | "bots";
+            /**
+             * Total
+             * @description Accounts on this ladder.
+             */
+            total: number;
+            /**
+             * Entries
+             * @description Best first.
+             */
+            entries: components["schemas"]["LadderEntry"][];
+            /**
+             * Next Cursor
+             * @description Send it back as `cursor` for the next page; null on the last page. Opaque.
+             */
+            next_cursor: string | null;
+        };
+        /** LadderPosition */
+        LadderPosition: {
+            /** Game */
+            game: string;
+            /**
+             * Board
+             * @enum {string}
+             */
+            board: "people" | "bots";
+            /** Account Id */
+            account_id: string;
+            /** Rank */
+            rank: number;
+            /**
+             * Entries
+             * @description The account and its neighbours either side, best first.
+             */
+            entries: components["schemas"]["LadderEntry"][];
+        };
         /** LeaveResponse */
         LeaveResponse: {
             /** Game Id */
@@ -2581,6 +2736,11 @@ export interface components {
              * @description With turn_seconds: after this many timed-out turns in a row a heuristic bot takes the seat over for good.
              */
             timeouts_to_bot?: number | null;
+            /**
+             * Rated
+             * @description A rated game: its end moves the ratings of its accounts (GET /v1/ladders/{game}). Every seat must be an identity: a player's credential, a bot account's API key, or a built-in bot (each level at most once); an anonymous join gets 403 rated_needs_identity. A seat given up during the match is rated as last. A rated game always runs on a turn clock: without `turn_seconds` and `timeouts_to_bot` it gets the server's (a day, 3). Default: `false`.
+             */
+            rated?: boolean;
         };
         /**
          * NewFiveHundredGame
@@ -2635,6 +2795,11 @@ export interface components {
              * @description With turn_seconds: after this many timed-out turns in a row a heuristic bot takes the seat over for good.
              */
             timeouts_to_bot?: number | null;
+            /**
+             * Rated
+             * @description A rated game: its end moves the ratings of its accounts (GET /v1/ladders/{game}). Every seat must be an identity: a player's credential, a bot account's API key, or a built-in bot (each level at most once); an anonymous join gets 403 rated_needs_identity. A seat given up during the match is rated as last. A rated game always runs on a turn clock: without `turn_seconds` and `timeouts_to_bot` it gets the server's (a day, 3). Default: `false`.
+             */
+            rated?: boolean;
         };
         /** NewPlayerRequest */
         NewPlayerRequest: {
@@ -2701,6 +2866,11 @@ export interface components {
              * @description With turn_seconds: after this many timed-out turns in a row a heuristic bot takes the seat over for good.
              */
             timeouts_to_bot?: number | null;
+            /**
+             * Rated
+             * @description A rated game: its end moves the ratings of its accounts (GET /v1/ladders/{game}). Every seat must be an identity: a player's credential, a bot account's API key, or a built-in bot (each level at most once); an anonymous join gets 403 rated_needs_identity. A seat given up during the match is rated as last. A rated game always runs on a turn clock: without `turn_seconds` and `timeouts_to_bot` it gets the server's (a day, 3). Default: `false`.
+             */
+            rated?: boolean;
         };
         /**
          * NextTurn
@@ -3020,7 +3190,7 @@ export interface components {
              * @example not_your_turn
              * @enum {string}
              */
-            code: "malformed_body" | "invalid_request" | "unsupported_media_type" | "payload_too_large" | "header_too_large" | "request_timeout" | "not_found" | "method_not_allowed" | "missing_token" | "invalid_token" | "wrong_seat" | "admin_required" | "invalid_invite" | "game_not_found" | "unknown_game" | "invalid_options" | "invalid_deal" | "invalid_seats" | "seat_taken" | "game_full" | "game_not_started" | "game_over" | "game_not_over" | "illegal_action" | "not_your_turn" | "version_conflict" | "idempotency_key_reused" | "invalid_query" | "query_too_complex" | "introspection_disabled" | "rate_limited" | "too_many_connections" | "too_many_streams" | "too_many_games" | "server_full" | "store_unavailable" | "stream_lagged" | "server_closing" | "stream_window_passed" | "events_expired" | "bot_not_found" | "token_malformed" | "token_unknown_issuer" | "token_algorithm_refused" | "token_unknown_key" | "token_bad_signature" | "token_expired" | "token_not_yet_valid" | "token_wrong_audience" | "identity_provider_unavailable" | "already_seated" | "identity_taken" | "game_not_waiting" | "player_not_found" | "too_many_invitations" | "invitation_not_found" | "webhook_not_found" | "dead_letter_not_found" | "webhook_address_refused" | "webhook_limit" | "internal_error" | "client_closed" | "unavailable";
+            code: "malformed_body" | "invalid_request" | "unsupported_media_type" | "payload_too_large" | "header_too_large" | "request_timeout" | "not_found" | "method_not_allowed" | "missing_token" | "invalid_token" | "wrong_seat" | "admin_required" | "invalid_invite" | "game_not_found" | "unknown_game" | "invalid_options" | "invalid_deal" | "invalid_seats" | "seat_taken" | "game_full" | "game_not_started" | "game_over" | "game_not_over" | "illegal_action" | "not_your_turn" | "version_conflict" | "idempotency_key_reused" | "invalid_query" | "query_too_complex" | "introspection_disabled" | "rate_limited" | "too_many_connections" | "too_many_streams" | "too_many_games" | "server_full" | "store_unavailable" | "stream_lagged" | "server_closing" | "stream_window_passed" | "events_expired" | "bot_not_found" | "token_malformed" | "token_unknown_issuer" | "token_algorithm_refused" | "token_unknown_key" | "token_bad_signature" | "token_expired" | "token_not_yet_valid" | "token_wrong_audience" | "identity_provider_unavailable" | "already_seated" | "identity_taken" | "game_not_waiting" | "player_not_found" | "too_many_invitations" | "invitation_not_found" | "rated_needs_identity" | "rated_game_refused" | "rating_not_found" | "webhook_not_found" | "dead_letter_not_found" | "webhook_address_refused" | "webhook_limit" | "internal_error" | "client_closed" | "unavailable";
             /** Detail */
             detail: string;
             /**
@@ -3054,6 +3224,92 @@ export interface components {
              * @description With invalid_request.
              */
             errors?: components["schemas"]["ValidationIssue"][] | null;
+        };
+        /** RatingChange */
+        RatingChange: {
+            /**
+             * Game Id
+             * @description The rated game.
+             */
+            game_id: string;
+            /**
+             * At
+             * @description When it was rated (Unix seconds).
+             */
+            at: number;
+            /** Mu */
+            mu: number;
+            /** Sigma */
+            sigma: number;
+            /**
+             * Ordinal
+             * @description The display rating after this match.
+             */
+            ordinal: number;
+            /**
+             * Delta
+             * @description The display rating's change.
+             */
+            delta: number;
+            /**
+             * Rank
+             * @description The account's place in the match (1 first; a leaver comes last).
+             */
+            rank: number;
+            /**
+             * Left
+             * @description The account gave its seat up during the match.
+             */
+            left: boolean;
+            /**
+             * Weight
+             * @description How much the match counted (1; less for repeated pairings).
+             */
+            weight: number;
+        };
+        /** RatingHistory */
+        RatingHistory: {
+            rating: components["schemas"]["RatingInfo"];
+            /**
+             * History
+             * @description Newest first.
+             */
+            history: components["schemas"]["RatingChange"][];
+        };
+        /** RatingInfo */
+        RatingInfo: {
+            /**
+             * Account Id
+             * @description `player:<id>`, `bot:<id>` (a bot account) or `builtin:<level>`.
+             */
+            account_id: string;
+            /** Game */
+            game: string;
+            /**
+             * Rating
+             * @description The display rating: mu - 3*sigma (openskill's ordinal).
+             */
+            rating: number;
+            /**
+             * Mu
+             * @description The estimated skill (Plackett-Luce, Weng-Lin); 25 at the start.
+             */
+            mu: number;
+            /**
+             * Sigma
+             * @description The uncertainty of mu; 25/3 at the start, smaller with each match.
+             */
+            sigma: number;
+            /**
+             * Matches
+             * @description Rated matches of this game kind that counted (weight above 0).
+             */
+            matches: number;
+            /**
+             * Provisional
+             * @description Fewer rated matches than the server's threshold (10 by default).
+             */
+            provisional: boolean;
         };
         /** Redelivery */
         Redelivery: {
@@ -4481,7 +4737,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Problem: `invalid_request`, `invalid_seats`, `invalid_options`, `invalid_deal` */
+            /** @description Problem: `invalid_request`, `invalid_seats`, `invalid_options`, `invalid_deal`, `rated_game_refused` */
             422: {
                 headers: {
                     "X-Request-ID": components["headers"]["X-Request-ID"];
@@ -4660,7 +4916,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Problem: `invalid_invite` */
+            /** @description Problem: `invalid_invite`, `rated_needs_identity` */
             403: {
                 headers: {
                     "X-Request-ID": components["headers"]["X-Request-ID"];
@@ -4686,7 +4942,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Problem: `seat_taken`, `game_full` */
+            /** @description Problem: `seat_taken`, `game_full`, `already_seated` */
             409: {
                 headers: {
                     "X-Request-ID": components["headers"]["X-Request-ID"];
@@ -6895,6 +7151,197 @@ export interface operations {
                 };
             };
             /** @description Problem: `identity_provider_unavailable`, `store_unavailable` */
+            503: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Content-Language": components["headers"]["Content-Language"];
+                    Vary: components["headers"]["Vary"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getLadder: {
+        parameters: {
+            query?: {
+                /** @description `people` (players, the default) or `bots` (bot accounts and built-in bots). */
+                board?: "people" | "bots";
+                /** @description At most this many (50). */
+                limit?: number;
+                /** @description The `next_cursor` of the previous page, as it came (none: the top). */
+                cursor?: string;
+            };
+            header?: never;
+            path: {
+                game: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A ladder of a game kind, best first: people or bots */
+            200: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LadderPage"];
+                };
+            };
+            /** @description Problem: `unknown_game`, `invalid_request` */
+            422: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Content-Language": components["headers"]["Content-Language"];
+                    Vary: components["headers"]["Vary"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: `store_unavailable` */
+            503: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Content-Language": components["headers"]["Content-Language"];
+                    Vary: components["headers"]["Vary"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getLadderPosition: {
+        parameters: {
+            query?: {
+                /** @description Neighbours either side (5). */
+                around?: number;
+            };
+            header?: never;
+            path: {
+                game: string;
+                account_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description An account's rank on its ladder, with its neighbours */
+            200: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LadderPosition"];
+                };
+            };
+            /** @description Problem: `rating_not_found` */
+            404: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Content-Language": components["headers"]["Content-Language"];
+                    Vary: components["headers"]["Vary"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: `unknown_game`, `invalid_request` */
+            422: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Content-Language": components["headers"]["Content-Language"];
+                    Vary: components["headers"]["Vary"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: `store_unavailable` */
+            503: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Content-Language": components["headers"]["Content-Language"];
+                    Vary: components["headers"]["Vary"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getRating: {
+        parameters: {
+            query?: {
+                /** @description Latest changes (50). */
+                limit?: number;
+            };
+            header?: never;
+            path: {
+                game: string;
+                account_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description An account's rating in a game kind and its history */
+            200: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RatingHistory"];
+                };
+            };
+            /** @description Problem: `rating_not_found` */
+            404: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Content-Language": components["headers"]["Content-Language"];
+                    Vary: components["headers"]["Vary"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: `unknown_game`, `invalid_request` */
+            422: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Content-Language": components["headers"]["Content-Language"];
+                    Vary: components["headers"]["Vary"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: `store_unavailable` */
             503: {
                 headers: {
                     "X-Request-ID": components["headers"]["X-Request-ID"];

@@ -41,6 +41,7 @@ class BotAccounts(GameCore):
             raise ProblemError(
                 "bot_not_found", Text("There is no bot account {bid!r} (it may have expired).", bid=bid)
             )
+        await self.forget_ratings(f"bot:{bid}")
         released: list[tuple[str, int]] = []
         for gid in games:
             record = await self.store.load(gid)

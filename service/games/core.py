@@ -299,6 +299,13 @@ class GameCore:
         seconds = record.extra.get("turn_seconds")
         return record.updated_at + int(seconds) if seconds else None
 
+    async def forget_ratings(self, account: str) -> None:
+        """Drop a deleted account's ratings, histories and ladder places in every game kind."""
+        await self.store.forget_ratings(account, sorted(engine.games()))
+
+    async def rate_match(self, gid: str, m: engine.Match) -> None:
+        """Rate the finished rated game ``gid`` (service/games/ratings.py overrides this; here, nothing)."""
+
     async def emit_webhook(self, event_type: str, data: dict[str, Any], *, key: str | None = None) -> str:
         """Tell the app backends' webhooks of a player's event (service/games/webhooks.py sends it;
         here, a process without webhooks, nothing)."""

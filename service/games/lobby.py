@@ -25,6 +25,7 @@ from service.games.core import (
 )
 from service.games.cursors import decode_cursor, encode_cursor
 from service.games.players import Players
+from service.games.ratings import check_rated_game, check_rated_join, rated_clock
 from service.store.keys import (
     STATUS_ACTIVE,
     STATUS_FINISHED,
@@ -73,6 +74,7 @@ class Lobby(Players):
             commitment=engine.match_commitment(m),
             rematch=record.rematch or None,
             turn_seconds=record.extra.get("turn_seconds"),
+            rated=bool(record.extra.get("rated")),
         )
 
     async def open_games(
@@ -101,6 +103,9 @@ class Lobby(Players):
             )
         players = int(engine.games()[request.game]["players"])
         seats = request.seats or ["open"] * players
+        if request.rated:  # a clock, so nobody escapes a loss by never moving again (ratings.py)
+            check_rated_game(seats, request.seed is not None or request.deal is not None)
+            request = rated_clock(request, self.settings)
         if len(seats) != players:
             raise ProblemError(
                 "invalid_seats",
@@ -146,6 +151,7 @@ class Lobby(Players):
                 **({"deal": request.deal} if request.deal is not None else {}),
                 **({"turn_seconds": request.turn_seconds} if request.turn_seconds else {}),
                 **({"timeouts_to_bot": request.timeouts_to_bot} if request.timeouts_to_bot else {}),
+                **({"rated": True} if request.rated else {}),
             },
         )
         created = {
@@ -185,6 +191,8 @@ class Lobby(Players):
         invitation to this table, which stands for its invite code."""
         owner, account_name = await self.account_of(credential)
         record = await self.get(gid)
+        if record.extra.get("rated"):
+            check_rated_join(owner)
         if (
             record.invite_hash
             and not invited
@@ -358,7 +366,11 @@ class Lobby(Players):
                 updated_at=now,
                 extra={
                     "rematch_of": gid,
-                    **{k: v for k, v in record.extra.items() if k in {"turn_seconds", "timeouts_to_bot"}},
+                    **{
+                        k: v
+                        for k, v in record.extra.items()
+                        if k in {"turn_seconds", "timeouts_to_bot", "rated"}
+                    },
                 },
             )
             created = {

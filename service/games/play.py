@@ -317,6 +317,8 @@ class Play(GameCore):
             self._keep(record)
             self._remember((gid, version), nxt)
             await self._maybe_enqueue_bot(record, nxt)
+            if status == STATUS_FINISHED and record.extra.get("rated"):
+                await self.rate_match(gid, nxt)  # every finish passes here: a person's, a bot's, a timer's
             if any(s.owner for s in record.seats):
                 await self._notify_accounts(record, nxt, told=result.notified)
             return response, False

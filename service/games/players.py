@@ -300,6 +300,7 @@ class Players(GameCore):
         owner = player_owner(pid)
         gids = await self.store.player_game_ids(pid)
         await self.store.delete_player(pid)  # the token stops working here
+        await self.forget_ratings(owner)
         if player.get("issuer"):
             await self.store.forget_identity(player["issuer"], player.get("subject", ""), pid)
         for gid in gids:

@@ -10,8 +10,8 @@ One module per concern:
 - ``connection``: :class:`StoreConnection`, the client with its TTLs and replica-confirmed writes,
   and :class:`RegisteredScript`, how a store class declares the scripts it runs;
 - ``games``: :class:`GameStore`; ``bot_accounts``: :class:`BotAccountStore`; ``players``:
-  :class:`PlayerStore`; ``webhooks``: :class:`WebhookStore` (the webhook endpoints, their delivery
-  logs, the dead letters);
+  :class:`PlayerStore`; ``ratings``: :class:`RatingStore` (ratings, their histories, the ladders);
+  ``webhooks``: :class:`WebhookStore` (the webhook endpoints, their delivery logs, the dead letters);
 - ``retention``, ``fanout``, ``faults``: the move log and stream bounds, the streams hub, Redis
   faults as answers.
 
@@ -29,11 +29,12 @@ from __future__ import annotations
 from service.store.bot_accounts import BotAccountStore
 from service.store.games import GameStore
 from service.store.players import PlayerStore
+from service.store.ratings import RatingStore
 from service.store.webhooks import WebhookStore
 
-__all__ = ["BotAccountStore", "GameStore", "PlayerStore", "Store", "WebhookStore"]
+__all__ = ["BotAccountStore", "GameStore", "PlayerStore", "RatingStore", "Store", "WebhookStore"]
 
 
-class Store(GameStore, BotAccountStore, PlayerStore, WebhookStore):
-    """The games, the bot accounts, the players and the webhooks in one Redis (or Redis Cluster), on
-    one client."""
+class Store(GameStore, BotAccountStore, PlayerStore, RatingStore, WebhookStore):
+    """The games, the bot accounts, the players, the ratings and the webhooks in one Redis (or Redis
+    Cluster), on one client."""

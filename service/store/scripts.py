@@ -86,7 +86,12 @@ local reserved = kind == 'reserved' and ARGV[6] ~= ''
   and redis.call('HGET', KEYS[1], 'seat:' .. seat .. ':reserved') == ARGV[6]
 if kind ~= 'open' and not reserved then return {'taken', tostring(seat)} end
 local player = string.sub(ARGV[7], 1, 7) == 'player:'
-if player then
+-- one account, one seat: a player always; a bot account in a rated game (service/games/ratings.py)
+local once = player
+if not player and ARGV[7] ~= '' then
+  once = cjson.decode(redis.call('HGET', KEYS[1], 'extra') or '{}').rated == true
+end
+if once then
   for i = 0, n - 1 do
     if i ~= seat and redis.call('HGET', KEYS[1], 'seat:' .. i .. ':owner') == ARGV[7] then
       return {'twice', tostring(i)}

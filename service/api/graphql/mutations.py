@@ -68,6 +68,7 @@ async def resolve_create_game(info: Info, input: t.CreateGameInput) -> t.CreateG
         "listed": input.listed,
         "turn_seconds": input.turn_seconds,
         "timeouts_to_bot": input.timeouts_to_bot,
+        "rated": input.rated,
     }
     try:
         request = CreateGameRequest.model_validate(raw)

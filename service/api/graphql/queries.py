@@ -1,6 +1,6 @@
 """The ``Query`` root: a game, the open games, the rules, a seat's view and legal actions, and the
-player's own record, games and invitations (:mod:`service.api.graphql.players`), the administrator's
-webhooks (:mod:`service.api.graphql.webhooks`).
+player's own record, games and invitations (:mod:`service.api.graphql.players`), ratings and ladders
+(:mod:`service.api.graphql.ratings`), the administrator's webhooks (:mod:`service.api.graphql.webhooks`).
 
 The resolvers are plain functions given to ``strawberry.field(resolver=…)``: that form is typed (the
 field is the resolver's return type), where Strawberry types the decorator form ``@strawberry.field(…)``
@@ -15,6 +15,7 @@ from strawberry.types import Info
 from schema import graphql_types as t
 from service.api.graphql.context import games_of, guarded, token_of
 from service.api.graphql.players import resolve_me, resolve_my_games, resolve_my_invitations
+from service.api.graphql.ratings import QUERIES as RATINGS
 from service.api.graphql.webhooks import QUERIES as WEBHOOKS
 from service.api.problems import problem_error
 from service.base.problems import ProblemError
@@ -79,6 +80,9 @@ class Query:
     legal_actions = strawberry.field(
         resolver=resolve_legal_actions, description="The caller's legal actions (needs the seat token)."
     )
+    ladder = RATINGS["ladder"]
+    ladder_position = RATINGS["ladder_position"]
+    rating = RATINGS["rating"]
     webhooks = WEBHOOKS["webhooks"]
     webhook = WEBHOOKS["webhook"]
     webhook_deliveries = WEBHOOKS["webhook_deliveries"]

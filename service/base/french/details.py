@@ -332,4 +332,22 @@ DETAILS: dict[str, str] = {
         "d'abord.",
     "There is no webhook endpoint {wid!r}.": "Il n'y a pas de point de terminaison de webhook {wid!r}.",
     "There is no dead letter {dead_id!r}.": "Il n'y a pas de lettre morte {dead_id!r}.",
+    # --- rated games and ladders (service/games/ratings.py) ---------------------------------------------
+    "A rated game seats each built-in bot level at most once: one account, one seat.":
+        "Une partie classée assoit chaque niveau de bot intégré une fois au plus : un compte, un siège.",
+    "A rated game is dealt from a fresh key: omit `seed` and `deal`.":
+        "Une partie classée est distribuée avec une clé neuve : omettez `seed` et `deal`.",
+    "This game is rated: join with a player's credential or a bot account's API key, not "
+    "anonymously.":
+        "Cette partie est classée : rejoignez-la avec l'identifiant d'un joueur ou la clé d'API d'un "
+        "compte de bot, pas anonymement.",
+    "There is no game kind {game!r}; see GET /v1/rules.":
+        "Il n'y a pas de jeu {game!r} ; voyez GET /v1/rules.",
+    "board must be `people` or `bots`.": "board doit valoir `people` ou `bots`.",
+    "{account!r} is not a rated account (player:<id>, bot:<id>, builtin:<level>).":
+        "{account!r} n'est pas un compte classé (player:<id>, bot:<id>, builtin:<level>).",
+    "{account} has no rating in {game} (no rated match yet, or the account is gone).":
+        "{account} n'a pas de classement à {game} (aucune partie classée encore, ou le compte n'existe "
+        "plus).",
+    "{name} must be from {low} to {high}.": "{name} doit aller de {low} à {high}.",
 }  # fmt: skip

@@ -1,0 +1,78 @@
+"""The REST endpoints of ratings and ladders, declared as :mod:`service.api.rest.table` declares the games'
+and included in :data:`service.api.rest.endpoints.OPS`."""
+
+from __future__ import annotations
+
+from schema.ratings import ACCOUNT_ID, LadderPage, LadderPosition, RatingHistory
+from service.api.rest.operation import Op, Param
+from service.api.rest.ratings import get_ladder, get_ladder_position, get_rating
+
+RATING_OPS: tuple[Op, ...] = (
+    Op(
+        "GET",
+        "/v1/ladders/{game}",
+        get_ladder,
+        "getLadder",
+        "A ladder of a game kind, best first: people or bots",
+        "ratings",
+        LadderPage,
+        errors=("unknown_game", "invalid_request"),
+        params=(
+            Param(
+                "board",
+                "query",
+                {"type": "string", "enum": ["people", "bots"]},
+                "`people` (players, the default) or `bots` (bot accounts and built-in bots).",
+            ),
+            Param(
+                "limit", "query", {"type": "integer", "minimum": 1, "maximum": 100}, "At most this many (50)."
+            ),
+            Param(
+                "cursor",
+                "query",
+                {"type": "string", "minLength": 1, "maxLength": 200},
+                "The `next_cursor` of the previous page, as it came (none: the top).",
+            ),
+        ),
+        description="Ranked by the display rating (mu - 3*sigma). A page starts just after the last "
+        "entry of the previous one, so ratings moving meanwhile shift a page by at most the entries that "
+        "moved.",
+    ),
+    Op(
+        "GET",
+        "/v1/ladders/{game}/accounts/{account_id}",
+        get_ladder_position,
+        "getLadderPosition",
+        "An account's rank on its ladder, with its neighbours",
+        "ratings",
+        LadderPosition,
+        errors=("unknown_game", "invalid_request", "rating_not_found"),
+        params=(
+            Param(
+                "around",
+                "query",
+                {"type": "integer", "minimum": 0, "maximum": 50},
+                "Neighbours either side (5).",
+            ),
+        ),
+        description=f"`account_id` matches `{ACCOUNT_ID}`: `player:<id>`, `bot:<id>` or `builtin:<level>`.",
+    ),
+    Op(
+        "GET",
+        "/v1/ratings/{game}/{account_id}",
+        get_rating,
+        "getRating",
+        "An account's rating in a game kind and its history",
+        "ratings",
+        RatingHistory,
+        errors=("unknown_game", "invalid_request", "rating_not_found"),
+        params=(
+            Param(
+                "limit", "query", {"type": "integer", "minimum": 1, "maximum": 200}, "Latest changes (50)."
+            ),
+        ),
+        description="The history lists each rated match's change, newest first: the display rating after "
+        "it, its change, the account's place, whether it left, and the match's weight (repeated pairings "
+        "count less).",
+    ),
+)
