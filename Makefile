@@ -152,6 +152,7 @@ bench: bench-deps
 	$(PY) bench/scale.py
 	$(PY) bench/abuse.py
 	$(PY) bench/players.py
+	$(PY) bench/ladder.py
 
 bench-quick: bench-deps
 	$(PY) bench/engine.py --quick
@@ -164,6 +165,7 @@ bench-quick: bench-deps
 	$(PY) bench/scale.py --quick
 	$(PY) bench/abuse.py --quick
 	$(PY) bench/players.py --quick
+	$(PY) bench/ladder.py --quick
 
 # Regenerate the committed API contracts, the example clients' TypeScript types (REST: openapi-typescript;
 # GraphQL: GraphQL Code Generator, codegen.yml) and the README's
