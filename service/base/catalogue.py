@@ -15,6 +15,7 @@ from collections.abc import Mapping
 from types import MappingProxyType
 
 from service.base.catalogue_players import PLAYER_ENTRIES
+from service.base.catalogue_tournaments import TOURNAMENT_ENTRIES
 from service.base.error_codes import ErrorCode, Reason, Retry
 
 _ENTRIES = (
@@ -292,6 +293,7 @@ _ENTRIES = (
         "Register a bot again (POST /v1/bots).",
     ),
     *PLAYER_ENTRIES,  # service/base/catalogue_players.py
+    *TOURNAMENT_ENTRIES,  # service/base/catalogue_tournaments.py
     # --- webhooks (the administrator's endpoints) ------------------------------------------------------
     ErrorCode("webhook_not_found", 404, Retry.NO,
         "No such webhook endpoint",

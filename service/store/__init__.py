@@ -29,11 +29,12 @@ from __future__ import annotations
 from service.store.bot_accounts import BotAccountStore
 from service.store.games import GameStore
 from service.store.players import PlayerStore
+from service.store.tournaments import TournamentStore
 from service.store.webhooks import WebhookStore
 
-__all__ = ["BotAccountStore", "GameStore", "PlayerStore", "Store", "WebhookStore"]
+__all__ = ["BotAccountStore", "GameStore", "PlayerStore", "Store", "TournamentStore", "WebhookStore"]
 
 
-class Store(GameStore, BotAccountStore, PlayerStore, WebhookStore):
-    """The games, the bot accounts, the players and the webhooks in one Redis (or Redis Cluster), on
-    one client."""
+class Store(GameStore, BotAccountStore, PlayerStore, WebhookStore, TournamentStore):
+    """The games, the bot accounts, the players, the webhooks and the tournaments in one Redis (or Redis
+    Cluster), on one client."""

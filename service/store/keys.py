@@ -27,6 +27,10 @@ with its expiry). An identity from an app's identity provider points at its play
 ``atout:identity:{<sha256 of issuer and subject>}``. A player expires after ``player_idle_ttl``
 seconds without a request; every index with it.
 
+Tournament ``t`` (service/store/tournaments.py): ``atout:tournament:{t}`` (its record, JSON, expiring
+``tournament_ttl`` seconds after its last change) and ``atout:tournamentlock:{t}`` (held for seconds by
+the one job advancing it).
+
 A seat's ``owner`` names the account that holds it: a bot account's id, or ``player:<id>``
 (:func:`player_owner`), so one notice path (a move's commit telling the account to act next) serves
 both kinds of account.
@@ -101,6 +105,14 @@ def bot_turns_key(bid: str) -> str:
 PLAYER_OWNER = "player:"
 """A seat ``owner`` that starts with this is a player's (the rest is the player id); any other is a
 bot account's id (bot ids never hold a colon)."""
+
+
+def tournament_key(tid: str) -> str:
+    return f"atout:tournament:{{{tid}}}"
+
+
+def tournament_lock_key(tid: str) -> str:
+    return f"atout:tournamentlock:{{{tid}}}"
 
 
 def player_owner(pid: str) -> str:

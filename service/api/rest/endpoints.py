@@ -7,6 +7,7 @@ from __future__ import annotations
 from service.api.rest.operation import Op
 from service.api.rest.player_ops import PLAYER_OPS
 from service.api.rest.table import GAME_OPS
+from service.api.rest.tournament_table import TOURNAMENT_OPS
 from service.api.rest.webhook_table import WEBHOOK_OPS
 
-OPS: tuple[Op, ...] = (*GAME_OPS, *PLAYER_OPS, *WEBHOOK_OPS)
+OPS: tuple[Op, ...] = (*GAME_OPS, *PLAYER_OPS, *WEBHOOK_OPS, *TOURNAMENT_OPS)

@@ -332,4 +332,15 @@ DETAILS: dict[str, str] = {
         "d'abord.",
     "There is no webhook endpoint {wid!r}.": "Il n'y a pas de point de terminaison de webhook {wid!r}.",
     "There is no dead letter {dead_id!r}.": "Il n'y a pas de lettre morte {dead_id!r}.",
+    # --- tournaments (service/games/tournaments.py) ---------------------------------------------------
+    "Send the administrator token or a bot's API key as `Authorization: Bearer`.":
+        "Envoyez le jeton d'administrateur ou la clé d'API d'un bot en `Authorization: Bearer`.",
+    "This tournament cannot be played: {reason}.": "Ce tournoi ne peut pas se jouer : {reason}.",
+    "This tournament would play {total} games; this server plays at most {most}.":
+        "Ce tournoi jouerait {total} parties ; ce serveur en joue {most} au plus.",
+    "The bot account {bid} is entered twice.": "Le compte de bot {bid} est inscrit deux fois.",
+    "Only the administrator or a bot account creates a tournament.":
+        "Seuls l'administrateur ou un compte de bot créent un tournoi.",
+    "There is no tournament {tid!r} (it may have expired).":
+        "Il n'y a pas de tournoi {tid!r} (il a peut-être expiré).",
 }  # fmt: skip

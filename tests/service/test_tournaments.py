@@ -1,0 +1,149 @@
+"""Tournaments on the service: a round robin of the three built-in bots and a bot account the test runs
+through its stream, played to the end by a real RQ worker; every game's deal verified from the key.
+
+Short games (Le Rough to 200) and a one-second turn clock keep it well under a minute.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import random
+import time
+from typing import Any
+
+from starlette.testclient import TestClient
+from svc_helpers import admin_headers, auth
+
+import engine
+from workers import bots
+from workers import tournament as t
+
+JSON = dict[str, Any]
+
+
+def register(client: TestClient, name: str) -> JSON:
+    response = client.post("/v1/bots", json={"name": name})
+    assert response.status_code == 201, response.text
+    body: JSON = response.json()
+    return body
+
+
+def notices(client: TestClient, key: str, after: str | None) -> list[JSON]:
+    headers = auth(key) | ({"Last-Event-ID": after} if after else {})
+    text = client.get("/v1/bots/me/stream?follow=false", headers=headers).text
+    return [json.loads(line[6:]) for line in text.splitlines() if line.startswith("data: ")]
+
+
+class StreamBot:
+    """A bot account as its author would write it: seat tokens from ``tournament_game``, moves on
+    ``your_turn`` (the heuristic strategy), everything read from its one stream."""
+
+    def __init__(self, client: TestClient, key: str) -> None:
+        self.client, self.key = client, key
+        self.tokens: dict[tuple[str, int], str] = {}
+        self.after: str | None = None
+        self.moves = 0
+        self.rng = random.Random(7)
+
+    def step(self) -> None:
+        for notice in notices(self.client, self.key, self.after):
+            self.after = notice["id"]
+            if notice["type"] == "tournament_game":
+                assert len(notice["seats"]) == len(notice["tokens"]) == 2
+                for seat, token in zip(notice["seats"], notice["tokens"], strict=True):
+                    self.tokens[(notice["game_id"], seat)] = token
+            elif notice["type"] == "your_turn":
+                token = self.tokens[(notice["game_id"], notice["seat"])]  # told before its first turn
+                action = bots.choose("heuristic", notice["view"], notice["legal_actions"], self.rng, 0.01)
+                body = {"action": action, "expected_version": notice["version"]}
+                response = self.client.post(
+                    f"/v1/games/{notice['game_id']}/actions", json=body, headers=auth(token)
+                )
+                assert response.status_code in (200, 409), response.text  # 409: the clock played it
+                self.moves += response.status_code == 200
+
+
+def test_a_round_robin_of_four_entrants_plays_to_the_end_and_every_deal_is_verifiable(
+    client: TestClient, rq_worker: str
+) -> None:
+    bot = register(client, "stream-bot")
+    entrants = ["bot:random", "bot:heuristic", "bot:expert", f"account:{bot['bot_id']}"]
+    body = {"game": "rough", "entrants": entrants, "target_score": 200, "move_seconds": 2, "name": "test"}
+    created = client.post("/v1/tournaments", json=body, headers=admin_headers(client))
+    assert created.status_code == 201, created.text
+    tour = created.json()
+    assert tour["status"] == "running" and tour["key"] is None and tour["rounds"] == 3
+    assert [e["name"] for e in tour["entrants"]] == [*entrants[:3], "stream-bot"]
+    assert len(tour["games"]) == 4  # round 1: two tables, one duplicate deal, two seatings
+    tid, commitment = tour["id"], tour["commitment"]
+
+    player = StreamBot(client, bot["api_key"])
+    deadline = time.monotonic() + 150
+    while time.monotonic() < deadline:
+        player.step()
+        tour = client.get(f"/v1/tournaments/{tid}").json()
+        if tour["status"] != "running":
+            break
+        time.sleep(0.05)
+    assert tour["status"] == "finished", tour
+    assert player.moves > 0
+
+    games = tour["games"]
+    assert len(games) == 3 * 2 * 2 and all(g["status"] == "finished" for g in games)
+    pairs = {frozenset((g["a"], g["b"])) for g in games}
+    assert len(pairs) == 6  # everyone met everyone
+    by_name = {s["entrant"]: s for s in tour["standings"]}
+    assert all(s["games"] == 6 and s["deals"] == 3 for s in tour["standings"])
+    rnd, heu, exp = by_name[0], by_name[1], by_name[2]
+    assert exp["points_per_deal"] >= heu["points_per_deal"] >= rnd["points_per_deal"], tour["standings"]
+    for s in tour["standings"]:
+        assert s["ci95_low"] <= s["points_per_deal"] <= s["ci95_high"]
+    assert len(tour["head_to_head"]) == 12
+
+    # Fair play: the key revealed matches the commitment published at creation, and every game's
+    # match key (hence every hand) follows from it; each game's log verifies on its own.
+    key = bytes.fromhex(tour["key"])
+    assert hashlib.sha256(key).hexdigest() == commitment
+    for g in games:
+        summary = client.get(f"/v1/games/{g['game_id']}").json()
+        assert t.verify(key, commitment, g["round"], g["table"], g["deal"], summary["commitment"])
+        log = client.get(g["replay"]).json()
+        assert log["key"] == t.game_key(key, g["round"], g["table"], g["deal"]).hex()
+        assert engine.verify_log(log) == []
+    twins = {}
+    for g in games:
+        twins.setdefault((g["round"], g["table"], g["deal"]), []).append(g["game_id"])
+    for first, second in twins.values():  # the duplicate: the same hands, the teams swapped
+        a, b = (client.get(f"/v1/games/{gid}/log").json() for gid in (first, second))
+        assert a["hands"][0]["hands"] == b["hands"][0]["hands"]
+
+
+def test_who_may_create_a_tournament_and_what_is_refused(client: TestClient) -> None:
+    body = {"game": "rough", "entrants": ["bot:random", "bot:heuristic"]}
+    assert client.post("/v1/tournaments", json=body).json()["code"] == "missing_token"
+    refused = client.post("/v1/tournaments", json=body, headers=auth("not-a-key"))
+    assert (refused.status_code, refused.json()["code"]) == (403, "tournament_forbidden")
+    bot = register(client, "organiser")
+    euchre = client.post("/v1/tournaments", json=body | {"game": "euchre5"}, headers=auth(bot["api_key"]))
+    assert (euchre.status_code, euchre.json()["code"]) == (422, "invalid_request")
+    swiss = client.post("/v1/tournaments", json=body | {"format": "swiss"}, headers=auth(bot["api_key"]))
+    assert (swiss.status_code, swiss.json()["code"]) == (422, "invalid_tournament")
+    twice = body | {"entrants": [f"account:{bot['bot_id']}"] * 2}
+    again = client.post("/v1/tournaments", json=twice, headers=auth(bot["api_key"]))
+    assert (again.status_code, again.json()["code"]) == (422, "invalid_tournament")
+    ghost = client.post(
+        "/v1/tournaments",
+        json=body | {"entrants": ["bot:random", "account:nobody"]},
+        headers=auth(bot["api_key"]),
+    )
+    assert (ghost.status_code, ghost.json()["code"]) == (404, "bot_not_found")
+    big = body | {"entrants": ["bot:random"] * 64, "deals": 16}
+    too_many = client.post("/v1/tournaments", json=big, headers=admin_headers(client))
+    assert (too_many.status_code, too_many.json()["code"]) == (422, "invalid_tournament")
+    missing = client.get("/v1/tournaments/nope")
+    assert (missing.status_code, missing.json()["code"]) == (404, "tournament_not_found")
+    made = client.post("/v1/tournaments", json=body, headers=auth(bot["api_key"]))
+    assert made.status_code == 201, made.text
+    read = client.get(f"/v1/tournaments/{made.json()['id']}").json()
+    assert read["commitment"] == made.json()["commitment"] and read["key"] is None
