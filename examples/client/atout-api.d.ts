@@ -8039,7 +8039,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Problem: `invalid_request`, `invalid_tournament` */
+            /** @description Problem: `invalid_request`, `invalid_tournament`, `invalid_options` */
             422: {
                 headers: {
                     "X-Request-ID": components["headers"]["X-Request-ID"];

@@ -39,7 +39,7 @@ from schema.tournaments import (
 )
 from service.base.problems import ProblemError
 from service.base.texts import Text
-from service.games.core import GameCore, new_game_id, your_turn
+from service.games.core import GameCore, engine_problem, new_game_id, your_turn
 from service.store.keys import STATUS_ACTIVE, STATUS_FINISHED, hash_token
 from service.store.records import GameRecord, Seat
 from workers import tournament as t
@@ -86,6 +86,11 @@ class Tournaments(GameCore):
                     most=self.settings.tournament_max_games,
                 ),
             )
+        options = {"target_score": request.target_score} if request.target_score else {}
+        try:
+            engine.new_match(request.game, seed=0, options=options or None)  # 422 invalid_options
+        except engine.IllegalAction as error:
+            raise engine_problem(error) from None
         entrants: list[dict[str, str]] = []
         for kind in request.entrants:
             if kind.startswith("account:"):
@@ -116,7 +121,7 @@ class Tournaments(GameCore):
             "rounds": rounds,
             "deals": request.deals,
             "move_seconds": request.move_seconds,
-            "options": {"target_score": request.target_score} if request.target_score else {},
+            "options": options,
             "key": key.hex(),
             "commitment": t.commitment(key),
             "entrants": entrants,

@@ -141,6 +141,8 @@ def test_who_may_create_a_tournament_and_what_is_refused(client: TestClient) -> 
     big = body | {"entrants": ["bot:random"] * 64, "deals": 16}
     too_many = client.post("/v1/tournaments", json=big, headers=admin_headers(client))
     assert (too_many.status_code, too_many.json()["code"]) == (422, "invalid_tournament")
+    odd = client.post("/v1/tournaments", json=body | {"target_score": 123}, headers=admin_headers(client))
+    assert (odd.status_code, odd.json()["code"]) == (422, "invalid_options")
     missing = client.get("/v1/tournaments/nope")
     assert (missing.status_code, missing.json()["code"]) == (404, "tournament_not_found")
     made = client.post("/v1/tournaments", json=body, headers=auth(bot["api_key"]))

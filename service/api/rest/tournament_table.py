@@ -27,6 +27,7 @@ TOURNAMENT_OPS: tuple[Op, ...] = (
             "invalid_token",
             "tournament_forbidden",
             "invalid_tournament",
+            "invalid_options",
             "bot_not_found",
         ),
         "optional",
