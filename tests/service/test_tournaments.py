@@ -16,6 +16,8 @@ from starlette.testclient import TestClient
 from svc_helpers import admin_headers, auth
 
 import engine
+from schema import graphql_tournaments as gt
+from schema import tournaments as st
 from workers import bots
 from workers import tournament as t
 
@@ -149,3 +151,58 @@ def test_who_may_create_a_tournament_and_what_is_refused(client: TestClient) -> 
     assert made.status_code == 201, made.text
     read = client.get(f"/v1/tournaments/{made.json()['id']}").json()
     assert read["commitment"] == made.json()["commitment"] and read["key"] is None
+
+
+def gql(client: TestClient, query: str, token: str | None = None, **variables: Any) -> JSON:
+    headers = auth(token) if token else {}
+    response = client.post("/graphql", json={"query": query, "variables": variables}, headers=headers)
+    assert response.status_code == 200, response.text
+    body: JSON = response.json()
+    return body
+
+
+CREATE = """mutation($entrants: [String!]!, $game: String!, $target: Int) {
+  createTournament(game: $game, entrants: $entrants, targetScore: $target, moveSeconds: 5) {
+    id status rounds commitment key targetScore entrants { index kind name }
+    games { gameId round table deal seating a b status replay }
+    standings { rank entrant games deals pointsPerDeal ci95Low ci95High wins flaggedGames }
+  }
+}"""
+
+
+def test_graphql_creates_and_reads_a_tournament_as_rest_does(client: TestClient) -> None:
+    bot = register(client, "gql-organiser")
+    entrants = ["bot:random", f"account:{bot['bot_id']}", "bot:heuristic"]
+    made = gql(client, CREATE, bot["api_key"], entrants=entrants, game="five_hundred", target=300)
+    assert "errors" not in made, made
+    tour = made["data"]["createTournament"]
+    assert tour["status"] == "running" and tour["rounds"] == 3 and tour["key"] is None
+    assert tour["targetScore"] == 300 and len(tour["games"]) == 2  # three entrants: one sits out
+    rest = client.get(f"/v1/tournaments/{tour['id']}").json()
+    assert rest["commitment"] == tour["commitment"]
+    assert [g["game_id"] for g in rest["games"]] == [g["gameId"] for g in tour["games"]]
+    read = gql(client, "query($id: ID!) { tournament(id: $id) { id commitment round } }", id=tour["id"])
+    assert read["data"]["tournament"] == {"id": tour["id"], "commitment": tour["commitment"], "round": 1}
+    # The bot account's stream: its seats and tokens first, as myTurns gives them too.
+    told = [n for n in notices(client, bot["api_key"], None) if n["type"] == "tournament_game"]
+    assert {n["game_id"] for n in told} == {g["gameId"] for g in tour["games"]}
+
+    refused = gql(client, CREATE, None, entrants=entrants, game="euchre5")
+    assert refused["errors"][0]["extensions"]["code"] == "invalid_request"
+    forbidden = gql(client, CREATE, "nope", entrants=entrants, game="rough")
+    assert forbidden["errors"][0]["extensions"]["code"] == "tournament_forbidden"
+    missing = gql(client, '{ tournament(id: "nope") { id } }')
+    assert missing["errors"][0]["extensions"]["code"] == "tournament_not_found"
+
+
+def test_the_graphql_types_have_the_rest_models_fields() -> None:
+    pairs = [
+        (gt.TournamentEntrant, st.TournamentEntrant),
+        (gt.TournamentGame, st.TournamentGame),
+        (gt.TournamentStanding, st.TournamentStanding),
+        (gt.HeadToHeadRecord, st.HeadToHeadRecord),
+    ]
+    for graphql_type, model in pairs:
+        assert set(graphql_type.__annotations__) == set(model.model_fields), graphql_type
+    tournament = set(gt.Tournament.__annotations__)
+    assert tournament == set(st.Tournament.model_fields) - {"options"} | {"target_score"}
