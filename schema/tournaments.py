@@ -6,11 +6,12 @@ account, which plays through its stream (``tournament_game`` then ``your_turn`` 
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, RootModel
 
 from schema.actions import Model
+from schema.views import StreamEnd
 
 ENTRANT = r"^(bot:(random|heuristic|expert)|account:[A-Za-z0-9_-]{1,64})$"
 
@@ -133,3 +134,29 @@ class Tournament(BaseModel):
     head_to_head: list[HeadToHeadRecord]
     created_at: float
     finished_at: float | None = None
+
+
+class TournamentEvent(BaseModel):
+    """One event of /v1/tournaments/{id}/events: ``tournament_created`` (commitment, rounds),
+    ``round_started`` (round, game_ids), ``game_finished`` (game), ``round_finished`` (round,
+    standings), ``tournament_finished`` (status, key revealed, standings). Delivered at least once."""
+
+    model_config = ConfigDict(extra="forbid")
+    id: str = Field(description="The stream id: send it back as Last-Event-ID to resume.")
+    type: Literal[
+        "tournament_created", "round_started", "game_finished", "round_finished", "tournament_finished"
+    ]
+    tournament_id: str
+    round: int | None = None
+    rounds: int | None = None
+    game_ids: list[str] | None = None
+    game: TournamentGame | None = None
+    standings: list[TournamentStanding] | None = None
+    status: Literal["running", "finished", "stopped"] | None = None
+    commitment: str | None = None
+    key: str | None = None
+
+
+class TournamentStreamFrame(RootModel[Annotated[TournamentEvent | StreamEnd, Field(discriminator="type")]]):
+    """One frame of /v1/tournaments/{id}/events (SSE ``data``, or one NDJSON line): an event, or the
+    ``StreamEnd`` frame of a stream that ends early."""

@@ -578,6 +578,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/tournaments/{tournament_id}/events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A tournament's events: created, rounds started and finished (standings), games over, the end
+         * @description Server-Sent Events by default; NDJSON with `Accept: application/x-ndjson`. The stream ends when the tournament's record expires; `tournament_finished` reveals the key.
+         */
+        get: operations["streamTournamentEvents"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -3805,6 +3825,41 @@ export interface components {
             name: string;
         };
         /**
+         * TournamentEvent
+         * @description One event of /v1/tournaments/{id}/events: ``tournament_created`` (commitment, rounds),
+         *     ``round_started`` (round, game_ids), ``game_finished`` (game), ``round_finished`` (round,
+         *     standings), ``tournament_finished`` (status, key revealed, standings). Delivered at least once.
+         */
+        TournamentEvent: {
+            /**
+             * Id
+             * @description The stream id: send it back as Last-Event-ID to resume.
+             */
+            id: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "game_finished" | "round_finished" | "round_started" | "tournament_created" | "tournament_finished";
+            /** Tournament Id */
+            tournament_id: string;
+            /** Round */
+            round?: number | null;
+            /** Rounds */
+            rounds?: number | null;
+            /** Game Ids */
+            game_ids?: string[] | null;
+            game?: components["schemas"]["TournamentGame"] | null;
+            /** Standings */
+            standings?: components["schemas"]["TournamentStanding"][] | null;
+            /** Status */
+            status?: ("running" | "finished" | "stopped") | null;
+            /** Commitment */
+            commitment?: string | null;
+            /** Key */
+            key?: string | null;
+        };
+        /**
          * TournamentGame
          * @description One game: its round, table, duplicate deal and seating, who held seats 0+2 (``a``) and 1+3.
          */
@@ -3886,6 +3941,12 @@ export interface components {
             /** Flagged Games */
             flagged_games: number;
         };
+        /**
+         * TournamentStreamFrame
+         * @description One frame of /v1/tournaments/{id}/events (SSE ``data``, or one NDJSON line): an event, or the
+         *     ``StreamEnd`` frame of a stream that ends early.
+         */
+        TournamentStreamFrame: components["schemas"]["TournamentEvent"] | components["schemas"]["StreamEnd"];
         /**
          * Trick
          * @description A finished trick: who led, the cards in the order played, who took it (ALL-4).
@@ -8120,6 +8181,100 @@ export interface operations {
                 };
             };
             /** @description Problem: `store_unavailable` */
+            503: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Content-Language": components["headers"]["Content-Language"];
+                    Vary: components["headers"]["Vary"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    streamTournamentEvents: {
+        parameters: {
+            query?: {
+                /** @description Same as the Last-Event-ID header, which wins. */
+                last_event_id?: string;
+                /** @description false: send the events so far, then end. */
+                follow?: boolean;
+            };
+            header?: {
+                /** @description Resume after this event id; empty or absent: from the start. */
+                "Last-Event-ID"?: string;
+            };
+            path: {
+                tournament_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A tournament's events: created, rounds started and finished (standings), games over, the end */
+            200: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/event-stream": {
+                        data: string;
+                        event?: string;
+                        id?: string;
+                        retry?: number;
+                    };
+                    "application/x-ndjson": components["schemas"]["TournamentStreamFrame"];
+                };
+            };
+            /** @description Problem: `tournament_not_found` */
+            404: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Content-Language": components["headers"]["Content-Language"];
+                    Vary: components["headers"]["Vary"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: `invalid_request` */
+            422: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Content-Language": components["headers"]["Content-Language"];
+                    Vary: components["headers"]["Vary"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: `rate_limited`, `too_many_streams` */
+            429: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Content-Language": components["headers"]["Content-Language"];
+                    Vary: components["headers"]["Vary"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: `server_full`, `store_unavailable` */
             503: {
                 headers: {
                     "X-Request-ID": components["headers"]["X-Request-ID"];

@@ -40,7 +40,8 @@ from schema.tournaments import (
 from service.base.problems import ProblemError
 from service.base.texts import Text
 from service.games.core import GameCore, engine_problem, new_game_id, your_turn
-from service.store.keys import STATUS_ACTIVE, STATUS_FINISHED, hash_token
+from service.games.events import stream_cursor
+from service.store.keys import STATUS_ACTIVE, STATUS_FINISHED, hash_token, tournament_owner
 from service.store.records import GameRecord, Seat
 from workers import tournament as t
 
@@ -144,6 +145,16 @@ class Tournaments(GameCore):
     async def tournament(self, tid: str) -> Tournament:
         return self.tournament_view(await self._load(tid))
 
+    async def open_tournament_stream(self, tid: str, after: str | None, name: str) -> tuple[str, str]:
+        """The first steps of following a tournament's events: its stream's owner and where it resumes."""
+        await self._load(tid)
+        return tournament_owner(tid), stream_cursor(after, name)
+
+    async def _emit(self, record: dict[str, Any], event: dict[str, Any]) -> None:
+        """Append ``event`` to the tournament's stream (at least once: a check retried may repeat one)."""
+        owner = tournament_owner(record["id"])
+        await self.store.notify_account(owner, {"tournament_id": record["id"], **event})
+
     async def _load(self, tid: str) -> dict[str, Any]:
         record = await self.store.load_tournament(tid)
         if record is None:
@@ -166,9 +177,15 @@ class Tournaments(GameCore):
                 return "gone" if record is None else str(record["status"])
             current = [g for g in record["games"] if g["round"] == record["round"]]
             for g in current:
-                if g["status"] != STATUS_FINISHED:
+                if g["status"] == STATUS_ACTIVE:
                     await self._score_game(g)
-            done = all(g["status"] == STATUS_FINISHED for g in current)
+                    if g["status"] != STATUS_ACTIVE:
+                        await self._emit(record, {"type": "game_finished", "game": g})
+            done = all(g["status"] != STATUS_ACTIVE for g in current)
+            if done:
+                standings = self.tournament_view(record).model_dump(mode="json")["standings"]
+                finished = {"type": "round_finished", "round": record["round"], "standings": standings}
+                await self._emit(record, finished)
             if done and record["round"] < record["rounds"]:
                 await self._start_round(record, schedule=False)
                 return "round started"
@@ -177,6 +194,13 @@ class Tournaments(GameCore):
                 record["status"] = FINISHED if done else STOPPED
                 record["finished_at"] = time.time()
             await self._save(record)
+            if record["status"] != RUNNING:
+                view = self.tournament_view(record)
+                await self._emit(
+                    record,
+                    {"type": "tournament_finished", "status": view.status, "key": view.key,
+                     "commitment": view.commitment, "standings": view.model_dump(mode="json")["standings"]},
+                )  # fmt: skip
             return str(record["status"])
         finally:
             await self.store.unlock_tournament(tid, lock)
@@ -208,6 +232,11 @@ class Tournaments(GameCore):
                 )  # fmt: skip
         record["round"] = r
         await self._save(record)  # the round is written before any game starts: a retry finds it
+        if r == 1:
+            facts = {"commitment": record["commitment"], "rounds": record["rounds"]}
+            await self._emit(record, {"type": "tournament_created", **facts})
+        ids = [game.id for game, _ in created]
+        await self._emit(record, {"type": "round_started", "round": r, "game_ids": ids})
         for game, tokens in created:
             await self._open_game(record, game, tokens)
         if schedule and self.enqueue_tournament is not None:

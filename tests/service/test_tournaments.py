@@ -113,6 +113,22 @@ def test_a_round_robin_of_four_entrants_plays_to_the_end_and_every_deal_is_verif
         log = client.get(g["replay"]).json()
         assert log["key"] == t.game_key(key, g["round"], g["table"], g["deal"]).hex()
         assert engine.verify_log(log) == []
+    # The event stream, read after the end: every step once or more, in order, the key at the end.
+    text = client.get(f"/v1/tournaments/{tid}/events?follow=false").text
+    events = [json.loads(line[6:]) for line in text.splitlines() if line.startswith("data: ")]
+    kinds = [e["type"] for e in events]
+    assert kinds[0] == "tournament_created" and kinds[-1] == "tournament_finished"
+    assert kinds.count("round_started") == 3 and kinds.count("round_finished") >= 3
+    assert {e["game"]["game_id"] for e in events if e["type"] == "game_finished"} == {
+        g["game_id"] for g in games
+    }
+    assert events[-1]["key"] == tour["key"] and events[-1]["standings"] == tour["standings"]
+    ndjson = client.get(
+        f"/v1/tournaments/{tid}/events?follow=false", headers={"Accept": "application/x-ndjson"}
+    )
+    assert [json.loads(line)["type"] for line in ndjson.text.splitlines()] == kinds
+    gone = client.get("/v1/tournaments/nope/events?follow=false")
+    assert (gone.status_code, gone.json()["code"]) == (404, "tournament_not_found")
     twins = {}
     for g in games:
         twins.setdefault((g["round"], g["table"], g["deal"]), []).append(g["game_id"])

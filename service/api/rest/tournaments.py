@@ -8,6 +8,7 @@ from starlette.responses import Response
 from schema.tournaments import CreateTournamentRequest
 from service.api.ratelimit import rate_limit
 from service.api.rest.requests import bearer, games_of, ok, parse_body
+from service.api.rest.streams import account_stream
 
 
 async def create_tournament(request: Request) -> Response:
@@ -19,3 +20,13 @@ async def create_tournament(request: Request) -> Response:
 
 async def get_tournament(request: Request) -> Response:
     return ok(await games_of(request).tournament(request.path_params["tournament_id"]))
+
+
+async def tournament_events(request: Request) -> Response:
+    """The tournament's events (SSE, or NDJSON), resumable, as an account's notices are streamed."""
+    games, tid = games_of(request), request.path_params["tournament_id"]
+
+    async def open_stream(key: str | None, after: str | None, name: str) -> tuple[str, str]:
+        return await games.open_tournament_stream(tid, after, name)
+
+    return await account_stream(request, open_stream)
