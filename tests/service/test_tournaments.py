@@ -98,7 +98,12 @@ def test_a_round_robin_of_four_entrants_plays_to_the_end_and_every_deal_is_verif
     by_name = {s["entrant"]: s for s in tour["standings"]}
     assert all(s["games"] == 6 and s["deals"] == 3 for s in tour["standings"])
     rnd, heu, exp = by_name[0], by_name[1], by_name[2]
-    assert exp["points_per_deal"] >= heu["points_per_deal"] >= rnd["points_per_deal"], tour["standings"]
+    # The order of strength, as far as three deals each can tell: random clearly last; the expert
+    # (10 ms a move on the test worker) ahead of the heuristic or, when its deals went the other
+    # way, not below it beyond its interval (with this budget the expert's mean is ahead on about
+    # 3 keys in 4, workers.arena.run_tournament over 25 keys).
+    assert rnd["points_per_deal"] < min(heu["points_per_deal"], exp["points_per_deal"]), tour["standings"]
+    assert exp["ci95_high"] >= heu["points_per_deal"], tour["standings"]
     for s in tour["standings"]:
         assert s["ci95_low"] <= s["points_per_deal"] <= s["ci95_high"]
     assert len(tour["head_to_head"]) == 12
