@@ -3156,7 +3156,7 @@ export interface components {
              * @example not_your_turn
              * @enum {string}
              */
-            code: "malformed_body" | "invalid_request" | "unsupported_media_type" | "payload_too_large" | "header_too_large" | "request_timeout" | "not_found" | "method_not_allowed" | "missing_token" | "invalid_token" | "wrong_seat" | "admin_required" | "invalid_invite" | "game_not_found" | "unknown_game" | "invalid_options" | "invalid_deal" | "invalid_seats" | "seat_taken" | "game_full" | "game_not_started" | "game_over" | "game_not_over" | "illegal_action" | "not_your_turn" | "version_conflict" | "idempotency_key_reused" | "invalid_query" | "query_too_complex" | "introspection_disabled" | "rate_limited" | "too_many_connections" | "too_many_streams" | "too_many_games" | "server_full" | "store_unavailable" | "stream_lagged" | "server_closing" | "stream_window_passed" | "events_expired" | "bot_not_found" | "token_malformed" | "token_unknown_issuer" | "token_algorithm_refused" | "token_unknown_key" | "token_bad_signature" | "token_expired" | "token_not_yet_valid" | "token_wrong_audience" | "identity_provider_unavailable" | "already_seated" | "identity_taken" | "game_not_waiting" | "player_not_found" | "too_many_invitations" | "invitation_not_found" | "tournament_not_found" | "invalid_tournament" | "tournament_forbidden" | "webhook_not_found" | "dead_letter_not_found" | "webhook_address_refused" | "webhook_limit" | "internal_error" | "client_closed" | "unavailable";
+            code: "malformed_body" | "invalid_request" | "unsupported_media_type" | "payload_too_large" | "header_too_large" | "request_timeout" | "not_found" | "method_not_allowed" | "missing_token" | "invalid_token" | "wrong_seat" | "admin_required" | "invalid_invite" | "game_not_found" | "unknown_game" | "invalid_options" | "invalid_deal" | "invalid_seats" | "seat_taken" | "game_full" | "game_not_started" | "game_over" | "game_not_over" | "illegal_action" | "not_your_turn" | "version_conflict" | "idempotency_key_reused" | "invalid_query" | "query_too_complex" | "introspection_disabled" | "rate_limited" | "too_many_connections" | "too_many_streams" | "too_many_games" | "server_full" | "store_unavailable" | "stream_lagged" | "server_closing" | "stream_window_passed" | "events_expired" | "bot_not_found" | "token_malformed" | "token_unknown_issuer" | "token_algorithm_refused" | "token_unknown_key" | "token_bad_signature" | "token_expired" | "token_not_yet_valid" | "token_wrong_audience" | "identity_provider_unavailable" | "already_seated" | "identity_taken" | "game_not_waiting" | "player_not_found" | "too_many_invitations" | "invitation_not_found" | "tournament_not_found" | "invalid_tournament" | "too_many_tournaments" | "tournament_forbidden" | "webhook_not_found" | "dead_letter_not_found" | "webhook_address_refused" | "webhook_limit" | "internal_error" | "client_closed" | "unavailable";
             /** Detail */
             detail: string;
             /**
@@ -8113,7 +8113,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Problem: `rate_limited` */
+            /** @description Problem: `rate_limited`, `too_many_tournaments` */
             429: {
                 headers: {
                     "X-Request-ID": components["headers"]["X-Request-ID"];

@@ -26,6 +26,16 @@ TOURNAMENT_ENTRIES = (
         "Read `detail`, change the request and create it again.",
     ),
     ErrorCode(
+        "too_many_tournaments",
+        429,
+        Retry.AFTER,
+        "Too many tournaments running",
+        "Trop de tournois en cours",
+        "This bot account already has the most tournaments running that one account may "
+        "(`ATOUT_TOURNAMENT_ACCOUNT_RUNNING`).",
+        "Wait until one of them ends (its `tournament_finished` event), then retry after `Retry-After`.",
+    ),
+    ErrorCode(
         "tournament_forbidden",
         403,
         Retry.NO,

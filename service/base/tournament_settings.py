@@ -40,3 +40,17 @@ class TournamentSettings(BaseSettings):
         description="Games one tournament may play in all (entrants, rounds and deals multiplied); a larger "
         "one is refused (422 invalid_tournament).",
     )
+    tournament_account_max_games: int = Field(
+        default=400,
+        ge=2,
+        le=100_000,
+        description="Games a tournament a bot account creates may play in all (the administrator's: "
+        "`tournament_max_games`); a larger one is refused (422 invalid_tournament).",
+    )
+    tournament_account_running: int = Field(
+        default=2,
+        ge=1,
+        le=100,
+        description="Tournaments one bot account may have running at once; one more gets 429 "
+        "too_many_tournaments.",
+    )

@@ -78,13 +78,16 @@ class Tournaments(GameCore):
                 "invalid_tournament", Text("This tournament cannot be played: {reason}.", reason=str(error))
             ) from None
         total = rounds * (len(request.entrants) // 2) * request.deals * 2
-        if total > self.settings.tournament_max_games:
+        most = self.settings.tournament_max_games
+        if creator != "admin":
+            most = min(most, self.settings.tournament_account_max_games)
+        if total > most:
             raise ProblemError(
                 "invalid_tournament",
                 Text(
                     "This tournament would play {total} games; this server plays at most {most}.",
                     total=total,
-                    most=self.settings.tournament_max_games,
+                    most=most,
                 ),
             )
         options = {"target_score": request.target_score} if request.target_score else {}
@@ -111,8 +114,22 @@ class Tournaments(GameCore):
                 entrants.append({"kind": kind, "name": kind})
         key = t.new_key()
         now = time.time()
+        tid = new_game_id()
+        if creator != "admin":
+            until = now + self.settings.tournament_max_seconds
+            cap = self.settings.tournament_account_running
+            if not await self.store.admit_tournament(creator.partition(":")[2], tid, cap, until):
+                raise ProblemError(
+                    "too_many_tournaments",
+                    Text(
+                        "This bot account already has {cap} tournaments running; wait for one to end.",
+                        cap=cap,
+                    ),
+                    headers={"Retry-After": "60"},
+                    limit=cap,
+                )
         record: dict[str, Any] = {
-            "id": new_game_id(),
+            "id": tid,
             "name": request.name,
             "creator": creator,
             "game": request.game,
@@ -194,6 +211,8 @@ class Tournaments(GameCore):
                 record["status"] = FINISHED if done else STOPPED
                 record["finished_at"] = time.time()
             await self._save(record)
+            if record["status"] != RUNNING and record["creator"].startswith("account:"):
+                await self.store.end_tournament(record["creator"].partition(":")[2], tid)
             if record["status"] != RUNNING:
                 view = self.tournament_view(record)
                 await self._emit(

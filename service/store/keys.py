@@ -121,6 +121,11 @@ def tournament_owner(tid: str) -> str:
     return f"tournament:{tid}"
 
 
+def tournament_creator_key(bid: str) -> str:
+    """A bot account's running tournaments (sorted set, scored by when each must have ended)."""
+    return f"atout:tournaments:{{{bid}}}"
+
+
 def tournament_lock_key(tid: str) -> str:
     return f"atout:tournamentlock:{{{tid}}}"
 

@@ -10,10 +10,11 @@ from __future__ import annotations
 
 import json
 import secrets
+import time
 from typing import Any
 
 from service.store.connection import StoreConnection
-from service.store.keys import GAME_ID, tournament_key, tournament_lock_key
+from service.store.keys import GAME_ID, tournament_creator_key, tournament_key, tournament_lock_key
 
 
 class TournamentStore(StoreConnection):
@@ -42,3 +43,23 @@ class TournamentStore(StoreConnection):
         key = tournament_lock_key(tid)
         if await self.r.get(key) == token:
             await self.r.delete(key)
+
+    async def admit_tournament(self, bid: str, tid: str, cap: int, until: float) -> bool:
+        """Count ``tid`` among the running tournaments of bot account ``bid`` unless it has ``cap``
+        already (those past ``until``, their deadline, are dropped first); False: refused."""
+        key = tournament_creator_key(bid)
+        now = time.time()
+        async with self.r.pipeline(transaction=True) as pipe:
+            pipe.zremrangebyscore(key, "-inf", now)
+            pipe.zcard(key)
+            _, running = await pipe.execute()
+        if int(running) >= cap:
+            return False
+        async with self.r.pipeline(transaction=True) as pipe:
+            pipe.zadd(key, {tid: until})
+            pipe.expireat(key, int(until) + 1)
+            await pipe.execute()
+        return True
+
+    async def end_tournament(self, bid: str, tid: str) -> None:
+        await self.r.zrem(tournament_creator_key(bid), tid)

@@ -170,6 +170,16 @@ def test_who_may_create_a_tournament_and_what_is_refused(client: TestClient) -> 
     assert (missing.status_code, missing.json()["code"]) == (404, "tournament_not_found")
     made = client.post("/v1/tournaments", json=body, headers=auth(bot["api_key"]))
     assert made.status_code == 201, made.text
+    assert client.post("/v1/tournaments", json=body, headers=auth(bot["api_key"])).status_code == 201
+    third = client.post("/v1/tournaments", json=body, headers=auth(bot["api_key"]))  # two running at most
+    assert (third.status_code, third.json()["code"]) == (429, "too_many_tournaments")
+    assert third.headers["Retry-After"] == "60" and third.json()["limit"] == 2
+    assert client.post("/v1/tournaments", json=body, headers=admin_headers(client)).status_code == 201
+    big_for_a_bot = body | {"entrants": ["bot:random"] * 8, "deals": 16}  # 7 x 4 x 32 = 896 > 400
+    bot_cap = client.post(
+        "/v1/tournaments", json=big_for_a_bot, headers=auth(register(client, "b2")["api_key"])
+    )
+    assert (bot_cap.status_code, bot_cap.json()["code"]) == (422, "invalid_tournament")
     read = client.get(f"/v1/tournaments/{made.json()['id']}").json()
     assert read["commitment"] == made.json()["commitment"] and read["key"] is None
 

@@ -30,6 +30,7 @@ TOURNAMENT_OPS: tuple[Op, ...] = (
             "invalid_tournament",
             "invalid_options",
             "bot_not_found",
+            "too_many_tournaments",
         ),
         "optional",
         description="Round robin or Swiss between built-in bots (`bot:<level>`) and bot accounts "

@@ -341,6 +341,8 @@ DETAILS: dict[str, str] = {
     "The bot account {bid} is entered twice.": "Le compte de bot {bid} est inscrit deux fois.",
     "Only the administrator or a bot account creates a tournament.":
         "Seuls l'administrateur ou un compte de bot créent un tournoi.",
+    "This bot account already has {cap} tournaments running; wait for one to end.":
+        "Ce compte de bot a déjà {cap} tournois en cours ; attendez que l'un d'eux se termine.",
     "There is no tournament {tid!r} (it may have expired).":
         "Il n'y a pas de tournoi {tid!r} (il a peut-être expiré).",
 }  # fmt: skip
