@@ -4,6 +4,8 @@ holds each type's fields to its model's), built from them by ``of``."""
 
 from __future__ import annotations
 
+from typing import Any
+
 import strawberry
 
 from schema import tournaments as m
@@ -108,4 +110,43 @@ class Tournament:
             head_to_head=[HeadToHeadRecord(**h.model_dump()) for h in x.head_to_head],
             created_at=x.created_at,
             finished_at=x.finished_at,
+        )
+
+
+@strawberry.type(
+    description="One event of a tournament's stream: `tournament_created`, `round_started`, `game_finished`, "
+    "`round_finished` (standings) or `tournament_finished` (the key revealed)."
+)
+class TournamentEvent:
+    id: str
+    type: str
+    tournament_id: strawberry.ID
+    round: int | None
+    rounds: int | None
+    game_ids: list[strawberry.ID] | None
+    game: TournamentGame | None
+    standings: list[TournamentStanding] | None
+    status: str | None
+    commitment: str | None
+    key: str | None
+
+    @classmethod
+    def of(cls, n: dict[str, Any]) -> TournamentEvent:
+        x = m.TournamentEvent.model_validate(n)
+        return cls(
+            id=x.id,
+            type=x.type,
+            tournament_id=strawberry.ID(x.tournament_id),
+            round=x.round,
+            rounds=x.rounds,
+            game_ids=None if x.game_ids is None else [strawberry.ID(g) for g in x.game_ids],
+            game=None
+            if x.game is None
+            else TournamentGame(**{**x.game.model_dump(), "game_id": strawberry.ID(x.game.game_id)}),
+            standings=None
+            if x.standings is None
+            else [TournamentStanding(**s.model_dump()) for s in x.standings],
+            status=x.status,
+            commitment=x.commitment,
+            key=x.key,
         )

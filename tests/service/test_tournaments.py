@@ -10,10 +10,15 @@ import hashlib
 import json
 import random
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
+import httpx
 from starlette.testclient import TestClient
 from svc_helpers import admin_headers, auth
+from websockets.sync.client import ClientConnection, connect
+from websockets.typing import Subprotocol
 
 import engine
 from schema import graphql_tournaments as gt
@@ -237,3 +242,41 @@ def test_the_graphql_types_have_the_rest_models_fields() -> None:
         assert set(graphql_type.__annotations__) == set(model.model_fields), graphql_type
     tournament = set(gt.Tournament.__annotations__)
     assert tournament == set(st.Tournament.model_fields) - {"options"} | {"target_score"}
+
+
+EVENTS = """subscription($id: ID!, $after: String) {
+  tournamentEvents(id: $id, after: $after) { id type tournamentId round rounds gameIds commitment key }
+}"""
+
+
+@contextmanager
+def subscribe(base: str, tid: str) -> Iterator[ClientConnection]:
+    with connect(
+        f"ws{base[4:]}/graphql", subprotocols=[Subprotocol("graphql-transport-ws")], open_timeout=10
+    ) as ws:
+        ws.send(json.dumps({"type": "connection_init", "payload": {}}))
+        assert json.loads(ws.recv(timeout=10))["type"] == "connection_ack"
+        payload = {"query": EVENTS, "variables": {"id": tid}}
+        ws.send(json.dumps({"id": "1", "type": "subscribe", "payload": payload}))
+        yield ws
+
+
+def test_the_tournament_events_subscription_gives_what_the_rest_stream_gives(
+    live_server: str, admin_token: str
+) -> None:
+    with httpx.Client(base_url=live_server, timeout=30) as http:
+        body = {"game": "rough", "entrants": ["bot:random", "bot:heuristic"], "target_score": 200}
+        tour = http.post("/v1/tournaments", json=body, headers=auth(admin_token)).json()
+        rest = http.get(f"/v1/tournaments/{tour['id']}/events?follow=false").text
+    frames = [json.loads(line[6:]) for line in rest.splitlines() if line.startswith("data: ")]
+    assert [f["type"] for f in frames] == ["tournament_created", "round_started"]  # no worker: round 1 waits
+    with subscribe(live_server, tour["id"]) as ws:
+        got = [json.loads(ws.recv(timeout=10))["payload"]["data"]["tournamentEvents"] for _ in range(2)]
+    assert [(g["id"], g["type"]) for g in got] == [(f["id"], f["type"]) for f in frames]
+    assert got[0]["commitment"] == tour["commitment"] and got[0]["rounds"] == 1 and got[0]["key"] is None
+    assert got[1]["gameIds"] == [g["game_id"] for g in tour["games"]]
+    with subscribe(live_server, "nope") as ws:
+        refused = json.loads(ws.recv(timeout=10))
+    assert (
+        refused["type"] == "error" and refused["payload"][0]["extensions"]["code"] == "tournament_not_found"
+    )
