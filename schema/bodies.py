@@ -323,17 +323,23 @@ class BotStatus(BaseModel):
 
 class BotNotice(BaseModel):
     """One notice of /v1/bots/me/stream: ``your_turn`` (with the seat, its view and its legal actions:
-    answer with one POST …/actions) or ``game_over`` (with the winners)."""
+    answer with one POST …/actions), ``game_over`` (with the winners) or ``tournament_game`` (a game a
+    tournament seated the bot in, with its seats and their seat tokens, before its first ``your_turn``)."""
 
     model_config = ConfigDict(extra="forbid")
     id: str
-    type: Literal["your_turn", "game_over"]
+    type: Literal["your_turn", "game_over", "tournament_game"]
     game_id: str
     version: int
     seat: int | None = Field(default=None, description="With your_turn: the bot's seat to act.")
     view: View | None = Field(default=None, description="With your_turn: that seat's view.")
     legal_actions: list[LegalAction] | None = Field(default=None, description="With your_turn.")
     winners: list[int] | None = Field(default=None, description="With game_over.")
+    tournament_id: str | None = Field(default=None, description="With tournament_game.")
+    seats: list[int] | None = Field(default=None, description="With tournament_game: the bot's seats.")
+    tokens: list[str] | None = Field(
+        default=None, description="With tournament_game: the seat token of each of `seats`, in order."
+    )
 
 
 class ViewResponse(BaseModel):

@@ -280,7 +280,8 @@ class BotRegistration:
 
 
 @strawberry.type(
-    description="`your_turn` (with the seat's view and legal actions) or `game_over` (with winners)."
+    description="`your_turn` (with the seat's view and legal actions), `game_over` (with winners) or "
+    "`tournament_game` (a tournament's game: its seats and their seat tokens, before its first turn)."
 )
 class BotNotice:
     id: str
@@ -291,6 +292,11 @@ class BotNotice:
     view: GameView | None
     legal_actions: list[LegalAction] | None
     winners: list[int] | None
+    tournament_id: strawberry.ID | None = strawberry.field(description="With tournament_game.")
+    seats: list[int] | None = strawberry.field(description="With tournament_game: the bot's seats.")
+    tokens: list[str] | None = strawberry.field(
+        description="With tournament_game: the seat token of each of `seats`, in order."
+    )
 
     @classmethod
     def of(cls, n: dict[str, Any]) -> BotNotice:
@@ -303,6 +309,9 @@ class BotNotice:
             view=build(views.View, n.get("view")),
             legal_actions=build(list[views.LegalAction], n.get("legal_actions")),
             winners=n.get("winners"),
+            tournament_id=strawberry.ID(n["tournament_id"]) if n.get("tournament_id") else None,
+            seats=n.get("seats"),
+            tokens=n.get("tokens"),
         )
 
 

@@ -601,6 +601,63 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/tournaments": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Create a tournament on duplicate deals (the administrator or a bot account)
+         * @description Round robin or Swiss between built-in bots (`bot:<level>`) and bot accounts (`account:<bot_id>`) in Le 500 or Le Rough. Each pairing plays each of its duplicate deals twice, the teams swapped on the same hands. The answer's `commitment` is SHA-256 of the tournament key, revealed as `key` when it ends; every game's match key is derived from it. A bot account gets each of its games as a `tournament_game` notice on its stream, with its two seat tokens, then `your_turn` notices as in any game.
+         */
+        post: operations["createTournament"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/tournaments/{tournament_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A tournament: rounds, games with their replays, standings with intervals, head-to-head */
+        get: operations["getTournament"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/tournaments/{tournament_id}/events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A tournament's events: created, rounds started and finished (standings), games over, the end
+         * @description Server-Sent Events by default; NDJSON with `Accept: application/x-ndjson`. The stream ends when the tournament's record expires; `tournament_finished` reveals the key.
+         */
+        get: operations["streamTournamentEvents"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -743,7 +800,8 @@ export interface components {
         /**
          * BotNotice
          * @description One notice of /v1/bots/me/stream: ``your_turn`` (with the seat, its view and its legal actions:
-         *     answer with one POST …/actions) or ``game_over`` (with the winners).
+         *     answer with one POST …/actions), ``game_over`` (with the winners) or ``tournament_game`` (a game a
+         *     tournament seated the bot in, with its seats and their seat tokens, before its first ``your_turn``).
          */
         BotNotice: {
             /** Id */
@@ -752,7 +810,7 @@ export interface components {
              * @description discriminator enum property added by openapi-typescript
              * @enum {string}
              */
-            type: "game_over" | "your_turn";
+            type: "game_over" | "tournament_game" | "your_turn";
             /** Game Id */
             game_id: string;
             /** Version */
@@ -777,6 +835,21 @@ export interface components {
              * @description With game_over.
              */
             winners?: number[] | null;
+            /**
+             * Tournament Id
+             * @description With tournament_game.
+             */
+            tournament_id?: string | null;
+            /**
+             * Seats
+             * @description With tournament_game: the bot's seats.
+             */
+            seats?: number[] | null;
+            /**
+             * Tokens
+             * @description With tournament_game: the seat token of each of `seats`, in order.
+             */
+            tokens?: string[] | null;
         };
         /** BotRegistered */
         BotRegistered: {
@@ -947,6 +1020,56 @@ export interface components {
              * @description For unlisted games; shown once.
              */
             invite_code: string | null;
+        };
+        /** CreateTournamentRequest */
+        CreateTournamentRequest: {
+            /**
+             * Game
+             * @description A partnership game: each entrant holds one team's two seats (euchre5 has no teams).
+             * @enum {string}
+             */
+            game: "five_hundred" | "rough";
+            /**
+             * Format
+             * @description Default: `"round_robin"`.
+             * @enum {string}
+             */
+            format?: "round_robin" | "swiss";
+            /**
+             * Rounds
+             * @description Swiss: the rounds to play. Round robin: omit (every pairing once).
+             */
+            rounds?: number | null;
+            /**
+             * Deals
+             * @description Duplicate deals a pairing plays: two games each. Default: `1`.
+             */
+            deals?: number;
+            /**
+             * Entrants
+             * @description `bot:random`, `bot:heuristic`, `bot:expert` (a built-in bot; enter one several times to have several) or `account:<bot_id>` (a bot account, once at most).
+             * @example [
+             *       "bot:random",
+             *       "bot:heuristic",
+             *       "account:abc123"
+             *     ]
+             */
+            entrants: string[];
+            /**
+             * Move Seconds
+             * @description Time budget a move for a bot account: past it the server plays the move (a heuristic bot) and the game is flagged for that entrant. Default: `10`.
+             */
+            move_seconds?: number;
+            /**
+             * Target Score
+             * @description The games' target score (shorter tournaments); default the game's.
+             */
+            target_score?: number | null;
+            /**
+             * Name
+             * @description Default: `""`.
+             */
+            name?: string;
         };
         /**
          * DeadLetter
@@ -2161,6 +2284,19 @@ export interface components {
              */
             version: number;
         };
+        /** HeadToHeadRecord */
+        HeadToHeadRecord: {
+            /** Entrant */
+            entrant: number;
+            /** Opponent */
+            opponent: number;
+            /** Games */
+            games: number;
+            /** Wins */
+            wins: number;
+            /** Points Per Deal */
+            points_per_deal: number;
+        };
         /** Identity */
         Identity: {
             /** Issuer */
@@ -3190,7 +3326,7 @@ export interface components {
              * @example not_your_turn
              * @enum {string}
              */
-            code: "malformed_body" | "invalid_request" | "unsupported_media_type" | "payload_too_large" | "header_too_large" | "request_timeout" | "not_found" | "method_not_allowed" | "missing_token" | "invalid_token" | "wrong_seat" | "admin_required" | "invalid_invite" | "game_not_found" | "unknown_game" | "invalid_options" | "invalid_deal" | "invalid_seats" | "seat_taken" | "game_full" | "game_not_started" | "game_over" | "game_not_over" | "illegal_action" | "not_your_turn" | "version_conflict" | "idempotency_key_reused" | "invalid_query" | "query_too_complex" | "introspection_disabled" | "rate_limited" | "too_many_connections" | "too_many_streams" | "too_many_games" | "server_full" | "store_unavailable" | "stream_lagged" | "server_closing" | "stream_window_passed" | "events_expired" | "bot_not_found" | "token_malformed" | "token_unknown_issuer" | "token_algorithm_refused" | "token_unknown_key" | "token_bad_signature" | "token_expired" | "token_not_yet_valid" | "token_wrong_audience" | "identity_provider_unavailable" | "already_seated" | "identity_taken" | "game_not_waiting" | "player_not_found" | "too_many_invitations" | "invitation_not_found" | "rated_needs_identity" | "rated_game_refused" | "rating_not_found" | "webhook_not_found" | "dead_letter_not_found" | "webhook_address_refused" | "webhook_limit" | "internal_error" | "client_closed" | "unavailable";
+            code: "malformed_body" | "invalid_request" | "unsupported_media_type" | "payload_too_large" | "header_too_large" | "request_timeout" | "not_found" | "method_not_allowed" | "missing_token" | "invalid_token" | "wrong_seat" | "admin_required" | "invalid_invite" | "game_not_found" | "unknown_game" | "invalid_options" | "invalid_deal" | "invalid_seats" | "seat_taken" | "game_full" | "game_not_started" | "game_over" | "game_not_over" | "illegal_action" | "not_your_turn" | "version_conflict" | "idempotency_key_reused" | "invalid_query" | "query_too_complex" | "introspection_disabled" | "rate_limited" | "too_many_connections" | "too_many_streams" | "too_many_games" | "server_full" | "store_unavailable" | "stream_lagged" | "server_closing" | "stream_window_passed" | "events_expired" | "bot_not_found" | "token_malformed" | "token_unknown_issuer" | "token_algorithm_refused" | "token_unknown_key" | "token_bad_signature" | "token_expired" | "token_not_yet_valid" | "token_wrong_audience" | "identity_provider_unavailable" | "already_seated" | "identity_taken" | "game_not_waiting" | "player_not_found" | "too_many_invitations" | "invitation_not_found" | "rated_needs_identity" | "rated_game_refused" | "rating_not_found" | "tournament_not_found" | "invalid_tournament" | "too_many_tournaments" | "tournament_forbidden" | "webhook_not_found" | "dead_letter_not_found" | "webhook_address_refused" | "webhook_limit" | "internal_error" | "client_closed" | "unavailable";
             /** Detail */
             detail: string;
             /**
@@ -3871,6 +4007,202 @@ export interface components {
              */
             retry_after?: number | null;
         };
+        /**
+         * Tournament
+         * @description A tournament as it stands: its commitment from the start, its key once it ends (verify every game).
+         */
+        Tournament: {
+            /** Id */
+            id: string;
+            /** Name */
+            name: string;
+            /** Game */
+            game: string;
+            /** Format */
+            format: string;
+            /**
+             * Status
+             * @enum {string}
+             */
+            status: "running" | "finished" | "stopped";
+            /**
+             * Round
+             * @description The round being played (the last one once over).
+             */
+            round: number;
+            /** Rounds */
+            rounds: number;
+            /** Deals */
+            deals: number;
+            /** Move Seconds */
+            move_seconds: number;
+            /** Options */
+            options: {
+                [key: string]: number;
+            };
+            /**
+             * Commitment
+             * @description SHA-256 of the tournament key, published at creation.
+             */
+            commitment: string;
+            /**
+             * Key
+             * @description The tournament key (hex) once it is over: every game's match key is HMAC-SHA256(key, 'atout-tournament/v1' || u32be(round) || u32be(table) || u32be(deal)).
+             */
+            key: string | null;
+            /** Entrants */
+            entrants: components["schemas"]["TournamentEntrant"][];
+            /**
+             * Byes
+             * @description Swiss: the entrant sitting out each round so far.
+             */
+            byes?: number[];
+            /** Games */
+            games: components["schemas"]["TournamentGame"][];
+            /** Standings */
+            standings: components["schemas"]["TournamentStanding"][];
+            /** Head To Head */
+            head_to_head: components["schemas"]["HeadToHeadRecord"][];
+            /** Created At */
+            created_at: number;
+            /** Finished At */
+            finished_at?: number | null;
+        };
+        /** TournamentEntrant */
+        TournamentEntrant: {
+            /** Index */
+            index: number;
+            /**
+             * Kind
+             * @description `bot:<level>` or `account:<bot_id>`.
+             */
+            kind: string;
+            /** Name */
+            name: string;
+        };
+        /**
+         * TournamentEvent
+         * @description One event of /v1/tournaments/{id}/events: ``tournament_created`` (commitment, rounds),
+         *     ``round_started`` (round, game_ids), ``game_finished`` (game), ``round_finished`` (round,
+         *     standings), ``tournament_finished`` (status, key revealed, standings). Delivered at least once.
+         */
+        TournamentEvent: {
+            /**
+             * Id
+             * @description The stream id: send it back as Last-Event-ID to resume.
+             */
+            id: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "game_finished" | "round_finished" | "round_started" | "tournament_created" | "tournament_finished";
+            /** Tournament Id */
+            tournament_id: string;
+            /** Round */
+            round?: number | null;
+            /** Rounds */
+            rounds?: number | null;
+            /** Game Ids */
+            game_ids?: string[] | null;
+            game?: components["schemas"]["TournamentGame"] | null;
+            /** Standings */
+            standings?: components["schemas"]["TournamentStanding"][] | null;
+            /** Status */
+            status?: ("running" | "finished" | "stopped") | null;
+            /** Commitment */
+            commitment?: string | null;
+            /** Key */
+            key?: string | null;
+        };
+        /**
+         * TournamentGame
+         * @description One game: its round, table, duplicate deal and seating, who held seats 0+2 (``a``) and 1+3.
+         */
+        TournamentGame: {
+            /** Game Id */
+            game_id: string;
+            /** Round */
+            round: number;
+            /** Table */
+            table: number;
+            /** Deal */
+            deal: number;
+            /**
+             * Seating
+             * @description 0: the pairing's first entrant at seats 0+2; 1: the same deals, teams swapped.
+             */
+            seating: number;
+            /**
+             * A
+             * @description The entrant at seats 0+2 (index into `entrants`).
+             */
+            a: number;
+            /**
+             * B
+             * @description The entrant at seats 1+3.
+             */
+            b: number;
+            /** Status */
+            status: string;
+            /** A Score */
+            a_score?: number | null;
+            /** B Score */
+            b_score?: number | null;
+            /** Hands */
+            hands?: number | null;
+            /** Winner */
+            winner?: ("a" | "b" | "tie") | null;
+            /**
+             * Flagged
+             * @description Entrants the server auto-played (no move in time).
+             */
+            flagged?: number[];
+            /**
+             * Replay
+             * @description The game's replay log (REST path), complete once the game is over.
+             */
+            replay: string;
+        };
+        /** TournamentStanding */
+        TournamentStanding: {
+            /** Rank */
+            rank: number;
+            /** Entrant */
+            entrant: number;
+            /** Games */
+            games: number;
+            /**
+             * Deals
+             * @description Complete duplicate deals (both seatings played).
+             */
+            deals: number;
+            /**
+             * Points Per Deal
+             * @description Mean team score difference per hand over its duplicate deals.
+             */
+            points_per_deal: number;
+            /**
+             * Ci95 Low
+             * @description 95% interval (Student's t); null with fewer than two deals.
+             */
+            ci95_low: number | null;
+            /** Ci95 High */
+            ci95_high: number | null;
+            /**
+             * Wins
+             * @description Games won, a tie counting half.
+             */
+            wins: number;
+            /** Flagged Games */
+            flagged_games: number;
+        };
+        /**
+         * TournamentStreamFrame
+         * @description One frame of /v1/tournaments/{id}/events (SSE ``data``, or one NDJSON line): an event, or the
+         *     ``StreamEnd`` frame of a stream that ends early.
+         */
+        TournamentStreamFrame: components["schemas"]["TournamentEvent"] | components["schemas"]["StreamEnd"];
         /**
          * Trick
          * @description A finished trick: who led, the cards in the order played, who took it (ALL-4).
@@ -8098,6 +8430,298 @@ export interface operations {
                 };
             };
             /** @description Problem: `store_unavailable` */
+            503: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Content-Language": components["headers"]["Content-Language"];
+                    Vary: components["headers"]["Vary"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    createTournament: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateTournamentRequest"];
+            };
+        };
+        responses: {
+            /** @description Create a tournament on duplicate deals (the administrator or a bot account) */
+            201: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Tournament"];
+                };
+            };
+            /** @description Problem: `malformed_body` */
+            400: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Content-Language": components["headers"]["Content-Language"];
+                    Vary: components["headers"]["Vary"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: `missing_token`, `invalid_token` */
+            401: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Content-Language": components["headers"]["Content-Language"];
+                    Vary: components["headers"]["Vary"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: `tournament_forbidden` */
+            403: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Content-Language": components["headers"]["Content-Language"];
+                    Vary: components["headers"]["Vary"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: `bot_not_found` */
+            404: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Content-Language": components["headers"]["Content-Language"];
+                    Vary: components["headers"]["Vary"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: `payload_too_large` */
+            413: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Content-Language": components["headers"]["Content-Language"];
+                    Vary: components["headers"]["Vary"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: `unsupported_media_type` */
+            415: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Content-Language": components["headers"]["Content-Language"];
+                    Vary: components["headers"]["Vary"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: `invalid_request`, `invalid_tournament`, `invalid_options` */
+            422: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Content-Language": components["headers"]["Content-Language"];
+                    Vary: components["headers"]["Vary"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: `rate_limited`, `too_many_tournaments` */
+            429: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Content-Language": components["headers"]["Content-Language"];
+                    Vary: components["headers"]["Vary"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: `store_unavailable` */
+            503: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Content-Language": components["headers"]["Content-Language"];
+                    Vary: components["headers"]["Vary"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getTournament: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                tournament_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A tournament: rounds, games with their replays, standings with intervals, head-to-head */
+            200: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Tournament"];
+                };
+            };
+            /** @description Problem: `tournament_not_found` */
+            404: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Content-Language": components["headers"]["Content-Language"];
+                    Vary: components["headers"]["Vary"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: `store_unavailable` */
+            503: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Content-Language": components["headers"]["Content-Language"];
+                    Vary: components["headers"]["Vary"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    streamTournamentEvents: {
+        parameters: {
+            query?: {
+                /** @description Same as the Last-Event-ID header, which wins. */
+                last_event_id?: string;
+                /** @description false: send the events so far, then end. */
+                follow?: boolean;
+            };
+            header?: {
+                /** @description Resume after this event id; empty or absent: from the start. */
+                "Last-Event-ID"?: string;
+            };
+            path: {
+                tournament_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A tournament's events: created, rounds started and finished (standings), games over, the end */
+            200: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/event-stream": {
+                        data: string;
+                        event?: string;
+                        id?: string;
+                        retry?: number;
+                    };
+                    "application/x-ndjson": components["schemas"]["TournamentStreamFrame"];
+                };
+            };
+            /** @description Problem: `tournament_not_found` */
+            404: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Content-Language": components["headers"]["Content-Language"];
+                    Vary: components["headers"]["Vary"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: `invalid_request` */
+            422: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Content-Language": components["headers"]["Content-Language"];
+                    Vary: components["headers"]["Vary"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: `rate_limited`, `too_many_streams` */
+            429: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Content-Language": components["headers"]["Content-Language"];
+                    Vary: components["headers"]["Vary"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: `server_full`, `store_unavailable` */
             503: {
                 headers: {
                     "X-Request-ID": components["headers"]["X-Request-ID"];

@@ -31,6 +31,7 @@ from service.base.texts import Text
 from service.games import Games
 from service.identity import IdentityVerifier
 from service.jobs.queue import enqueue, queue_connection, schedule_timeout, worker_health
+from service.jobs.tournaments import schedule_check
 from service.jobs.webhook_queue import enqueue_delivery
 from service.store import Store
 from service.store.fanout import Fanout
@@ -200,6 +201,12 @@ def create_app(settings: Settings | None = None) -> Starlette:
 
         app.state.games = Games(store, settings, metrics, enqueue_bot, schedule_timer)
         app.state.games.use_webhook_queue(enqueue_webhook)
+
+        async def enqueue_tournament(tournament_id: str) -> None:
+            seconds = settings.tournament_poll_seconds
+            await run_in_threadpool(schedule_check, sync_redis, bot_queue, tournament_id, seconds)
+
+        app.state.games.use_tournament_queue(enqueue_tournament)
         # Streams read through a hub with a Redis pool of its own: they never hold a request's connection.
         streams = Fanout.from_url(
             settings.redis_url,

@@ -76,6 +76,11 @@ async def play(request: object) -> Response:
     return page_response("play/index.html")
 
 
+async def tournament_page(request: object) -> Response:
+    """A tournament's standings, live: the tournament is in its query (``?id=…``)."""
+    return page_response("play/standings.html")
+
+
 def graphiql_page() -> HTMLResponse:
     return page_response("graphiql.html")
 
@@ -84,6 +89,7 @@ def routes() -> list[BaseRoute]:
     return [
         Route("/docs", swagger_ui, include_in_schema=False),
         Route("/play", play, include_in_schema=False),
+        Route("/play/tournament", tournament_page, include_in_schema=False),
         Mount("/static/swagger", StaticFiles(directory=swagger_ui_assets()), name="swagger-assets"),
         Mount("/static", StaticFiles(directory=STATIC), name="static"),
     ]

@@ -16,6 +16,7 @@ from types import MappingProxyType
 
 from service.base.catalogue_players import PLAYER_ENTRIES
 from service.base.catalogue_ratings import RATING_ENTRIES
+from service.base.catalogue_tournaments import TOURNAMENT_ENTRIES
 from service.base.error_codes import ErrorCode, Reason, Retry
 
 _ENTRIES = (
@@ -294,6 +295,7 @@ _ENTRIES = (
     ),
     *PLAYER_ENTRIES,  # service/base/catalogue_players.py
     *RATING_ENTRIES,  # service/base/catalogue_ratings.py
+    *TOURNAMENT_ENTRIES,  # service/base/catalogue_tournaments.py
     # --- webhooks (the administrator's endpoints) ------------------------------------------------------
     ErrorCode("webhook_not_found", 404, Retry.NO,
         "No such webhook endpoint",

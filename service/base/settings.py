@@ -11,6 +11,7 @@ from pydantic_settings import SettingsConfigDict
 
 from service.base.player_settings import PlayerSettings
 from service.base.rating_settings import RatingSettings
+from service.base.tournament_settings import TournamentSettings
 from service.base.webhook_settings import WebhookSettings
 
 DAY = 24 * 3600
@@ -28,10 +29,11 @@ def _rate_text(value: str) -> str:
 RateText = Annotated[str, AfterValidator(_rate_text)]
 
 
-class Settings(PlayerSettings, RatingSettings, WebhookSettings):
+class Settings(PlayerSettings, RatingSettings, WebhookSettings, TournamentSettings):
     """Environment variables: ``REDIS_URL`` and ``ATOUT_*`` (those of players in
     :mod:`service.base.player_settings`, the ratings' in :mod:`service.base.rating_settings`, the
-    webhooks' in :mod:`service.base.webhook_settings`)."""
+    webhooks' in :mod:`service.base.webhook_settings`, the tournaments' in
+    :mod:`service.base.tournament_settings`)."""
 
     model_config = SettingsConfigDict(env_prefix="ATOUT_", extra="ignore", populate_by_name=True)
 

@@ -11,7 +11,7 @@ import signal
 import socket
 import sys
 import tempfile
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -31,6 +31,7 @@ from service.runtime.embedded_redis import EmbeddedRedis, die_with_parent
 from service.runtime.http_server import server_options
 from service.runtime.supervisor import RedisChild, Supervisor, WorkerChild
 from workers import arena as harness
+from workers import tournament as tourney
 
 
 def _lock_data_dir(data_dir: Path) -> int | None:
@@ -267,6 +268,8 @@ def arena(args: argparse.Namespace) -> int:
         return harness.Builtin(level, budget_s=args.budget, playouts=args.playouts)
 
     options = {"target_score": args.target} if args.target is not None else {}
+    if args.tournament:
+        return _tournament(args, side, options)
     try:
         result = harness.run(
             args.game,
@@ -283,6 +286,30 @@ def arena(args: argparse.Namespace) -> int:
         return 2
     print(json.dumps(result.to_json(), indent=2) if args.json else result.summary())
     return 1 if result.forfeits("A") or result.forfeits("B") else 0
+
+
+def _tournament(
+    args: argparse.Namespace, side: Callable[[str, str | None], harness.Side], options: dict[str, int]
+) -> int:
+    """``atout arena --tournament``: the service's pairing and scoring (``workers.tournament``), here."""
+    try:
+        levels = [x for x in (args.entrants or "").split(",") if x]
+        entrants = [side(level, None) for level in levels] + [side("", c) for c in args.entrant_cmd or ()]
+        result = harness.run_tournament(
+            args.game,
+            entrants,
+            fmt=args.tournament,
+            rounds=args.rounds,
+            deals=args.deals,
+            key=tourney.key_of_int(args.seed),
+            options=options,
+            max_hands=args.max_hands,
+        )
+    except harness.ArenaError as e:
+        print(f"atout arena: {e}", file=sys.stderr)
+        return 2
+    print(json.dumps(result.to_json(), indent=2) if args.json else result.summary())
+    return 1 if any(s.flagged_games for s in result.standings()) else 0
 
 
 def verify(args: argparse.Namespace) -> int:
@@ -367,6 +394,18 @@ def parser() -> argparse.ArgumentParser:
     a.add_argument("--playouts", type=int, default=None, help="expert: deals sampled a move (deterministic)")
     a.add_argument("--timeout", type=float, default=10.0, help="seconds a program has per decision")
     a.add_argument("--max-hands", type=int, default=500, help="a match with no winner by then is a tie")
+    a.add_argument(
+        "--tournament",
+        choices=["round_robin", "swiss"],
+        default=None,
+        help="play a local tournament (Le 500, Le Rough) between --entrants and --entrant-cmd programs",
+    )
+    a.add_argument(
+        "--entrants", default=None, help="tournament: built-in levels, e.g. random,heuristic,expert"
+    )
+    a.add_argument("--entrant-cmd", action="append", help="tournament: an entrant program (repeat for more)")
+    a.add_argument("--rounds", type=int, default=None, help="tournament: Swiss rounds (round robin: all)")
+    a.add_argument("--deals", type=int, default=1, help="tournament: duplicate deals a pairing plays")
     a.add_argument("--json", action="store_true", help="print the result as JSON")
     a.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
     a.set_defaults(func=arena)

@@ -30,11 +30,20 @@ from service.store.bot_accounts import BotAccountStore
 from service.store.games import GameStore
 from service.store.players import PlayerStore
 from service.store.ratings import RatingStore
+from service.store.tournaments import TournamentStore
 from service.store.webhooks import WebhookStore
 
-__all__ = ["BotAccountStore", "GameStore", "PlayerStore", "RatingStore", "Store", "WebhookStore"]
+__all__ = [
+    "BotAccountStore",
+    "GameStore",
+    "PlayerStore",
+    "RatingStore",
+    "Store",
+    "TournamentStore",
+    "WebhookStore",
+]
 
 
-class Store(GameStore, BotAccountStore, PlayerStore, RatingStore, WebhookStore):
-    """The games, the bot accounts, the players, the ratings and the webhooks in one Redis (or Redis
-    Cluster), on one client."""
+class Store(GameStore, BotAccountStore, PlayerStore, RatingStore, WebhookStore, TournamentStore):
+    """The games, the bot accounts, the players, the ratings, the webhooks and the tournaments in one
+    Redis (or Redis Cluster), on one client."""

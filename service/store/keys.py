@@ -27,6 +27,11 @@ with its expiry). An identity from an app's identity provider points at its play
 ``atout:identity:{<sha256 of issuer and subject>}``. A player expires after ``player_idle_ttl``
 seconds without a request; every index with it.
 
+Tournament ``t`` (service/store/tournaments.py): ``atout:tournament:{t}`` (its record, JSON, expiring
+``tournament_ttl`` seconds after its last change) and ``atout:tournamentlock:{t}`` (held for seconds by
+the one job advancing it) and ``atout:tournamentevents:{t}`` (its event stream, capped like an
+account's notices, written and followed through the accounts' path: :func:`account_keys`).
+
 A seat's ``owner`` names the account that holds it: a bot account's id, or ``player:<id>``
 (:func:`player_owner`), so one notice path (a move's commit telling the account to act next) serves
 both kinds of account.
@@ -103,6 +108,28 @@ PLAYER_OWNER = "player:"
 bot account's id (bot ids never hold a colon)."""
 
 
+def tournament_key(tid: str) -> str:
+    return f"atout:tournament:{{{tid}}}"
+
+
+def tournament_events_key(tid: str) -> str:
+    return f"atout:tournamentevents:{{{tid}}}"
+
+
+def tournament_owner(tid: str) -> str:
+    """A tournament as the owner of a notices stream (its event stream reuses the accounts' path)."""
+    return f"tournament:{tid}"
+
+
+def tournament_creator_key(bid: str) -> str:
+    """A bot account's running tournaments (sorted set, scored by when each must have ended)."""
+    return f"atout:tournaments:{{{bid}}}"
+
+
+def tournament_lock_key(tid: str) -> str:
+    return f"atout:tournamentlock:{{{tid}}}"
+
+
 def player_owner(pid: str) -> str:
     return f"{PLAYER_OWNER}{pid}"
 
@@ -134,10 +161,14 @@ def identity_key(issuer: str, subject: str) -> str:
 
 
 def account_keys(owner: str) -> tuple[str, str]:
-    """The account hash and the notices stream of a seat's owner, player or bot account."""
+    """The account hash and the notices stream of a seat's owner, player or bot account (or of a
+    tournament: its record and its event stream, which follow the same path)."""
     pid = owner_player(owner)
     if pid is not None:
         return player_key(pid), player_events_key(pid)
+    if owner.startswith("tournament:"):
+        tid = owner.partition(":")[2]
+        return tournament_key(tid), tournament_events_key(tid)
     return bot_key(owner), bot_turns_key(owner)
 
 

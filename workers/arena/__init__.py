@@ -29,7 +29,9 @@ The package, one module per concern, each name importable from here: ``sides`` (
 ``Function``, the ``Side`` union), ``command`` (``Command``: the external program, its process
 and timeouts), ``match`` (``play_match``, the seats and seeds of duplicate deals), ``result``
 (``MatchResult``, ``ArenaResult`` with ``summary`` and ``to_json``, ``wilson``) and ``base``
-(``ArenaError``, ``BotFailure``, ``Player``, the shared types). ``run`` is here: it checks the
+(``ArenaError``, ``BotFailure``, ``Player``, the shared types), ``tournament``
+(``run_tournament``: a local tournament with the service's pairing and scoring code,
+``workers.tournament``). ``run`` is here: it checks the
 request, plays every duplicate pair and shows a progress bar.
 """
 
@@ -48,6 +50,7 @@ from workers.arena.command import MAX_LINE, POSIX, STDERR_TAIL, Command
 from workers.arena.match import duplicate_seeds, match_rng, play_match, seat_plan
 from workers.arena.result import ArenaResult, Forfeit, MatchResult, wilson
 from workers.arena.sides import Builtin, Function, Side
+from workers.arena.tournament import TournamentResult, run_tournament
 
 __all__ = [
     "JSON",
@@ -67,10 +70,12 @@ __all__ = [
     "Player",
     "Side",
     "SideName",
+    "TournamentResult",
     "duplicate_seeds",
     "match_rng",
     "play_match",
     "run",
+    "run_tournament",
     "seat_plan",
     "wilson",
 ]

@@ -16,7 +16,7 @@ from collections.abc import Sequence
 
 import engine
 from workers.arena.base import JSON, MAX_HANDS, BotFailure, Outcome, Player, SideName
-from workers.arena.result import Forfeit, MatchResult, mean
+from workers.arena.result import Forfeit, MatchResult, mean, seed_text
 from workers.arena.sides import Side
 
 
@@ -33,9 +33,9 @@ def duplicate_seeds(matches: int, seed: int) -> list[int]:
     return list(range(seed, seed + (matches + 1) // 2))
 
 
-def match_rng(seed: int, a_seats: Sequence[int], seat: int) -> random.Random:
+def match_rng(seed: int | bytes, a_seats: Sequence[int], seat: int) -> random.Random:
     """The random source of one seat's built-in bot: fixed by the seed, the seating and the seat."""
-    return random.Random(f"arena:{seed}:{','.join(map(str, a_seats))}:{seat}")
+    return random.Random(f"arena:{seed_text(seed)}:{','.join(map(str, a_seats))}:{seat}")
 
 
 def _seat_score(m: engine.Match, seat: int) -> int:
@@ -45,7 +45,7 @@ def _seat_score(m: engine.Match, seat: int) -> int:
 
 def play_match(
     game: str,
-    seed: int,
+    seed: int | bytes,
     a_seats: Sequence[int],
     a: Side,
     b: Side,
@@ -102,6 +102,8 @@ def play_match(
     )
 
 
-def _forfeited(m: engine.Match, seed: int, a_seats: Sequence[int], decisions: int, f: Forfeit) -> MatchResult:
+def _forfeited(
+    m: engine.Match, seed: int | bytes, a_seats: Sequence[int], decisions: int, f: Forfeit
+) -> MatchResult:
     winner: Outcome = "B" if f.side == "A" else "A"
     return MatchResult(seed, tuple(a_seats), winner, list(m.scores), None, m.hand_number, decisions, f)

@@ -27,6 +27,11 @@ def wilson(wins: float, n: int, z: float = 1.96) -> tuple[float, float]:
     return max(0.0, centre - half), min(1.0, centre + half)
 
 
+def seed_text(seed: int | bytes) -> str:
+    """A whole-number seed as digits, a match key in hex."""
+    return str(seed) if isinstance(seed, int) else seed.hex()
+
+
 def mean(xs: Sequence[float]) -> float:
     return sum(xs) / len(xs)
 
@@ -48,7 +53,8 @@ class Forfeit:
 class MatchResult:
     """One match: who held which seats, who won, and how (``forfeit``, ``unfinished``)."""
 
-    seed: int
+    seed: int | bytes
+    """A whole-number seed (``run``) or a match key (a tournament game, ``workers.arena.tournament``)."""
     a_seats: tuple[int, ...]
     outcome: Outcome
     scores: list[int]
@@ -155,7 +161,8 @@ class ArenaResult:
                 for r in lost[:5]:
                     f = r.forfeit
                     assert f is not None
-                    lines.append(f"    seed {r.seed}, seat {f.seat}, hand {f.hand}: {f.reason}: {f.detail}")
+                    at = f"seed {seed_text(r.seed)}, seat {f.seat}, hand {f.hand}"
+                    lines.append(f"    {at}: {f.reason}: {f.detail}")
                 if len(lost) > 5:
                     lines.append(f"    ... and {len(lost) - 5} more")
         for who, t in self.timing().items():

@@ -30,6 +30,7 @@ from service.api.graphql.players import (
     resolve_link_identity,
     resolve_update_me,
 )
+from service.api.graphql.tournaments import MUTATIONS as TOURNAMENTS
 from service.api.graphql.webhooks import MUTATIONS as WEBHOOKS
 from service.api.limits import refuse_unsafe_names
 from service.api.problems import invalid_request, problem_error
@@ -223,6 +224,7 @@ class Mutation:
     update_webhook = WEBHOOKS["update_webhook"]
     delete_webhook = WEBHOOKS["delete_webhook"]
     redeliver_dead_letter = WEBHOOKS["redeliver_dead_letter"]
+    create_tournament = TOURNAMENTS["create_tournament"]
     create_player = strawberry.mutation(
         resolver=resolve_create_player,
         description="Create a guest player: its id and token (shown once). Join tables with the token as "

@@ -16,6 +16,7 @@ from schema import graphql_types as t
 from service.api.graphql.context import games_of, guarded, token_of
 from service.api.graphql.players import resolve_me, resolve_my_games, resolve_my_invitations
 from service.api.graphql.ratings import QUERIES as RATINGS
+from service.api.graphql.tournaments import QUERIES as TOURNAMENTS
 from service.api.graphql.webhooks import QUERIES as WEBHOOKS
 from service.api.problems import problem_error
 from service.base.problems import ProblemError
@@ -87,6 +88,7 @@ class Query:
     webhook = WEBHOOKS["webhook"]
     webhook_deliveries = WEBHOOKS["webhook_deliveries"]
     webhook_dead_letters = WEBHOOKS["webhook_dead_letters"]
+    tournament = TOURNAMENTS["tournament"]
     me = strawberry.field(
         resolver=resolve_me,
         description="The player you are: your bearer is a player token (createPlayer) or a JWT of your "

@@ -16,6 +16,7 @@ from graphql import GraphQLError
 from strawberry.types import Info
 
 from schema import graphql_players as p
+from schema import graphql_tournaments as tt
 from schema import graphql_types as t
 from service.api.graphql.context import games_of, token_of
 from service.api.problems import problem_error
@@ -146,6 +147,17 @@ async def resolve_my_events(info: Info, after: str | None = None) -> AsyncGenera
     return await account_notices(info, games_of(info).open_player_stream, after, p.PlayerNotice.of)
 
 
+async def resolve_tournament_events(
+    info: Info, id: strawberry.ID, after: str | None = None
+) -> AsyncGenerator[tt.TournamentEvent, None]:
+    games = games_of(info)
+
+    async def open_stream(token: str | None, after: str | None, name: str) -> tuple[str, str]:
+        return await games.open_tournament_stream(str(id), after, name)
+
+    return await account_notices(info, open_stream, after, tt.TournamentEvent.of)
+
+
 @strawberry.type
 class Subscription:
     """Each subscription checks everything it can (rate limit, token, game, ``after``, stream caps)
@@ -164,6 +176,11 @@ class Subscription:
         description="For a bot account (its API key in connection_init {Authorization: 'Bearer …'}): "
         "`your_turn` in any of its games with the view and legal actions, and `game_over`; "
         "resume with `after`.",
+    )
+    tournament_events = strawberry.subscription(
+        resolver=resolve_tournament_events,
+        description="A tournament's events after `after` (an event's `id`): created, rounds started and "
+        "finished (standings), games over, the end (the key). No credential needed.",
     )
     my_events = strawberry.subscription(
         resolver=resolve_my_events,

@@ -8,6 +8,7 @@ from service.api.rest.operation import Op
 from service.api.rest.player_ops import PLAYER_OPS
 from service.api.rest.rating_ops import RATING_OPS
 from service.api.rest.table import GAME_OPS
+from service.api.rest.tournament_table import TOURNAMENT_OPS
 from service.api.rest.webhook_table import WEBHOOK_OPS
 
-OPS: tuple[Op, ...] = (*GAME_OPS, *PLAYER_OPS, *RATING_OPS, *WEBHOOK_OPS)
+OPS: tuple[Op, ...] = (*GAME_OPS, *PLAYER_OPS, *RATING_OPS, *WEBHOOK_OPS, *TOURNAMENT_OPS)

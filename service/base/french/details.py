@@ -350,4 +350,17 @@ DETAILS: dict[str, str] = {
         "{account} n'a pas de classement à {game} (aucune partie classée encore, ou le compte n'existe "
         "plus).",
     "{name} must be from {low} to {high}.": "{name} doit aller de {low} à {high}.",
+    # --- tournaments (service/games/tournaments.py) ---------------------------------------------------
+    "Send the administrator token or a bot's API key as `Authorization: Bearer`.":
+        "Envoyez le jeton d'administrateur ou la clé d'API d'un bot en `Authorization: Bearer`.",
+    "This tournament cannot be played: {reason}.": "Ce tournoi ne peut pas se jouer : {reason}.",
+    "This tournament would play {total} games; this server plays at most {most}.":
+        "Ce tournoi jouerait {total} parties ; ce serveur en joue {most} au plus.",
+    "The bot account {bid} is entered twice.": "Le compte de bot {bid} est inscrit deux fois.",
+    "Only the administrator or a bot account creates a tournament.":
+        "Seuls l'administrateur ou un compte de bot créent un tournoi.",
+    "This bot account already has {cap} tournaments running; wait for one to end.":
+        "Ce compte de bot a déjà {cap} tournois en cours ; attendez que l'un d'eux se termine.",
+    "There is no tournament {tid!r} (it may have expired).":
+        "Il n'y a pas de tournoi {tid!r} (il a peut-être expiré).",
 }  # fmt: skip

@@ -1,0 +1,162 @@
+"""Tournaments' bodies: the creation request and the tournament as it is read (entrants, rounds, games
+with their replay links, standings with intervals, head-to-head), both APIs' contract.
+
+Entrants are named by kind: ``bot:<level>`` a built-in bot (no account), ``account:<bot_id>`` a bot
+account, which plays through its stream (``tournament_game`` then ``your_turn`` notices)."""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, RootModel
+
+from schema.actions import Model
+from schema.views import StreamEnd
+
+ENTRANT = r"^(bot:(random|heuristic|expert)|account:[A-Za-z0-9_-]{1,64})$"
+
+
+class CreateTournamentRequest(Model):
+    game: Literal["five_hundred", "rough"] = Field(
+        description="A partnership game: each entrant holds one team's two seats (euchre5 has no teams)."
+    )
+    format: Literal["round_robin", "swiss"] = "round_robin"
+    rounds: int | None = Field(
+        default=None,
+        ge=1,
+        le=64,
+        description="Swiss: the rounds to play. Round robin: omit (every pairing once).",
+    )
+    deals: int = Field(default=1, ge=1, le=16, description="Duplicate deals a pairing plays: two games each.")
+    entrants: list[str] = Field(
+        min_length=2,
+        max_length=64,
+        description="`bot:random`, `bot:heuristic`, `bot:expert` (a built-in bot; enter one several times "
+        "to have several) or `account:<bot_id>` (a bot account, once at most).",
+        examples=[["bot:random", "bot:heuristic", "account:abc123"]],
+    )
+    move_seconds: int = Field(
+        default=10,
+        ge=1,
+        le=3600,
+        description="Time budget a move for a bot account: past it the server plays the move (a heuristic "
+        "bot) and the game is flagged for that entrant.",
+    )
+    target_score: int | None = Field(
+        default=None,
+        ge=1,
+        le=10_000,
+        description="The games' target score (shorter tournaments); default the game's.",
+    )
+    name: str = Field(default="", max_length=100, pattern=r"^[^\x00-\x1f\x7f]*$")
+
+
+class TournamentEntrant(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    index: int
+    kind: str = Field(description="`bot:<level>` or `account:<bot_id>`.")
+    name: str
+
+
+class TournamentGame(BaseModel):
+    """One game: its round, table, duplicate deal and seating, who held seats 0+2 (``a``) and 1+3."""
+
+    model_config = ConfigDict(extra="forbid")
+    game_id: str
+    round: int
+    table: int
+    deal: int
+    seating: int = Field(
+        description="0: the pairing's first entrant at seats 0+2; 1: the same deals, teams swapped."
+    )
+    a: int = Field(description="The entrant at seats 0+2 (index into `entrants`).")
+    b: int = Field(description="The entrant at seats 1+3.")
+    status: str
+    a_score: int | None = None
+    b_score: int | None = None
+    hands: int | None = None
+    winner: Literal["a", "b", "tie"] | None = None
+    flagged: list[int] = Field(
+        default_factory=list, description="Entrants the server auto-played (no move in time)."
+    )
+    replay: str = Field(description="The game's replay log (REST path), complete once the game is over.")
+
+
+class TournamentStanding(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    rank: int
+    entrant: int
+    games: int
+    deals: int = Field(description="Complete duplicate deals (both seatings played).")
+    points_per_deal: float = Field(
+        description="Mean team score difference per hand over its duplicate deals."
+    )
+    ci95_low: float | None = Field(description="95% interval (Student's t); null with fewer than two deals.")
+    ci95_high: float | None
+    wins: float = Field(description="Games won, a tie counting half.")
+    flagged_games: int
+
+
+class HeadToHeadRecord(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    entrant: int
+    opponent: int
+    games: int
+    wins: float
+    points_per_deal: float
+
+
+class Tournament(BaseModel):
+    """A tournament as it stands: its commitment from the start, its key once it ends (verify every game)."""
+
+    model_config = ConfigDict(extra="forbid")
+    id: str
+    name: str
+    game: str
+    format: str
+    status: Literal["running", "finished", "stopped"]
+    round: int = Field(description="The round being played (the last one once over).")
+    rounds: int
+    deals: int
+    move_seconds: int
+    options: dict[str, int]
+    commitment: str = Field(description="SHA-256 of the tournament key, published at creation.")
+    key: str | None = Field(
+        description="The tournament key (hex) once it is over: every game's match key is "
+        "HMAC-SHA256(key, 'atout-tournament/v1' || u32be(round) || u32be(table) || u32be(deal))."
+    )
+    entrants: list[TournamentEntrant]
+    byes: list[int] = Field(
+        default_factory=list, description="Swiss: the entrant sitting out each round so far."
+    )
+    games: list[TournamentGame]
+    standings: list[TournamentStanding]
+    head_to_head: list[HeadToHeadRecord]
+    created_at: float
+    finished_at: float | None = None
+
+
+class TournamentEvent(BaseModel):
+    """One event of /v1/tournaments/{id}/events: ``tournament_created`` (commitment, rounds),
+    ``round_started`` (round, game_ids), ``game_finished`` (game), ``round_finished`` (round,
+    standings), ``tournament_finished`` (status, key revealed, standings). Delivered at least once."""
+
+    model_config = ConfigDict(extra="forbid")
+    id: str = Field(description="The stream id: send it back as Last-Event-ID to resume.")
+    type: Literal[
+        "tournament_created", "round_started", "game_finished", "round_finished", "tournament_finished"
+    ]
+    tournament_id: str
+    round: int | None = None
+    rounds: int | None = None
+    game_ids: list[str] | None = None
+    game: TournamentGame | None = None
+    standings: list[TournamentStanding] | None = None
+    status: Literal["running", "finished", "stopped"] | None = None
+    commitment: str | None = None
+    key: str | None = None
+
+
+class TournamentStreamFrame(RootModel[Annotated[TournamentEvent | StreamEnd, Field(discriminator="type")]]):
+    """One frame of /v1/tournaments/{id}/events (SSE ``data``, or one NDJSON line): an event, or the
+    ``StreamEnd`` frame of a stream that ends early."""

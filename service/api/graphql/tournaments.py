@@ -1,0 +1,68 @@
+"""Tournaments in GraphQL: the REST operations of /v1/tournaments with the same rules and codes. Query
+``tournament``; mutation ``createTournament`` (the administrator or a bot account)."""
+
+from __future__ import annotations
+
+import strawberry
+from pydantic import ValidationError
+from strawberry.types import Info
+
+from schema import graphql_tournaments as t
+from schema.tournaments import CreateTournamentRequest
+from service.api.graphql.context import games_of, guarded, token_of
+from service.api.problems import invalid_request
+from service.api.ratelimit import rate_limit_graphql
+
+
+async def resolve_tournament(info: Info, id: strawberry.ID) -> t.Tournament:
+    return t.Tournament.of(await guarded(lambda: games_of(info).tournament(str(id))))
+
+
+async def resolve_create_tournament(
+    info: Info,
+    game: str,
+    entrants: list[str],
+    format: str = "round_robin",
+    rounds: int | None = None,
+    deals: int = 1,
+    move_seconds: int = 10,
+    target_score: int | None = None,
+    name: str = "",
+) -> t.Tournament:
+    games, token = games_of(info), token_of(info)
+    await rate_limit_graphql(info, "create_game", await games.account_token(token))
+
+    async def run() -> t.Tournament:
+        raw = {
+            "game": game,
+            "entrants": entrants,
+            "format": format,
+            "rounds": rounds,
+            "deals": deals,
+            "move_seconds": move_seconds,
+            "target_score": target_score,
+            "name": name,
+        }
+        try:
+            request = CreateTournamentRequest.model_validate(raw)
+        except ValidationError as exc:
+            raise invalid_request(exc) from None
+        return t.Tournament.of(await games.create_tournament(request, token))
+
+    return await guarded(run)
+
+
+QUERIES = {
+    "tournament": strawberry.field(
+        resolver=resolve_tournament,
+        description="A tournament: rounds, games with their replays, standings with intervals, head-to-head.",
+    ),
+}
+MUTATIONS = {
+    "create_tournament": strawberry.mutation(
+        resolver=resolve_create_tournament,
+        description="Create a tournament on duplicate deals (Le 500, Le Rough) between built-in bots "
+        "(`bot:<level>`) and bot accounts (`account:<bot_id>`): the administrator token or a bot's API key. "
+        "A bot account gets each game as a `tournament_game` notice on myTurns, with its seat tokens.",
+    ),
+}
