@@ -153,6 +153,7 @@ bench: bench-deps
 	$(PY) bench/abuse.py
 	$(PY) bench/players.py
 	$(PY) bench/ladder.py
+	$(PY) bench/tournament.py
 
 bench-quick: bench-deps
 	$(PY) bench/engine.py --quick
@@ -166,6 +167,7 @@ bench-quick: bench-deps
 	$(PY) bench/abuse.py --quick
 	$(PY) bench/players.py --quick
 	$(PY) bench/ladder.py --quick
+	$(PY) bench/tournament.py --quick
 
 # Regenerate the committed API contracts, the example clients' TypeScript types (REST: openapi-typescript;
 # GraphQL: GraphQL Code Generator, codegen.yml) and the README's
