@@ -7505,12 +7505,13 @@ export interface operations {
                 board?: "people" | "bots";
                 /** @description At most this many (50). */
                 limit?: number;
-                /** @description The `next_cursor` of the previous page, as it came (none: the top). */
+                /** @description The `next_cursor` of the previous page, as it came (none or empty: the top). */
                 cursor?: string;
             };
             header?: never;
             path: {
-                game: string;
+                /** @description The game kind. */
+                game: "euchre5" | "five_hundred" | "rough";
             };
             cookie?: never;
         };
@@ -7563,7 +7564,9 @@ export interface operations {
             };
             header?: never;
             path: {
-                game: string;
+                /** @description The game kind. */
+                game: "euchre5" | "five_hundred" | "rough";
+                /** @description `player:<id>`, `bot:<id>` or `builtin:<level>`. */
                 account_id: string;
             };
             cookie?: never;
@@ -7630,7 +7633,9 @@ export interface operations {
             };
             header?: never;
             path: {
-                game: string;
+                /** @description The game kind. */
+                game: "euchre5" | "five_hundred" | "rough";
+                /** @description `player:<id>`, `bot:<id>` or `builtin:<level>`. */
                 account_id: string;
             };
             cookie?: never;

@@ -119,11 +119,16 @@ def defaults_in_words(schema: dict[str, Any]) -> dict[str, Any]:
 
 def _parameters(op: Op) -> list[dict[str, Any]]:
     parameters: list[dict[str, Any]] = []
+    typed = {p.name: p for p in op.params if p.where == "path"}  # a path parameter the server checks
     for name in PATH_PARAM.findall(op.path):
-        parameters.append({"name": name, "in": "path", "required": True, "schema": {"type": "string"}})
+        given = typed.get(name)
+        schema = given.schema if given else {"type": "string"}
+        described = {"description": given.description} if given else {}
+        parameters.append({"name": name, "in": "path", "required": True, "schema": schema, **described})
     for p in op.params:
-        parameters.append({"name": p.name, "in": p.where, "required": False, "schema": p.schema,
-                           "description": p.description})  # fmt: skip
+        if p.where != "path":
+            parameters.append({"name": p.name, "in": p.where, "required": False, "schema": p.schema,
+                               "description": p.description})  # fmt: skip
     if "ETag" in op.headers:
         parameters.append(IF_NONE_MATCH)
     return parameters

@@ -20,10 +20,11 @@ Endpoint = Callable[[Request], Awaitable[Response]]
 
 @dataclass(frozen=True)
 class Param:
-    """A query or header parameter an endpoint reads (path parameters are read from the path)."""
+    """A query or header parameter an endpoint reads; a path parameter (named by the path already) is
+    declared only to give it the schema the server checks it against."""
 
     name: str
-    where: str  # "query" or "header"
+    where: str  # "query", "header" or "path"
     schema: dict[str, Any]
     description: str
 

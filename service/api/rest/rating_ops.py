@@ -3,9 +3,18 @@ and included in :data:`service.api.rest.endpoints.OPS`."""
 
 from __future__ import annotations
 
+import engine
 from schema.ratings import ACCOUNT_ID, LadderPage, LadderPosition, RatingHistory
 from service.api.rest.operation import Op, Param
 from service.api.rest.ratings import get_ladder, get_ladder_position, get_rating
+
+GAME = Param("game", "path", {"type": "string", "enum": sorted(engine.games())}, "The game kind.")
+ACCOUNT = Param(
+    "account_id",
+    "path",
+    {"type": "string", "pattern": ACCOUNT_ID, "maxLength": 72},
+    "`player:<id>`, `bot:<id>` or `builtin:<level>`.",
+)
 
 RATING_OPS: tuple[Op, ...] = (
     Op(
@@ -18,6 +27,7 @@ RATING_OPS: tuple[Op, ...] = (
         LadderPage,
         errors=("unknown_game", "invalid_request"),
         params=(
+            GAME,
             Param(
                 "board",
                 "query",
@@ -30,8 +40,8 @@ RATING_OPS: tuple[Op, ...] = (
             Param(
                 "cursor",
                 "query",
-                {"type": "string", "minLength": 1, "maxLength": 200},
-                "The `next_cursor` of the previous page, as it came (none: the top).",
+                {"type": "string", "maxLength": 200},
+                "The `next_cursor` of the previous page, as it came (none or empty: the top).",
             ),
         ),
         description="Ranked by the display rating (mu - 3*sigma). A page starts just after the last "
@@ -48,6 +58,8 @@ RATING_OPS: tuple[Op, ...] = (
         LadderPosition,
         errors=("unknown_game", "invalid_request", "rating_not_found"),
         params=(
+            GAME,
+            ACCOUNT,
             Param(
                 "around",
                 "query",
@@ -67,6 +79,8 @@ RATING_OPS: tuple[Op, ...] = (
         RatingHistory,
         errors=("unknown_game", "invalid_request", "rating_not_found"),
         params=(
+            GAME,
+            ACCOUNT,
             Param(
                 "limit", "query", {"type": "integer", "minimum": 1, "maximum": 200}, "Latest changes (50)."
             ),
