@@ -259,12 +259,13 @@ def shipped_assets() -> dict[str, bytes]:
 @pytest.fixture
 def serves_everything() -> Callable[[str], None]:
     """A check that the service at a base URL serves every page and asset the checkout serves:
-    ``/play``, ``/docs``, GraphiQL at ``/graphql``, ``/openapi.json``, the scripts the pages name, and
+    ``/play`` and its tournament standings page, ``/docs``, GraphiQL at ``/graphql``, ``/openapi.json``,
+    the scripts the pages name, and
     each static file byte for byte (the installed wheel and the image must ship them all)."""
 
     def check(base: str) -> None:
         with httpx.Client(base_url=base, timeout=30) as http:
-            for page in ("/play", "/docs", "/graphql"):
+            for page in ("/play", "/play/tournament", "/docs", "/graphql"):
                 response = http.get(page, headers={"Accept": "text/html"})
                 assert response.status_code == 200, (page, response.status_code, response.text[:300])
                 for src in re.findall(r'(?:src|href)="(/static/[^"]+)"', response.text):

@@ -89,6 +89,8 @@ def test_the_wheel_holds_every_static_file(installed: Path) -> None:
         "player.js",
         "index.html",
         "play.css",
+        "standings.html",
+        "standings.js",
     ):
         assert f"service/static/play/{module}" in names
 

