@@ -25,10 +25,8 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import os
 import random
 import sys
-import tempfile
 import time
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
@@ -38,11 +36,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 import aiohttp
 import redis
 
-from bench.players import gather_bounded
-from bench.servers import call, percentile, start_server, stop_server
+from bench.servers import call, gather_bounded, percentile, served_api
 from service.base.settings import Settings
 from service.games.ratings import encode_ladder_cursor
-from service.runtime.embedded_redis import EmbeddedRedis, free_port
 from service.store import Store
 from service.store.ratings import LadderEntry, RatingWrite, ladder_key, rating_history_key, rating_key
 
@@ -156,44 +152,21 @@ def main() -> None:
     figures: dict[str, str] = {"players": str(args.players), "reads": str(reads)}
     started = time.perf_counter()
     rows = population(args.players)
-    with tempfile.TemporaryDirectory(prefix="atout-bench-ladder-") as tmp:
-        server = EmbeddedRedis(Path(tmp) / "redis", appendonly=False).start()
-        env = {
-            **os.environ,
-            "REDIS_URL": server.url,
-            "ATOUT_LOG_LEVEL": "warning",
-            "ATOUT_RATE_LIMITS": "false",
-            "PYTHONPATH": str(Path(__file__).resolve().parent.parent),
-        }
-        port = free_port()
-        base = f"http://127.0.0.1:{port}"
-        api = None
-        r = redis.Redis.from_url(server.url)
-        try:
-            api = start_server(
-                [sys.executable, "-m", "service.runtime.cli", "serve", "--port", str(port)],
-                env,
-                base + "/healthz",
-            )
-            before = int(r.info("memory")["used_memory"])
-            filled = time.perf_counter()
-            with ProcessPoolExecutor(WRITERS) as pool:  # the Python side of the writes is the bound
-                list(pool.map(write_part, [server.url] * WRITERS, [rows[i::WRITERS] for i in range(WRITERS)]))
-            figures["populate_s"] = f"{time.perf_counter() - filled:.1f}"
-            grown = int(r.info("memory")["used_memory"]) - before
-            pages, ranks, wall = asyncio.run(read(base, rows, reads, args.clients))
-            figures["page_p50_ms"] = f"{percentile(pages, 50):.2f}"
-            figures["page_p99_ms"] = f"{percentile(pages, 99):.2f}"
-            figures["rank_p50_ms"] = f"{percentile(ranks, 50):.2f}"
-            figures["rank_p99_ms"] = f"{percentile(ranks, 99):.2f}"
-            figures["reads_per_s"] = f"{2 * reads / wall:.0f}"
-            figures["player_bytes"] = f"{player_bytes(r, rows, 500):.0f}"
-            figures["redis_bytes_per_player"] = f"{grown / args.players:.0f}"
-        finally:
-            r.close()
-            if api is not None:
-                stop_server(api)
-            server.stop()
+    with served_api("ladder") as (base, r, redis_url):
+        before = int(r.info("memory")["used_memory"])
+        filled = time.perf_counter()
+        with ProcessPoolExecutor(WRITERS) as pool:  # the Python side of the writes is the bound
+            list(pool.map(write_part, [redis_url] * WRITERS, [rows[i::WRITERS] for i in range(WRITERS)]))
+        figures["populate_s"] = f"{time.perf_counter() - filled:.1f}"
+        grown = int(r.info("memory")["used_memory"]) - before
+        pages, ranks, wall = asyncio.run(read(base, rows, reads, args.clients))
+        figures["page_p50_ms"] = f"{percentile(pages, 50):.2f}"
+        figures["page_p99_ms"] = f"{percentile(pages, 99):.2f}"
+        figures["rank_p50_ms"] = f"{percentile(ranks, 50):.2f}"
+        figures["rank_p99_ms"] = f"{percentile(ranks, 99):.2f}"
+        figures["reads_per_s"] = f"{2 * reads / wall:.0f}"
+        figures["player_bytes"] = f"{player_bytes(r, rows, 500):.0f}"
+        figures["redis_bytes_per_player"] = f"{grown / args.players:.0f}"
     figures["seconds"] = f"{time.perf_counter() - started:.1f}"
     print("bench ladder: " + " ".join(f"{k}={v}" for k, v in figures.items()))
 

@@ -20,10 +20,8 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import os
 import random
 import sys
-import tempfile
 import time
 from pathlib import Path
 from typing import Any
@@ -33,22 +31,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 import aiohttp
 import redis
 
-from bench.servers import call, percentile, start_server, stop_server
-from service.runtime.embedded_redis import EmbeddedRedis, free_port
+from bench.servers import call, gather_bounded, percentile, served_api
 from service.store.keys import player_events_key, player_games_key, player_key
 
 SEATS = 4  # Le Rough
-
-
-async def gather_bounded(jobs: list[Any], limit: int) -> list[Any]:
-    """Run the coroutines ``jobs`` with at most ``limit`` at once, results in order."""
-    gate = asyncio.Semaphore(limit)
-
-    async def one(job: Any) -> Any:
-        async with gate:
-            return await job
-
-    return list(await asyncio.gather(*(one(j) for j in jobs)))
 
 
 async def populate(base: str, players: int, games_each: int, clients: int) -> list[dict[str, Any]]:
@@ -124,43 +110,19 @@ def main() -> None:
     reads = args.reads or (2000 if args.quick else 5000)
     figures: dict[str, str] = {"players": str(players), "games_per_player": str(args.games)}
     started = time.perf_counter()
-    with tempfile.TemporaryDirectory(prefix="atout-bench-players-") as tmp:
-        server = EmbeddedRedis(Path(tmp) / "redis", appendonly=False).start()
-        env = {
-            **os.environ,
-            "REDIS_URL": server.url,
-            "ATOUT_LOG_LEVEL": "warning",
-            "ATOUT_RATE_LIMITS": "false",
-            "ATOUT_MAX_OPEN_GAMES_PER_CREATOR": str(players * args.games),  # one bench address creates all
-            "PYTHONPATH": str(Path(__file__).resolve().parent.parent),
-        }
-        port = free_port()
-        base = f"http://127.0.0.1:{port}"
-        api = None
-        r = redis.Redis.from_url(server.url)
-        try:
-            api = start_server(
-                [sys.executable, "-m", "service.runtime.cli", "serve", "--port", str(port)],
-                env,
-                base + "/healthz",
-            )
-            before = int(r.info("memory")["used_memory"])
-            filled = time.perf_counter()
-            guests = asyncio.run(populate(base, players, args.games, args.clients))
-            figures["populate_s"] = f"{time.perf_counter() - filled:.1f}"
-            grown = int(r.info("memory")["used_memory"]) - before
-            latencies, wall, seen = asyncio.run(read_my_games(base, guests, reads, args.clients))
-            figures["my_games_p50_ms"] = f"{percentile(latencies, 50):.2f}"
-            figures["my_games_p99_ms"] = f"{percentile(latencies, 99):.2f}"
-            figures["my_games_rps"] = f"{reads / wall:.0f}"
-            figures["games_per_page"] = f"{seen / reads:.2f}"
-            figures["player_key_bytes"] = f"{player_bytes(r, guests, 200):.0f}"
-            figures["redis_bytes_per_player"] = f"{grown / players:.0f}"
-        finally:
-            r.close()
-            if api is not None:
-                stop_server(api)
-            server.stop()
+    with served_api("players", ATOUT_MAX_OPEN_GAMES_PER_CREATOR=str(players * args.games)) as (base, r, _):
+        before = int(r.info("memory")["used_memory"])
+        filled = time.perf_counter()
+        guests = asyncio.run(populate(base, players, args.games, args.clients))
+        figures["populate_s"] = f"{time.perf_counter() - filled:.1f}"
+        grown = int(r.info("memory")["used_memory"]) - before
+        latencies, wall, seen = asyncio.run(read_my_games(base, guests, reads, args.clients))
+        figures["my_games_p50_ms"] = f"{percentile(latencies, 50):.2f}"
+        figures["my_games_p99_ms"] = f"{percentile(latencies, 99):.2f}"
+        figures["my_games_rps"] = f"{reads / wall:.0f}"
+        figures["games_per_page"] = f"{seen / reads:.2f}"
+        figures["player_key_bytes"] = f"{player_bytes(r, guests, 200):.0f}"
+        figures["redis_bytes_per_player"] = f"{grown / players:.0f}"
     figures["seconds"] = f"{time.perf_counter() - started:.1f}"
     print("bench players: " + " ".join(f"{k}={v}" for k, v in figures.items()))
 

@@ -2,16 +2,23 @@
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import json
 import os
 import signal
 import subprocess
+import sys
+import tempfile
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import httpx
+import redis
+
+from service.runtime.embedded_redis import EmbeddedRedis, free_port
 
 if TYPE_CHECKING:
     import aiohttp
@@ -46,9 +53,53 @@ def stop_server(proc: subprocess.Popen[bytes]) -> None:
         proc.wait()
 
 
+@contextlib.contextmanager
+def served_api(name: str, **settings: str) -> Iterator[tuple[str, redis.Redis, str]]:
+    """A real redis-server (free port, no AOF) and ``atout serve`` on it, rate limits off and
+    ``settings`` (``ATOUT_*`` variables) added: yields the API's base URL, a client of the Redis and
+    its URL; both servers are stopped on the way out."""
+    with tempfile.TemporaryDirectory(prefix=f"atout-bench-{name}-") as tmp:
+        server = EmbeddedRedis(Path(tmp) / "redis", appendonly=False).start()
+        env = {
+            **os.environ,
+            "REDIS_URL": server.url,
+            "ATOUT_LOG_LEVEL": "warning",
+            "ATOUT_RATE_LIMITS": "false",
+            "PYTHONPATH": str(Path(__file__).resolve().parent.parent),
+            **settings,
+        }
+        port = free_port()
+        base = f"http://127.0.0.1:{port}"
+        api = None
+        r = redis.Redis.from_url(server.url)
+        try:
+            api = start_server(
+                [sys.executable, "-m", "service.runtime.cli", "serve", "--port", str(port)],
+                env,
+                base + "/healthz",
+            )
+            yield base, r, server.url
+        finally:
+            r.close()
+            if api is not None:
+                stop_server(api)
+            server.stop()
+
+
 def percentile(samples: list[float], p: float) -> float:
     ordered = sorted(samples)
     return ordered[min(len(ordered) - 1, int(p / 100 * len(ordered)))] if ordered else float("nan")
+
+
+async def gather_bounded(jobs: list[Any], limit: int) -> list[Any]:
+    """Run the coroutines ``jobs`` with at most ``limit`` at once, results in order."""
+    gate = asyncio.Semaphore(limit)
+
+    async def one(job: Any) -> Any:
+        async with gate:
+            return await job
+
+    return list(await asyncio.gather(*(one(j) for j in jobs)))
 
 
 async def call(
