@@ -13,6 +13,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 
 from service.api.rest.deprecation import Deprecation
+from service.store.keys import RESUME_AFTER_PATTERN
 
 Endpoint = Callable[[Request], Awaitable[Response]]
 """A REST handler: a request in, a response out."""
@@ -66,3 +67,22 @@ LIMITED = "rate_limited"  # service.api.ratelimit
 SEAT = ("missing_token", "invalid_token")
 STREAMS = ("too_many_streams", "server_full")  # the caps on open streams (service.store.fanout)
 CAPPED = ("too_many_games", "server_full")  # service.games.quotas: caps on unfinished games
+
+
+# Where a stream resumes: after a stream id (Redis's ``<ms>-<seq>``), or from the start when empty, as
+# service.store.keys.RESUME_AFTER_PATTERN accepts it.
+RESUME_SCHEMA = {"type": "string", "pattern": RESUME_AFTER_PATTERN.pattern, "examples": ["1733140000000-0"]}
+RESUME = "Resume after this {} id; empty or absent: from the start."
+
+
+def stream_params(item: str, credential: str | None) -> tuple[Param, ...]:
+    """What every stream reads: where it resumes (``Last-Event-ID``, or ``last_event_id`` for a
+    client that cannot set a header), the credential in the query for an EventSource (``credential``
+    names it; None: a public stream), and ``follow``."""
+    token = (Param("access_token", "query", {"type": "string"}, f"{credential}, for EventSource clients."),)
+    return (
+        Param("Last-Event-ID", "header", RESUME_SCHEMA, RESUME.format(item)),
+        Param("last_event_id", "query", RESUME_SCHEMA, "Same as the Last-Event-ID header, which wins."),
+        *(token if credential else ()),
+        Param("follow", "query", {"type": "boolean"}, f"false: send the {item}s so far, then end."),
+    )

@@ -18,7 +18,7 @@ from schema.players import (
     PlayerStreamFrame,
     UpdateMeRequest,
 )
-from service.api.rest.operation import BODY, GAME, LIMITED, SEAT, STREAMS, Op, Param
+from service.api.rest.operation import BODY, GAME, LIMITED, SEAT, STREAMS, Op, Param, stream_params
 from service.api.rest.players import (
     accept_invitation,
     create_player,
@@ -32,7 +32,6 @@ from service.api.rest.players import (
     update_me,
 )
 from service.api.rest.streams import player_stream
-from service.api.rest.table import RESUME, RESUME_SCHEMA
 
 # A player's credential: a player token, or an identity provider's JWT (each refusal its own code).
 PLAYER = (
@@ -141,12 +140,7 @@ PLAYER_OPS: tuple[Op, ...] = (
         PlayerStreamFrame,
         errors=(*PLAYER, "invalid_request", LIMITED, *STREAMS),
         auth="player",
-        params=(
-            Param("Last-Event-ID", "header", RESUME_SCHEMA, RESUME.format("notice")),
-            Param("last_event_id", "query", RESUME_SCHEMA, "Same as the Last-Event-ID header, which wins."),
-            Param("access_token", "query", {"type": "string"}, "Your credential, for EventSource clients."),
-            Param("follow", "query", {"type": "boolean"}, "false: send the notices so far, then end."),
-        ),
+        params=(*stream_params("notice", "Your credential"),),
         stream=True,
         description="Server-Sent Events by default; NDJSON with `Accept: application/x-ndjson`. A "
         "`your_turn` whose game has moved on is left out. Resume after a drop with Last-Event-ID: no "

@@ -54,15 +54,9 @@ from service.api.rest.operation import (
     UPLOAD,
     Op,
     Param,
+    stream_params,
 )
 from service.api.rest.streams import bot_stream, game_events
-from service.store.keys import RESUME_AFTER_PATTERN
-
-# Where a stream resumes: after a stream id (Redis's ``<ms>-<seq>``), or from the start when empty, as
-# service.store.keys.RESUME_AFTER_PATTERN accepts it.
-RESUME_SCHEMA = {"type": "string", "pattern": RESUME_AFTER_PATTERN.pattern, "examples": ["1733140000000-0"]}
-RESUME = "Resume after this {} id; empty or absent: from the start."
-
 
 GAME_OPS: tuple[Op, ...] = (
     Op(
@@ -258,12 +252,7 @@ GAME_OPS: tuple[Op, ...] = (
         GameEvent,
         errors=(*GAME, "invalid_token", "invalid_request", LIMITED, *STREAMS),
         auth="optional",
-        params=(
-            Param("Last-Event-ID", "header", RESUME_SCHEMA, RESUME.format("event")),
-            Param("last_event_id", "query", RESUME_SCHEMA, "Same as the Last-Event-ID header, which wins."),
-            Param("access_token", "query", {"type": "string"}, "Seat token, for EventSource clients."),
-            Param("follow", "query", {"type": "boolean"}, "false: send the events so far, then end."),
-        ),
+        params=(*stream_params("event", "Seat token"),),
         stream=True,
         description="Server-Sent Events by default; NDJSON (one event a line, what an SSE frame's `data` "
         "holds) with `Accept: application/x-ndjson`. "
@@ -310,12 +299,7 @@ GAME_OPS: tuple[Op, ...] = (
         BotStreamFrame,
         errors=(*SEAT, "invalid_request", LIMITED, *STREAMS),
         auth="seat",
-        params=(
-            Param("Last-Event-ID", "header", RESUME_SCHEMA, RESUME.format("notice")),
-            Param("last_event_id", "query", RESUME_SCHEMA, "Same as the Last-Event-ID header, which wins."),
-            Param("access_token", "query", {"type": "string"}, "The API key, for EventSource clients."),
-            Param("follow", "query", {"type": "boolean"}, "false: send the notices so far, then end."),
-        ),
+        params=(*stream_params("notice", "The API key"),),
         stream=True,
         description="Server-Sent Events by default; NDJSON (one JSON object a line) with "
         "`Accept: application/x-ndjson`. A `your_turn` whose game has moved on is left out.",

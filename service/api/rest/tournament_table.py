@@ -4,8 +4,7 @@
 from __future__ import annotations
 
 from schema.tournaments import CreateTournamentRequest, Tournament, TournamentStreamFrame
-from service.api.rest.operation import BODY, LIMITED, STREAMS, Op, Param
-from service.api.rest.table import RESUME, RESUME_SCHEMA
+from service.api.rest.operation import BODY, LIMITED, STREAMS, Op, stream_params
 from service.api.rest.tournaments import create_tournament, get_tournament, tournament_events
 
 TAG = "tournaments"
@@ -59,11 +58,7 @@ TOURNAMENT_OPS: tuple[Op, ...] = (
         TAG,
         TournamentStreamFrame,
         errors=("tournament_not_found", "invalid_request", LIMITED, *STREAMS),
-        params=(
-            Param("Last-Event-ID", "header", RESUME_SCHEMA, RESUME.format("event")),
-            Param("last_event_id", "query", RESUME_SCHEMA, "Same as the Last-Event-ID header, which wins."),
-            Param("follow", "query", {"type": "boolean"}, "false: send the events so far, then end."),
-        ),
+        params=(*stream_params("event", None),),
         stream=True,
         description="Server-Sent Events by default; NDJSON with `Accept: application/x-ndjson`. The stream "
         "ends when the tournament's record expires; `tournament_finished` reveals the key.",
