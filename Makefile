@@ -103,11 +103,11 @@ lint: $(STAMP)
 	$(VENV)/bin/lint-imports
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check engine
-	$(VENV)/bin/ruff format --check service schema bench tests/service tests/browser tests/cluster tests/image tests/conftest.py
+	$(VENV)/bin/ruff format --check service schema atout bench tests/toolkit tests/service tests/browser tests/cluster tests/image tests/conftest.py
 
 typecheck: $(STAMP)
 	$(VENV)/bin/mypy engine
-	$(VENV)/bin/mypy --strict service schema
+	$(VENV)/bin/mypy --strict service schema atout
 
 # Everything on the compiled engine, then the rules (golden hands, rule and property tests) again on
 # the plain modules: both builds of the engine are tested.

@@ -22,7 +22,7 @@ ROOT = Path(__file__).resolve().parent.parent
 
 SESSION_REDIS: list[EmbeddedRedis] = []
 
-AREAS = {"engine", "service", "workers", "browser", "cluster", "image", "k8s"}
+AREAS = {"engine", "service", "workers", "browser", "cluster", "image", "k8s", "toolkit"}
 CONTRACT_TOOLS = {"test_contract_tools.py", "test_generators.py", "test_web_fairness.py", "test_wheel.py"}
 ENGINE_CHECKS = {"test_fairness_spec.py", "test_standalone.py"}
 SERIAL = {
