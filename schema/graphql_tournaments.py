@@ -72,6 +72,9 @@ class Tournament:
     round: int
     rounds: int
     deals: int
+    duplicate: bool = strawberry.field(
+        description="Both games of a deal share their cards (luck cancels), or each has its own."
+    )
     move_seconds: int
     target_score: int | None = strawberry.field(
         description="The games' target score (`options`); null: the game's."
@@ -97,6 +100,7 @@ class Tournament:
             round=x.round,
             rounds=x.rounds,
             deals=x.deals,
+            duplicate=x.duplicate,
             move_seconds=x.move_seconds,
             target_score=x.options.get("target_score"),
             commitment=x.commitment,

@@ -28,6 +28,13 @@ class CreateTournamentRequest(Model):
         description="Swiss: the rounds to play. Round robin: omit (every pairing once).",
     )
     deals: int = Field(default=1, ge=1, le=16, description="Duplicate deals a pairing plays: two games each.")
+    duplicate: bool = Field(
+        default=True,
+        description="True: both games of a deal deal the same cards, the teams swapped, so luck cancels; "
+        "each entrant then holds both halves of the cards, so only entrants trusted not to remember "
+        "(built-in bots, your own bots) should play it. False: each game its own cards, no entrant sees a "
+        "deal twice (strangers' bots), the luck left to the intervals.",
+    )
     entrants: list[str] = Field(
         min_length=2,
         max_length=64,
@@ -118,12 +125,17 @@ class Tournament(BaseModel):
     round: int = Field(description="The round being played (the last one once over).")
     rounds: int
     deals: int
+    duplicate: bool = Field(
+        description="Both games of a deal share their cards (luck cancels), or each has its own."
+    )
     move_seconds: int
     options: dict[str, int]
     commitment: str = Field(description="SHA-256 of the tournament key, published at creation.")
     key: str | None = Field(
         description="The tournament key (hex) once it is over: every game's match key is "
-        "HMAC-SHA256(key, 'atout-tournament/v1' || u32be(round) || u32be(table) || u32be(deal))."
+        "HMAC-SHA256(key, 'atout-tournament/v1' || u32be(round) || u32be(table) || u32be(deal)), or when "
+        "not `duplicate` HMAC-SHA256(key, 'atout-tournament/v1/seating' || u32be(round) || u32be(table) "
+        "|| u32be(deal) || u32be(seating))."
     )
     entrants: list[TournamentEntrant]
     byes: list[int] = Field(

@@ -22,6 +22,15 @@ so every game's match commitment, hence every hand it dealt, follows from ``T`` 
 Both seatings of a deal share ``K``: that is what makes them duplicates. No seat sends a client
 seed (the organiser seats every entrant), so the deals are ``K``'s alone.
 
+Duplicates and memory. In a duplicate deal each entrant holds both halves of the same cards, one
+half a game: an entrant that remembers (or reads both games at once, as they run side by side)
+knows its opponents' hands. Luck cancels only because the same two entrants see the same cards,
+so the format cannot both cancel luck within a pairing and hide a deal from an entrant. Duplicate
+is for entrants trusted not to remember: built-in bots (a fresh player per seat and game) and an
+organiser's own bots. A tournament of strangers' bots is played with ``duplicate=False``: each
+seating gets its own key (the same derivation with the seating appended, ``SEATING_LABEL``), no
+entrant sees any deal twice, and the luck is left to the intervals (wider for the same games).
+
 Scoring. An entrant's points of a game are its team's score minus the other team's, per hand
 played (a *deal* of the cards): matches of different lengths weigh alike and a lucky hand is
 cancelled by its duplicate. The unit of evidence is a duplicate deal (both seatings averaged),
@@ -45,6 +54,8 @@ PAIR_GAMES = ("five_hundred", "rough")
 """The games a tournament can be played in: a team's two seats are one entrant's."""
 FORMATS = ("round_robin", "swiss")
 KEY_LABEL = b"atout-tournament/v1"
+SEATING_LABEL = b"atout-tournament/v1/seating"
+"""Not duplicate: ``K = HMAC-SHA256(T, SEATING_LABEL || u32be(r) || u32be(t) || u32be(d) || u32be(s))``."""
 MAX_ENTRANTS = 64
 MAX_ROUNDS = 64
 MAX_DEALS = 16
@@ -98,16 +109,30 @@ def commitment(key: bytes) -> str:
     return hashlib.sha256(key).hexdigest()
 
 
-def game_key(key: bytes, round_no: int, table: int, deal: int) -> bytes:
-    """The match key of both seatings of one duplicate deal (module docstring)."""
-    return hmac.new(key, KEY_LABEL + struct.pack(">III", round_no, table, deal), hashlib.sha256).digest()
+def game_key(key: bytes, round_no: int, table: int, deal: int, seating: int | None = None) -> bytes:
+    """The match key of both seatings of one duplicate deal, or with ``seating`` of that seating alone
+    (a tournament that is not duplicate; module docstring)."""
+    if seating is None:
+        message = KEY_LABEL + struct.pack(">III", round_no, table, deal)
+    else:
+        message = SEATING_LABEL + struct.pack(">IIII", round_no, table, deal, seating)
+    return hmac.new(key, message, hashlib.sha256).digest()
 
 
-def verify(key: bytes, published: str, round_no: int, table: int, deal: int, match_commitment: str) -> bool:
-    """True when ``key`` is the committed tournament key and a game's match commitment follows from it."""
+def verify(
+    key: bytes,
+    published: str,
+    round_no: int,
+    table: int,
+    deal: int,
+    match_commitment: str,
+    seating: int | None = None,
+) -> bool:
+    """True when ``key`` is the committed tournament key and a game's match commitment follows from it
+    (``seating``: the game's seating, for a tournament that is not duplicate)."""
     if not hmac.compare_digest(commitment(key), published):
         return False
-    derived = hashlib.sha256(game_key(key, round_no, table, deal)).hexdigest()
+    derived = hashlib.sha256(game_key(key, round_no, table, deal, seating)).hexdigest()
     return hmac.compare_digest(derived, match_commitment)
 
 
@@ -221,13 +246,15 @@ def _greedy_pairs(order: list[int], seen: set[frozenset[int]]) -> list[tuple[int
     return pairs
 
 
-def games(key: bytes, pairing: Pairing, deals: int) -> list[GameSpec]:
-    """The ``2 * deals`` games of a pairing: each deal's key played from both seatings."""
-    out: list[GameSpec] = []
-    for d in range(deals):
-        k = game_key(key, pairing.round_no, pairing.table, d)
-        out.extend(GameSpec(pairing, d, s, k) for s in (0, 1))
-    return out
+def games(key: bytes, pairing: Pairing, deals: int, duplicate: bool = True) -> list[GameSpec]:
+    """The ``2 * deals`` games of a pairing: each deal's key played from both seatings, or (not
+    ``duplicate``) each seating with a key of its own."""
+    r, tb = pairing.round_no, pairing.table
+    return [
+        GameSpec(pairing, d, s, game_key(key, r, tb, d, None if duplicate else s))
+        for d in range(deals)
+        for s in (0, 1)
+    ]
 
 
 # --- scoring ---------------------------------------------------------------------------------

@@ -1046,6 +1046,11 @@ export interface components {
              */
             deals?: number;
             /**
+             * Duplicate
+             * @description True: both games of a deal deal the same cards, the teams swapped, so luck cancels; each entrant then holds both halves of the cards, so only entrants trusted not to remember (built-in bots, your own bots) should play it. False: each game its own cards, no entrant sees a deal twice (strangers' bots), the luck left to the intervals. Default: `true`.
+             */
+            duplicate?: boolean;
+            /**
              * Entrants
              * @description `bot:random`, `bot:heuristic`, `bot:expert` (a built-in bot; enter one several times to have several) or `account:<bot_id>` (a bot account, once at most).
              * @example [
@@ -4034,6 +4039,11 @@ export interface components {
             rounds: number;
             /** Deals */
             deals: number;
+            /**
+             * Duplicate
+             * @description Both games of a deal share their cards (luck cancels), or each has its own.
+             */
+            duplicate: boolean;
             /** Move Seconds */
             move_seconds: number;
             /** Options */
@@ -4047,7 +4057,7 @@ export interface components {
             commitment: string;
             /**
              * Key
-             * @description The tournament key (hex) once it is over: every game's match key is HMAC-SHA256(key, 'atout-tournament/v1' || u32be(round) || u32be(table) || u32be(deal)).
+             * @description The tournament key (hex) once it is over: every game's match key is HMAC-SHA256(key, 'atout-tournament/v1' || u32be(round) || u32be(table) || u32be(deal)), or when not `duplicate` HMAC-SHA256(key, 'atout-tournament/v1/seating' || u32be(round) || u32be(table) || u32be(deal) || u32be(seating)).
              */
             key: string | null;
             /** Entrants */

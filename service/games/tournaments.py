@@ -138,6 +138,7 @@ class Tournaments(GameCore):
             "round": 0,
             "rounds": rounds,
             "deals": request.deals,
+            "duplicate": request.duplicate,
             "move_seconds": request.move_seconds,
             "options": options,
             "key": key.hex(),
@@ -242,7 +243,7 @@ class Tournaments(GameCore):
         key = bytes.fromhex(record["key"])
         created: list[tuple[GameRecord, dict[str, list[str]]]] = []
         for p in pairings:
-            for spec in t.games(key, p, record["deals"]):
+            for spec in t.games(key, p, record["deals"], record.get("duplicate", True)):
                 game, tokens = self._new_game(record, spec)
                 created.append((game, tokens))
                 record["games"].append(
@@ -375,6 +376,7 @@ class Tournaments(GameCore):
             round=record["round"],
             rounds=record["rounds"],
             deals=record["deals"],
+            duplicate=record.get("duplicate", True),  # a tournament created before the option: duplicate
             move_seconds=record["move_seconds"],
             options=record["options"],
             commitment=record["commitment"],

@@ -147,6 +147,40 @@ def test_a_round_robin_of_four_entrants_plays_to_the_end_and_every_deal_is_verif
         assert a["hands"][0]["hands"] == b["hands"][0]["hands"]
 
 
+def test_a_tournament_that_is_not_duplicate_deals_each_game_its_own_cards_and_they_verify(
+    client: TestClient, rq_worker: str
+) -> None:
+    """``duplicate: false`` (strangers' bots): no entrant holds the same cards twice, so remembering a
+    game tells nothing of another; each game's key follows from the tournament key and its seating."""
+    body = {
+        "game": "rough",
+        "entrants": ["bot:random", "bot:heuristic"],
+        "target_score": 200,
+        "deals": 2,
+        "duplicate": False,
+    }
+    created = client.post("/v1/tournaments", json=body, headers=admin_headers(client))
+    assert created.status_code == 201, created.text
+    tour = created.json()
+    assert tour["duplicate"] is False and len(tour["games"]) == 4
+    deadline = time.monotonic() + 90
+    while tour["status"] == "running" and time.monotonic() < deadline:
+        time.sleep(0.2)
+        tour = client.get(f"/v1/tournaments/{tour['id']}").json()
+    assert tour["status"] == "finished", tour
+    key, commitment = bytes.fromhex(tour["key"]), tour["commitment"]
+    first_hands = set()
+    for g in tour["games"]:
+        summary = client.get(f"/v1/games/{g['game_id']}").json()
+        where = (g["round"], g["table"], g["deal"])
+        assert t.verify(key, commitment, *where, summary["commitment"], seating=g["seating"])
+        assert not t.verify(key, commitment, *where, summary["commitment"])
+        log = client.get(g["replay"]).json()
+        assert engine.verify_log(log) == []
+        first_hands.add(json.dumps(log["hands"][0]["hands"]))
+    assert len(first_hands) == 4  # four games, four different deals: no seating's cards seen twice
+
+
 def test_who_may_create_a_tournament_and_what_is_refused(client: TestClient) -> None:
     body = {"game": "rough", "entrants": ["bot:random", "bot:heuristic"]}
     assert client.post("/v1/tournaments", json=body).json()["code"] == "missing_token"

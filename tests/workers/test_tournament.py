@@ -120,6 +120,23 @@ def test_every_games_key_follows_from_the_committed_tournament_key() -> None:
     assert len(t.new_key()) == 32 and t.new_key() != t.new_key()
 
 
+def test_a_tournament_that_is_not_duplicate_gives_each_seating_its_own_key() -> None:
+    """``duplicate=False``: no entrant holds the same cards twice (the module docstring's memory hole)."""
+    key = t.key_of_int(7)
+    published = t.commitment(key)
+    p = t.Pairing(3, 1, 5, 2)
+    specs = t.games(key, p, 2, duplicate=False)
+    assert len({s.key for s in specs}) == 4
+    label = b"atout-tournament/v1/seating" + struct.pack(">IIII", 3, 1, 1, 0)
+    assert specs[2].key == hmac.new(key, label, hashlib.sha256).digest()  # the docstring's formula
+    first, second = (engine.new_match("rough", seed=s.key) for s in specs[:2])
+    assert first.hands != second.hands
+    game_commitment = engine.fair.match_commitment(specs[3].key)
+    assert t.verify(key, published, 3, 1, 1, game_commitment, seating=1)
+    assert not t.verify(key, published, 3, 1, 1, game_commitment, seating=0)
+    assert not t.verify(key, published, 3, 1, 1, game_commitment)  # not the duplicate derivation
+
+
 def outcome(
     deal: int,
     seating: int,
