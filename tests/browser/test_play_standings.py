@@ -52,7 +52,17 @@ def test_the_standings_page_follows_a_tournament_to_its_end(
     assert replays.first.get_attribute("href") == final["games"][0]["replay"]
     assert page.page.locator("table.head-to-head tbody tr").count() == 12
     page.screenshot("tournament-standings")
+    # The same page in French, the toggle the table has (and remembered, as the table's is).
+    page.page.click("#lang")
+    page.page.wait_for_selector(".key:has-text('Clé')")
+    assert page.page.inner_text(".key") == f"Clé : {final['key']}"
+    assert "terminé" in page.page.inner_text(".status") and "toutes rondes" in page.page.inner_text(".status")
+    assert page.page.locator("table.standings th").first.inner_text() == "Rang"
+    assert page.page.locator("a.replay").first.inner_text() == "reprise"
+    assert page.page.evaluate("document.documentElement.lang") == "fr"
+    page.page.reload()
+    page.page.wait_for_selector("h2:has-text('Face-à-face')")
     assert not page.outside
 
     page.page.goto(f"{live_server}/play/tournament?id=nope")
-    page.page.wait_for_selector("p.error")
+    page.page.wait_for_selector("p.error:has-text('Aucun tournoi nope (404).')")
