@@ -22,6 +22,7 @@ import copy
 import json
 import shlex
 import subprocess
+import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -93,7 +94,8 @@ class Workload:
 class Played:
     documents: list[dict[str, Any]] = field(default_factory=list)
     secrets: dict[str, str] = field(default_factory=dict)  # podman secret name -> its JSON
-    volumes: list[str] = field(default_factory=list)
+    volumes: list[str] = field(default_factory=list)  # every podman volume the pods use
+    claims: list[str] = field(default_factory=list)  # those of PersistentVolumeClaims: `kube down` keeps them
     workloads: dict[str, Workload] = field(default_factory=dict)  # by the manifest's name
     dropped: list[str] = field(default_factory=list)  # "Kind name"
     converted: list[str] = field(default_factory=list)
@@ -136,6 +138,7 @@ def for_podman(objects: list[dict[str, Any]], tag: str, images: dict[str, str]) 
                 pvc = {"apiVersion": "v1", "kind": "PersistentVolumeClaim", "metadata": {"name": volume}}
                 played.documents.append({**pvc, "spec": claim["spec"]})
                 played.volumes.append(volume)
+                played.claims.append(volume)
                 spec.setdefault("volumes", []).append(
                     {"name": claim["metadata"]["name"], "persistentVolumeClaim": {"claimName": volume}}
                 )
@@ -153,7 +156,7 @@ def workload(
 ) -> None:
     """Adapt one pod spec in place (ADAPTED) and record it."""
     (container,) = spec["containers"]  # one container per pod in k8s/
-    container["image"] = images[container["image"].split(":")[0]]
+    container["image"] = images[container["image"].rsplit(":", 1)[0]]
     for source in container.get("envFrom", []):
         for ref in ("configMapRef", "secretRef"):
             if ref in source:
@@ -208,3 +211,26 @@ def probe(kind: str, where: Workload, address: str) -> bool:
     except subprocess.TimeoutExpired:
         return False
     return done.returncode == 0
+
+
+def main() -> None:
+    """The runbook's way to the same files (docs/operations.md, "Running the manifests with podman"):
+    `python tests/image/podman_kube.py RUN-ID IMAGE REDIS-IMAGE` writes dev-for-podman.yaml and each
+    secret as podman takes it (NAME.json, mode 0600) here, and prints what to stop and where the API is."""
+    tag, image, redis = sys.argv[1:4]
+    played = for_podman(render(), tag, {PROJECT_IMAGE: image, REDIS_IMAGE: redis})
+    Path("dev-for-podman.yaml").write_text(yaml.safe_dump_all(played.documents, sort_keys=False))
+    for name, data in played.secrets.items():
+        secret = Path(f"{name}.json")
+        secret.touch(mode=0o600)
+        secret.write_text(data)
+        print(f"podman secret create {name} {secret}")
+    print(f"dropped: {', '.join(played.dropped)}; converted: {', '.join(played.converted)}")
+    for where in played.workloads.values():
+        ports = ", ".join(f"{name} 127.0.0.1:{port}" for name, port in where.host_ports.items())
+        print(f"{where.container} (pod {where.pod}): {ports}; stop it with --time {where.grace}")
+    print(f"volumes `podman kube down` keeps: {' '.join(played.claims)}")
+
+
+if __name__ == "__main__":
+    main()
