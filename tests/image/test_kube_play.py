@@ -44,7 +44,8 @@ MISSING = [
     tool for tool in ("podman", "buildah", "runc", "debootstrap", "make", "kubectl") if not shutil.which(tool)
 ]
 SKIP = (
-    f"the kube drill needs {', '.join(MISSING)} (`make tools` installs the first five; kubectl renders k8s/)"
+    f"the kube drill needs {', '.join(MISSING)} (`make tools` installs podman, buildah, runc and "
+    "debootstrap; kubectl, which renders k8s/, it does not)"
     if MISSING
     else "the kube drill needs root (podman's rootful networks, debootstrap, the shared image store)"
 )
