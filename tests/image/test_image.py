@@ -8,11 +8,9 @@ them first through `make tools` on Debian); elsewhere it is skipped, naming what
 
 from __future__ import annotations
 
-import hashlib
 import os
 import random
 import shutil
-import subprocess
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -20,14 +18,10 @@ from typing import Any
 
 import httpx
 import pytest
+from podman_tools import podman
 
 from service.runtime.embedded_redis import free_port
 
-ROOT = Path(__file__).resolve().parents[2]
-# A name of our own (podman's image store is the machine's), one per checkout: two checkouts testing
-# at once must not run each other's image.
-IMAGE = f"localhost/atout-test:{hashlib.sha256(str(ROOT).encode()).hexdigest()[:12]}"
-CONF = ROOT / "tests" / "image" / "containers.conf"
 HOST_CA = Path("/etc/ssl/certs/ca-certificates.crt")
 ADMIN = "image-test-admin-token"
 MISSING = [tool for tool in ("make", "podman", "buildah", "runc", "debootstrap") if not shutil.which(tool)]
@@ -41,39 +35,6 @@ pytestmark = [
     pytest.mark.skipif(bool(MISSING) or os.geteuid() != 0, reason=SKIP),
     pytest.mark.timeout(600),  # the first test's setup includes a cold build: debootstrap, every wheel
 ]
-
-
-def podman(
-    *args: str, timeout: float = 120, check: bool = True, stdin: str | None = None
-) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "CONTAINERS_CONF": str(CONF)}
-    done = subprocess.run(
-        ["podman", *args], env=env, input=stdin, capture_output=True, text=True, timeout=timeout
-    )
-    if check:
-        assert done.returncode == 0, f"podman {' '.join(args)}: exit {done.returncode}\n{done.stderr[-3000:]}"
-    return done
-
-
-def dangling_images() -> set[str]:
-    return set(podman("images", "--quiet", "--no-trunc", "--filter", "dangling=true").stdout.split())
-
-
-@pytest.fixture(scope="session")
-def image() -> Iterator[str]:
-    # Cold: debootstrap (~30 s, once per machine) and the wheels (~1 min); then podman's layer cache.
-    before = dangling_images()
-    built = subprocess.run(
-        ["make", "-s", "image", f"IMAGE={IMAGE}"], cwd=ROOT, capture_output=True, text=True, timeout=900
-    )
-    assert built.returncode == 0, built.stdout[-3000:] + built.stderr[-3000:]
-    yield IMAGE
-    if os.environ.get("CI"):
-        # A CI machine's disk is not a build cache: the image and the build stage this run left
-        # behind (about 1 GB) are removed; on a developer's machine they speed up the next run.
-        podman("rmi", "--force", IMAGE, check=False, timeout=120)
-        for left in dangling_images() - before:
-            podman("rmi", left, check=False, timeout=120)
 
 
 @pytest.fixture
