@@ -34,13 +34,10 @@ import pyspiel  # optional dependency: the `openspiel` extra
 import engine
 from atout.learn.encoding import layout, observation, size
 from atout.learn.spaces import GAMES, JSON, PICK, action_space
-from atout.learn.table import Table
+from atout.learn.table import MAX_MARGIN, Table
 
 NAMES: dict[str, str] = {game: f"python_atout_{game}" for game in GAMES}
 """The registered OpenSpiel name of each game id."""
-
-UTILITY = {"five_hundred": 520.0, "rough": 200.0, "euchre5": 5.0}
-"""The largest margin of a hand: 10 no trump (F5-12), a failed 100 against 100 card points, a march."""
 
 
 def _max_moves(game: str) -> int:
@@ -76,8 +73,8 @@ def _game_info(game: str) -> Any:
         num_distinct_actions=action_space(game).size,
         max_chance_outcomes=len(g.deck),
         num_players=g.players,
-        min_utility=-UTILITY[game],
-        max_utility=UTILITY[game],
+        min_utility=-MAX_MARGIN[game],
+        max_utility=MAX_MARGIN[game],
         utility_sum=0.0,
         max_game_length=len(g.deck) + _max_moves(game),
     )

@@ -3,9 +3,9 @@ games share.
 
 ``Table`` holds an ``engine.Match`` and the cards the seat to act has picked so far for its discard
 (a discard of N cards is N picks, atout.learn.spaces). An *episode* is ``hands`` hands (1 by
-default; None: until the match is over); it ends as soon as the last of them is scored, before the
-engine's next deal is looked at. The engine's ``push`` does the rules; this class only translates
-ids and keeps the score of the episode.
+default; None: until the match is over, or truncated after the arena's ``MAX_HANDS``); it ends as
+soon as the last of them is scored, before the engine's next deal is looked at. The engine's
+``push`` does the rules; this class only translates ids and keeps the score of the episode.
 
 Points of a hand, per seat (:func:`hand_points`): the team's (Le 500, Le Rough) or the seat's
 (euchre) points as the engine scores the hand (``result["points"]``), 0 for a void hand, and for
@@ -24,9 +24,13 @@ from typing import Any
 import engine
 from atout.learn.encoding import Mask, Vector, legal_mask, observation
 from atout.learn.spaces import JSON, PICK, action_space, discard_action, discard_count
+from workers.arena.base import MAX_HANDS
 
 GAME_BID = 100
 """RG-9: Le Rough's contract that decides the match."""
+
+MAX_MARGIN = {"five_hundred": 520.0, "rough": 200.0, "euchre5": 5.0}
+"""The largest margin of a hand: 10 no trump (F5-12), a failed 100 against 100 card points, a march."""
 
 
 def hand_points(game: str, result: JSON) -> list[float]:
@@ -89,7 +93,13 @@ class Table:
 
     @property
     def done(self) -> bool:
-        return self.match.to_act is None or (self.hands is not None and self.hands_played >= self.hands)
+        return self.match.to_act is None or self.hands_played >= (self.hands or MAX_HANDS)
+
+    @property
+    def truncated(self) -> bool:
+        """A whole match (``hands=None``) stopped unfinished after ``MAX_HANDS`` hands (the arena's
+        bound: hands nobody bids are dealt again, F5-9, RG-8, so a match may never end)."""
+        return self.hands is None and self.match.to_act is not None and self.hands_played >= MAX_HANDS
 
     @property
     def to_act(self) -> int | None:
