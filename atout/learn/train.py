@@ -2,12 +2,12 @@
 
 ``train("rough", seconds=60)`` plays episodes of :class:`atout.learn.single.SeatEnv` (one hand, the
 learner at a random seat, built-in bots elsewhere) and after each one moves the weights along
-``(G - b) * grad log pi(a | s)`` for every decision the learner took, ``G`` the hand's margin scaled to
-[-1, 1] and ``b`` a running mean of it (the baseline). The policy is ``softmax(W x + c)`` over the
-legal ids only (the mask), ``x`` the observation vector (atout.learn.encoding). It learns what a
-linear model can (bid on strong hands, follow the cards that win), enough to beat ``random``;
-:func:`evaluate` scores any policy on duplicate deals (the same cards dealt twice, the sides'
-seats swapped), in points (margins) per deal with a 95% interval (workers.tournament.interval).
+``(G - V(s)) * grad log pi(a | s)`` for every decision the learner took, ``G`` the hand's margin
+scaled to [-1, 1] and ``V`` a linear critic learnt alongside (the baseline). The policy is
+``softmax(W x + c)`` over the legal ids only (the mask), ``x`` the observation vector
+(atout.learn.encoding). :func:`evaluate` scores any policy on duplicate deals (the same cards dealt
+twice, the sides' seats swapped), in points (margins) per deal with a 95% interval
+(workers.tournament.interval).
 """
 
 from __future__ import annotations
@@ -82,17 +82,21 @@ def train(
     seconds: float | None = None,
     opponents: str = "random",
     partner: str | None = None,
-    learning_rate: float = 0.05,
+    learning_rate: float = 0.01,
+    critic_rate: float = 0.01,
     seed: int = 0,
     policy: LinearPolicy | None = None,
 ) -> Training:
     """Train a linear softmax policy by REINFORCE against ``opponents`` (a ``workers.bots`` level;
     ``partner`` for the learner's partner, default the same) for ``episodes`` hands or ``seconds``,
-    whichever ends first; ``policy`` continues an earlier training."""
+    whichever ends first; ``policy`` continues an earlier training. Each decision's advantage is the
+    hand's scaled margin minus a linear critic's estimate for its state (learnt alongside at
+    ``critic_rate``), which takes the luck of the cards out of the gradient."""
     policy = policy or LinearPolicy.zeros(game)
     env = SeatEnv(game, opponents=opponents, partner=partner, reward="margin")
     rng = np.random.default_rng(seed)
-    scale, baseline, rewards = MAX_MARGIN[game], 0.0, []
+    scale, rewards = MAX_MARGIN[game], []
+    value = np.zeros(size(game) + 1)  # a linear critic: the expected scaled margin of a state
     started = time.perf_counter()
     played = 0
     while played < episodes and (seconds is None or time.perf_counter() - started < seconds):
@@ -111,9 +115,10 @@ def train(
             total += reward
             done = terminated or truncated
         g = total / scale
-        step = learning_rate * (g - baseline)
-        baseline += 0.01 * (g - baseline)
-        _update(policy.weights, step, np.stack(grads), np.stack(xs))
+        x = np.stack(xs)
+        advantages = g - (x @ value[:-1] + value[-1])  # the critic's baseline, state by state
+        _update(policy.weights, learning_rate, np.stack(grads) * advantages[:, None], x)
+        _update(value[None, :], critic_rate, advantages[:, None], x)
         rewards.append(g)
         played += 1
     tail = rewards[-max(1, len(rewards) // 10) :]
@@ -121,9 +126,10 @@ def train(
 
 
 def _update(weights: Weights, step: float, grads: npt.NDArray[np.float64], xs: Vector) -> None:
-    """``weights += step * grads^T [xs, 1]`` on the rows and columns that change only: the
-    observations are sparse and few actions are legal, so the product stays small (a full one is
-    a threaded BLAS call, slower than the game on a loaded machine)."""
+    """``weights += step * grads^T [xs, 1]`` (a row of ``grads`` and ``xs`` per decision) on the
+    rows and columns that change only: the observations are sparse and few actions are legal, so
+    the product stays small (a full one is a threaded BLAS call, slower than the game on a loaded
+    machine)."""
     rows, cols = np.flatnonzero(grads.any(axis=0)), np.flatnonzero(xs.any(axis=0))
     weights[np.ix_(rows, cols)] += step * (grads[:, rows].T @ xs[:, cols])
     weights[rows, -1] += step * grads[:, rows].sum(axis=0)
