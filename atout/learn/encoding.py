@@ -24,6 +24,9 @@ import numpy.typing as npt
 
 import engine
 from atout.learn.spaces import JSON, action_space, discard_count
+from engine.cards import CARD_OF
+from engine.tricks import trick_winner_index
+from workers.bots import common
 
 Vector = npt.NDArray[np.float32]
 Mask = npt.NDArray[np.int8]
@@ -74,6 +77,10 @@ def _fields(game: str) -> list[tuple[str, int, str]]:
         ("tricks_won", n, f"tricks taken this hand by each relative seat / {g.hand_size}"),
         ("auction", n * auction, "per relative seat: the auction actions it made (ids of its block)"),
         ("taker", n, "relative seat of the taker (euchre: the maker), one-hot"),
+        ("trumps", c, "the seat's cards that are trump (once trump is known, during play)"),
+        ("bosses", c, "the seat's cards that are the highest left of their effective suit (play)"),
+        ("winners", c, "the seat's cards that would take the trick on the table now, legal or not"),
+        ("trick_winning", n, "relative seat winning the trick on the table now, one-hot"),
         ("trump", len(TRUMPS), "trump, one-hot: S, C, D, H, NT (zeros: not fixed yet)"),
     ]
     if game == "rough":
@@ -182,8 +189,32 @@ def observation(view_or_answer: JSON, picked: Sequence[str] = ()) -> Vector:
     if v.get("trump") is not None:
         w.set("trump", TRUMPS.index(v["trump"]))
     _game_fields(w, v, contract)
+    _tactics(w, v)
     _scores(w, v)
     return w.out
+
+
+def _tactics(w: _Writer, v: JSON) -> None:
+    """What the heuristic bot reasons with (workers.bots.common), from the same view: which of the
+    seat's cards are trump, masters of their suit, or would win the trick; who is winning it."""
+    if v["phase"] != "play":
+        return
+    seen = common.from_view(v)
+    table = seen.table
+    if table is None:  # Le Rough before the taker's first lead names trump (RG-11)
+        return
+    hand = [(code, CARD_OF[code]) for code in v["hand"]]
+    for code, c in hand:
+        if table.trump >> c & 1:
+            w.cards("trumps", [code])
+        if common.is_boss(seen, table, c):
+            w.cards("bosses", [code])
+    if seen.trick:
+        winner, _ = common.winning(seen, table)
+        w.seat_one_hot("trick_winning", winner)
+        for code, c in hand:
+            if trick_winner_index([*seen.trick, c], table) == len(seen.trick):
+                w.cards("winners", [code])
 
 
 def _game_fields(w: _Writer, v: JSON, contract: JSON) -> None:
