@@ -82,8 +82,8 @@ def train(
     seconds: float | None = None,
     opponents: str = "random",
     partner: str | None = None,
-    learning_rate: float = 0.01,
-    critic_rate: float = 0.01,
+    learning_rate: float = 0.003,
+    critic_rate: float = 0.003,
     seed: int = 0,
     policy: LinearPolicy | None = None,
 ) -> Training:
