@@ -20,6 +20,8 @@ OpenSpiel's C++ IS-MCTS does not run Python games: use the Python one.
   and the table. ``resample_from_infostate`` deals the cards the seat cannot see again with
   ``engine.sample_match`` (which keeps every void shown, the euchre called card and the partner the
   seat knows) and replays the public history on that deal.
+- **Search**: OpenSpiel's ``mcts.RandomRolloutEvaluator`` works as is; :class:`BotRollout` rolls out
+  with a built-in bot instead, and :func:`bot_ids` turns a bot's action into ids (a discard as picks).
 """
 
 from __future__ import annotations
@@ -29,12 +31,15 @@ import random
 from typing import Any
 
 import numpy as np
+import numpy.typing as npt
 import pyspiel  # optional dependency: the `openspiel` extra
+from open_spiel.python.algorithms import mcts  # optional dependency: the `openspiel` extra
 
 import engine
 from atout.learn.encoding import layout, observation, size
 from atout.learn.spaces import GAMES, JSON, PICK, action_space
 from atout.learn.table import MAX_MARGIN, Table
+from workers import bots
 
 NAMES: dict[str, str] = {game: f"python_atout_{game}" for game in GAMES}
 """The registered OpenSpiel name of each game id."""
@@ -260,6 +265,46 @@ class AtoutObserver:
             f"contract {json.dumps(view['contract'], sort_keys=True)} trump {view['trump']} "
             f"table {table} tricks {view['tricks_won']}"
         )
+
+
+class BotRollout(mcts.Evaluator):  # type: ignore[misc]
+    """An MCTS/IS-MCTS evaluator that plays the rest of the hand with a ``workers.bots`` level for
+    every seat (``heuristic`` by default) instead of random moves: a stronger, slower rollout."""
+
+    def __init__(self, level: str = "heuristic", seed: int = 0) -> None:
+        if level not in bots.LEVELS:
+            raise ValueError(f"unknown bot level {level!r}; known: {', '.join(bots.LEVELS)}")
+        self.level, self.rng = level, random.Random(seed)
+
+    def evaluate(self, state: AtoutState) -> npt.NDArray[np.float64]:
+        s: AtoutState = state.clone()
+        while not s.is_terminal():
+            if s.is_chance_node():
+                s.apply_action(self.rng.choice(s.chance_outcomes())[0])
+                continue
+            for action in bot_ids(s, self.level, self.rng):
+                s.apply_action(action)
+        return np.array(s.returns(), np.float64)
+
+    def prior(self, state: AtoutState) -> list[tuple[int, float]]:
+        if state.is_chance_node():
+            return state.chance_outcomes()
+        legal = state.legal_actions()
+        return [(a, 1.0 / len(legal)) for a in legal]
+
+
+def bot_ids(state: AtoutState, level: str, rng: random.Random) -> list[int]:
+    """The ids of a ``workers.bots`` level's next action for the seat to act: one id, or the picks
+    that complete a discard (those already picked kept, the bot's own choice filling the rest)."""
+    table = state.table
+    seat = table.to_act if table is not None else None
+    assert table is not None and seat is not None
+    action = bots.choose(level, table.view(seat), table.legal_actions(seat), rng)
+    if action["type"] != "discard":
+        return [state.space.index(action)]
+    count, hand = len(action["cards"]), table.view(seat)["hand"]
+    rest = [c for c in [*action["cards"], *hand] if c not in table.picked]
+    return [state.space.pick(c) for c in list(dict.fromkeys(rest))[: count - len(table.picked)]]
 
 
 for _cls in (FiveHundredGame, RoughGame, Euchre5Game):

@@ -96,3 +96,34 @@ def test_python_ismcts_and_mcts_play_a_hand(game: str) -> None:
         state.apply_action(action)
         moves += 1
     assert moves >= loaded.num_players() and sum(state.returns()) == pytest.approx(0.0)
+
+
+def test_bot_rollouts_search_and_complete_a_discard_in_progress() -> None:
+    """``BotRollout`` (the heuristic playing every seat to the end of the hand) drives IS-MCTS, and
+    ``bot_ids`` finishes a discard the taker has begun with a card of its own choosing."""
+    loaded = spiel.load("rough")
+    rng = random.Random(4)
+    searcher = ismcts.ISMCTSBot(
+        loaded, spiel.BotRollout(seed=1), 100.0, 4, random_state=np.random.RandomState(5)
+    )
+    state = loaded.new_initial_state()
+    began_discard = False
+    while not state.is_terminal():
+        if state.is_chance_node():
+            state.apply_action(rng.choice(state.chance_outcomes())[0])
+        elif state.table.match.phase == "discard" and not began_discard:
+            first = state.legal_actions()[0]
+            state.apply_action(first)
+            began_discard = True
+            picks = spiel.bot_ids(state, "heuristic", rng)
+            assert len(picks) == 3 and first not in picks and len(set(picks)) == 3
+            for pick in picks:
+                state.apply_action(pick)
+        elif state.current_player() % 2 == 0:
+            state.apply_action(searcher.step(state))
+        else:
+            for action in spiel.bot_ids(state, "heuristic", rng):
+                state.apply_action(action)
+    assert began_discard and sum(state.returns()) == pytest.approx(0.0)
+    with pytest.raises(ValueError, match="bot level"):
+        spiel.BotRollout("grandmaster")
