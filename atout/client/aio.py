@@ -304,7 +304,7 @@ class AsyncStream(Generic[I]):
                             item: I = self.spec.frame.model_validate(frame.data).root
                             if frame.id is not None:
                                 self.last_event_id = frame.id
-                            attempt, waited = 0, 0.0  # progress: a fresh budget
+                            attempt, waited = 1, 0.0  # progress: a fresh budget
                             yield item
                         else:
                             if self.spec.ends_cleanly:
@@ -314,7 +314,7 @@ class AsyncStream(Generic[I]):
                 error = failure
             assert error is not None
             delay = (
-                session.retry.delay(max(attempt, 1), waited, retry_after) if retryable(True, status) else None
+                session.retry.delay(attempt, waited, retry_after) if retryable(True, status) else None
             )
             if delay is None:
                 raise session.gave_up_stream(self.spec.path, error, attempt)
