@@ -310,9 +310,7 @@ class Stream(Generic[I]):
             except httpx.TransportError as failure:
                 error = failure
             assert error is not None
-            delay = (
-                session.retry.delay(attempt, waited, retry_after) if retryable(True, status) else None
-            )
+            delay = session.retry.delay(attempt, waited, retry_after) if retryable(True, status) else None
             if delay is None:
                 raise session.gave_up_stream(self.spec.path, error, attempt)
             session.note_retry("GET", self.spec.path, error, attempt, delay)

@@ -87,6 +87,31 @@ def test_the_runner_plays_whole_matches_of_the_three_games_then_stops_on_sigterm
     assert "Traceback" not in run.text()
 
 
+def test_the_runner_plays_the_games_a_tournament_pairs_it_in(
+    served: Serve, bot_runs: Callable[..., BotRun]
+) -> None:
+    """No join: the seats and their tokens come in ``tournament_game`` notices on the bot's stream."""
+    with Client(served.base) as atout:
+        bot = atout.register_bot("entrant")
+        run = bot_runs(HIGH_CARD, "--url", served.base, "--token", bot.api_key)
+        wait_for(lambda: run.events("connected"), 30, "the runner to connect", run)
+        entrants = ["bot:random", f"account:{bot.bot_id}"]
+        made = atout.create_tournament(
+            {"game": "rough", "entrants": entrants, "target_score": 200, "move_seconds": 5}, token=bot.api_key
+        )
+        wait_for(lambda: atout.tournament(made.id).status == "finished", 120, "the tournament's end", run)
+        tour = atout.tournament(made.id)
+        told = run.events("tournament_game")
+        assert {t["game"] for t in told} == {g.game_id for g in tour.games} and len(told) == 2
+        assert all(t["tournament"] == made.id and len(t["seats"]) == 2 for t in told)
+        for game in tour.games:
+            check_played_once(
+                atout, game.game_id, [d for d in run.events("decision") if d["game"] == game.game_id]
+            )
+        assert all(s.flagged_games == 0 for s in tour.standings)  # every move in time, none by the clock
+    assert stop(run.proc, signal.SIGTERM) == 0
+
+
 def test_a_restart_of_the_service_mid_match_the_runner_resumes_and_no_move_is_sent_twice(
     served: Serve, bot_runs: Callable[..., BotRun], tmp_path: Path
 ) -> None:
@@ -202,3 +227,6 @@ def test_the_same_class_plays_in_the_arena(capsys: pytest.CaptureFixture[str]) -
     assert forfeits[0]["reason"] == "crash" and "this bot always fails" in forfeits[0]["detail"]
     assert main([*arena, "--a-bot", "tests/toolkit/toolkit_bots.py:NoDecide"]) == 2
     assert "has no decide" in capsys.readouterr().err
+    tournament = ["arena", "--game", "rough", "--tournament", "round_robin", "--target", "200", "--json"]
+    assert main([*tournament, "--entrants", "random", "--entrant-bot", HIGH_CARD]) == 0
+    assert {s["entrant"] for s in json.loads(capsys.readouterr().out)["standings"]} == {"random", HIGH_CARD}
