@@ -8,8 +8,9 @@ the service answers it ``replayed``); a ``game_over`` lets the game's bots and t
 instance of the bot class per seat and game, as in the arena.
 
 A drop of the connection, a restart of the service: the stream resumes after its last notice (no
-gap, no duplicate); when the service stays away the runner tries again with a doubling wait, up
-to ``max_backoff`` seconds, for ``max_outage`` seconds, then gives up (:class:`ServiceGone`).
+gap, no duplicate), and a move whose answer was lost is sent again with its key until answered;
+when the service stays away the runner tries again with a doubling wait, up to ``max_backoff``
+seconds, for ``max_outage`` seconds, then gives up (:class:`ServiceGone`).
 ``stop()`` (the CLI calls it on SIGTERM) lets the move in flight finish and ends the loop; while the
 runner only waits (for a notice, or before reconnecting), :class:`Stopped` is raised to end at once."""
 
@@ -23,7 +24,7 @@ from typing import Any, TypeVar
 from atout.client import ApiError, Client, ConnectionLost, StreamResync
 from atout.runner.journal import Journal
 from atout.runner.state import RunnerState
-from schema.bodies import BotNotice, BotStatus
+from schema.bodies import ActionResponse, BotNotice, BotStatus
 from workers.arena import Bot
 
 T = TypeVar("T")
@@ -38,6 +39,30 @@ class Stopped(BaseException):
 
 class ServiceGone(Exception):
     """The service stayed unreachable longer than the runner's ``max_outage``."""
+
+
+class Outage:
+    """How long the runner has waited for the service, and the next wait: doubling from half a
+    second up to ``max_backoff`` (or the service's Retry-After); :class:`ServiceGone` past
+    ``max_outage`` seconds. An answer that is not 429 or 503 is no outage: re-raised."""
+
+    def __init__(self, max_outage: float, max_backoff: float) -> None:
+        self.max_outage, self.max_backoff = max_outage, max_backoff
+        self.started: float | None = None
+        self.backoff = 0.5
+
+    def wait(self, error: ConnectionLost | ApiError) -> float:
+        if isinstance(error, ApiError) and error.status not in (429, 503):
+            raise error
+        now = time.monotonic()
+        self.started = now if self.started is None else self.started
+        if now - self.started > self.max_outage:
+            raise ServiceGone(
+                f"the service was unreachable for {now - self.started:.0f} s: {error}"
+            ) from error
+        wait = max(self.backoff, error.retry_after or 0) if isinstance(error, ApiError) else self.backoff
+        self.backoff = min(self.max_backoff, self.backoff * 2)
+        return wait
 
 
 def first_legal(legal: list[dict[str, Any]]) -> dict[str, Any]:
@@ -103,8 +128,7 @@ class Runner:
     def run(self) -> None:
         """Follow the stream until :meth:`stop` (or :class:`ServiceGone`, or an ApiError such as a
         key that stopped working)."""
-        outage: float | None = None
-        backoff = 0.5
+        outage = Outage(self.max_outage, self.max_backoff)
         while not self.stopping:
             stream = self.client.bot_turns(last_event_id=self.state.last_event_id, ndjson=self.ndjson)
             try:
@@ -113,7 +137,7 @@ class Runner:
                     notice = self._wait(next, notices, None)
                     if notice is None:
                         break
-                    outage, backoff = None, 0.5
+                    outage = Outage(self.max_outage, self.max_backoff)
                     self.handle(notice)
                     self.state.last_event_id = stream.last_event_id
                     self.state.save()
@@ -122,18 +146,9 @@ class Runner:
                 self.state.last_event_id = resync.last_event_id
                 self.catch_up()
             except (ConnectionLost, ApiError) as error:
-                if isinstance(error, ApiError) and error.status not in (429, 503):
-                    raise
-                now = time.monotonic()
-                outage = now if outage is None else outage
-                if now - outage > self.max_outage:
-                    raise ServiceGone(
-                        f"the service was unreachable for {now - outage:.0f} s: {error}"
-                    ) from error
-                wait = max(backoff, error.retry_after or 0) if isinstance(error, ApiError) else backoff
+                wait = outage.wait(error)
                 self.journal("reconnecting", level="warning", reason=str(error), wait_s=round(wait, 2))
                 self._wait(time.sleep, wait)
-                backoff = min(self.max_backoff, backoff * 2)
 
     def _wait(self, block: Callable[..., T], *args: Any) -> T:
         self.waiting = True
@@ -196,23 +211,11 @@ class Runner:
         decided = time.perf_counter()
         sent = action if failure is None else first_legal(legal)
         try:
-            answer = self.client.act(
-                game_id,
-                sent,
-                expected_version=version,
-                idempotency_key=f"runner:{game_id}:{seat}:{version}",
-                token=token,
-            )
+            answer = self._send(game_id, seat, version, sent, token, "")
         except ApiError as error:
             if error.code == "illegal_action" and failure is None:
                 failure, sent = f"illegal_action: {error.detail}", first_legal(legal)
-                answer = self.client.act(
-                    game_id,
-                    sent,
-                    expected_version=version,
-                    idempotency_key=f"runner:{game_id}:{seat}:{version}:fallback",
-                    token=token,
-                )
+                answer = self._send(game_id, seat, version, sent, token, ":fallback")
             elif error.code in REFUSED_MOVES:
                 self.acted[key] = version
                 self.journal("turn_gone", game=game_id, seat=seat, version=version, code=error.code)
@@ -233,6 +236,35 @@ class Runner:
             replayed=answer.replayed,
             **({"fallback": failure} if failure is not None else {}),
         )
+
+    def _send(
+        self, game_id: str, seat: int, version: int, action: dict[str, Any], token: str, suffix: str
+    ) -> ActionResponse:
+        """The move, sent until the service answers it: its Idempotency-Key is fixed by the game,
+        seat and version, so a move whose answer was lost (the connection cut, the service restarted)
+        is answered ``replayed`` when sent again, never played twice. Given up after ``max_outage``
+        (:class:`ServiceGone`), or abandoned when the runner is stopping (:class:`Stopped`)."""
+        outage = Outage(self.max_outage, self.max_backoff)
+        key = f"runner:{game_id}:{seat}:{version}{suffix}"
+        while True:
+            try:
+                return self.client.act(
+                    game_id, action, expected_version=version, idempotency_key=key, token=token
+                )
+            except (ConnectionLost, ApiError) as error:
+                wait = outage.wait(error)
+                if self.stopping:
+                    raise Stopped from error
+                self.journal(
+                    "move_retry",
+                    level="warning",
+                    game=game_id,
+                    seat=seat,
+                    version=version,
+                    reason=str(error),
+                    wait_s=round(wait, 2),
+                )
+                self._wait(time.sleep, wait)
 
     def _decide(self, key: tuple[str, int], view: Any, legal: list[dict[str, Any]]) -> tuple[Any, str | None]:
         """The bot's answer, or why there is none (it raised, or answered something not an object):

@@ -15,8 +15,9 @@ from typing import Any
 
 import pytest
 from conftest import Serve
+from cutting_proxy import CuttingProxy
 
-from atout.client import NO_RETRY, ApiError, AsyncClient, Client, RetryPolicy
+from atout.client import NO_RETRY, ApiError, AsyncClient, Client, ConnectionLost, RetryPolicy
 from examples.bot_class import HighCard
 from service.runtime.embedded_redis import EmbeddedRedis, free_port
 
@@ -80,6 +81,33 @@ def test_problems_are_raised_with_their_code_and_a_retried_move_is_replayed(serv
             atout.act(gid, {"type": "pass"}, expected_version=version, token=tokens[first.to_act or 0])
         assert conflict.value.code == "version_conflict"
         assert conflict.value.problem and conflict.value.problem.current_version == version + 1
+
+
+def test_a_move_whose_answer_is_lost_is_sent_again_with_its_key_and_answered_replayed(
+    served: Serve, caplog: pytest.LogCaptureFixture
+) -> None:
+    caplog.set_level(logging.WARNING, "atout.client")
+    proxy = CuttingProxy(served.port).start()
+    try:
+        with Client(proxy.base) as atout:
+            gid, tokens = seated(atout)
+            _, token, action, version = to_act(atout, gid, tokens)
+            proxy.arm()
+            answer = atout.act(gid, action, expected_version=version, token=token)
+            assert proxy.cuts == 1
+            assert answer.replayed and answer.version == version + 1  # the first try's answer, stored
+            assert atout.game(gid).version == version + 1  # the move was played once
+            noted = retries(caplog)
+            assert len(noted) == 1 and noted[0]["path"].endswith("/actions")
+            assert "RemoteProtocolError" in noted[0]["reason"] or "ReadError" in noted[0]["reason"]
+
+            proxy.arm(marker=b"POST /v1/games HTTP")
+            caplog.clear()
+            with pytest.raises(ConnectionLost, match="not sent again"):  # a create is not repeated on a doubt
+                atout.create_game(FOUR_OPEN)
+            assert proxy.cuts == 2 and retries(caplog) == []
+    finally:
+        proxy.close()
 
 
 def test_a_429_is_retried_after_its_retry_after(served: Serve, caplog: pytest.LogCaptureFixture) -> None:

@@ -17,6 +17,7 @@ from typing import Any
 
 import pytest
 from conftest import BotRun, Serve, stop, wait_for
+from cutting_proxy import CuttingProxy
 
 from atout.client import Client, RetryPolicy
 from service.runtime.cli import main
@@ -112,14 +113,16 @@ def test_the_runner_plays_the_games_a_tournament_pairs_it_in(
     assert stop(run.proc, signal.SIGTERM) == 0
 
 
-def test_a_restart_of_the_service_mid_match_the_runner_resumes_and_no_move_is_sent_twice(
+def test_a_restart_of_the_service_mid_match_the_runner_resumes_and_no_move_is_played_twice(
     served: Serve, bot_runs: Callable[..., BotRun], tmp_path: Path
 ) -> None:
     with Client(served.base) as atout:
         bot = atout.register_bot("restarted")
         gid, joins = new_game(atout, "rough", bot.api_key)
         state = tmp_path / "runner-state.json"
-        run = bot_runs(HIGH_CARD, "--url", served.base, "--token", bot.api_key, *joins, "--state", str(state))
+        # the runner reaches the service through a relay that can lose a move's answer (cutting_proxy)
+        proxy = CuttingProxy(served.port).start()
+        run = bot_runs(HIGH_CARD, "--url", proxy.base, "--token", bot.api_key, *joins, "--state", str(state))
         # a spectator's event stream, followed across both restarts
         seen: list[str] = []
         patient = Client(served.base, retry=RetryPolicy(max_attempts=100, max_wait=60))
@@ -133,6 +136,8 @@ def test_a_restart_of_the_service_mid_match_the_runner_resumes_and_no_move_is_se
         served.start()
         before = len(run.events("decision"))
         wait_for(lambda: len(run.events("decision")) >= before + 4, 60, "moves after the first restart", run)
+        proxy.arm()  # a move played whose answer is lost: sent again with its key, answered replayed
+        wait_for(lambda: any(d["replayed"] for d in run.events("decision")), 60, "a replayed move", run)
         served.stop(signal.SIGKILL)  # a crash: connections cut, a move may be in flight
         served.start()
         wait_for(lambda: finished(atout, gid), 120, "the end of the match", run)
@@ -141,8 +146,10 @@ def test_a_restart_of_the_service_mid_match_the_runner_resumes_and_no_move_is_se
         assert not follower.is_alive()
         patient.close()
 
+        proxy.close()
         counts = check_played_once(atout, gid, run.events("decision"))
         print("restart test:", counts, "reconnections:", len(run.events("reconnecting")))
+        assert counts["replayed"] >= proxy.cuts == 1  # the lost answer: its move sent again, replayed
         assert run.events("reconnecting"), "the runner saw the service go"
         full = [e.id for e in atout.game_events(gid, follow=False)]
         assert seen == full, "the spectator's stream resumed with no gap and no duplicate"
