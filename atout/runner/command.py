@@ -32,7 +32,21 @@ KEY_VARIABLE = "ATOUT_BOT_KEY"
 def add_commands(sub: Any) -> None:
     """Add ``bot run`` and ``bot register`` to an argparse subparsers object (the ``atout`` command's)."""
     bot = sub.add_parser("bot", help="run a bot account (a Python class) on a service, or register one")
-    commands = bot.add_subparsers(dest="bot_command", required=True)
+    add_bot_commands(bot.add_subparsers(dest="bot_command", required=True))
+
+
+def main(argv: list[str] | None = None) -> int:
+    """``python -m atout.runner run …`` / ``register …``: ``atout bot`` without the service's code to
+    import (a bot's machine needs only this package, the engine, ``schema`` and ``workers``)."""
+    parser = argparse.ArgumentParser(prog="python -m atout.runner", description="The Atout bot runner.")
+    add_bot_commands(parser.add_subparsers(dest="bot_command", required=True))
+    args = parser.parse_args(argv)
+    code: int = args.func(args)
+    return code
+
+
+def add_bot_commands(commands: Any) -> None:
+    """``run`` and ``register``, on a subparsers object."""
     run = commands.add_parser(
         "run",
         help="connect a bot account and play every game it is seated in, until SIGTERM",

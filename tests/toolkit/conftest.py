@@ -185,15 +185,16 @@ class BotRun:
 
 @pytest.fixture
 def bot_runs(tmp_path: Path) -> Iterator[Callable[..., BotRun]]:
-    """Start ``atout bot run <args>`` (in the repository's folder, so ``examples/…`` resolve)."""
+    """Start ``atout bot run <args>`` (in the repository's folder, so ``examples/…`` resolve), or
+    ``python -m atout.runner run <args>`` with ``entry=("atout.runner",)``."""
     runs: list[BotRun] = []
 
-    def start(*args: str) -> BotRun:
+    def start(*args: str, entry: tuple[str, ...] = ("service.runtime.cli", "bot")) -> BotRun:
         log_path = tmp_path / f"runner-{len(runs)}.log"
         env = {k: v for k, v in os.environ.items() if not k.startswith("ATOUT_")} | {"PYTHONPATH": str(ROOT)}
         with open(log_path, "wb") as log:
             proc = subprocess.Popen(
-                [sys.executable, "-m", "service.runtime.cli", "bot", "run", *args],
+                [sys.executable, "-m", *entry, "run", *args],
                 cwd=ROOT,
                 env=env,
                 stdout=log,

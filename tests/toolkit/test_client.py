@@ -221,6 +221,21 @@ def test_streams_resume_from_their_last_event_with_no_gap_or_duplicate(served: S
         assert seen == [e.id for e in after][:10] and len(seen) == 10
 
 
+def test_a_players_notices_come_typed_from_me_events(served: Serve) -> None:
+    with Client(served.base) as atout:
+        player = atout.create_player("alice")
+        gid = atout.create_game(FOUR_OPEN).game.id
+        atout.join(gid, 0, token=player.token)
+        for seat in (1, 2, 3):
+            atout.join(gid, seat)
+        notices = list(atout.my_events(follow=False, token=player.token))
+        assert notices and {n.type for n in notices} <= {"game_started", "your_turn"}
+        assert all(n.game_id == gid for n in notices)
+        assert [n.id for n in atout.my_events(follow=False, ndjson=True, token=player.token)] == [
+            n.id for n in notices
+        ]
+
+
 @pytest.mark.anyio
 async def test_the_async_client_plays_from_the_bot_stream_and_resumes_it(served: Serve) -> None:
     async with AsyncClient(served.base, retry=RetryPolicy(max_attempts=3)) as atout:

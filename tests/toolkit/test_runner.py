@@ -72,7 +72,7 @@ def test_the_runner_plays_whole_matches_of_the_three_games_then_stops_on_sigterm
         for game in SHORT:
             games[game], options = new_game(atout, game, bot.api_key)
             joins += options
-        run = bot_runs(HIGH_CARD, "--url", served.base, "--token", bot.api_key, *joins)
+        run = bot_runs(HIGH_CARD, "--url", served.base, "--token", bot.api_key, *joins, "--ndjson")
         wait_for(lambda: all(finished(atout, gid) for gid in games.values()), 150, "the three matches", run)
         wait_for(lambda: len(run.events("game_over")) == 3, 20, "the runner to hear of the three ends", run)
         assert stop(run.proc, signal.SIGTERM) == 0, run.text()
@@ -157,15 +157,17 @@ def test_a_restart_of_the_service_mid_match_the_runner_resumes_and_no_move_is_pl
     assert stop(run.proc, signal.SIGTERM) == 0
 
 
-def test_sigterm_while_the_bot_thinks_finishes_that_move_then_exits_0(
-    served: Serve, bot_runs: Callable[..., BotRun]
+def test_sigterm_while_the_bot_thinks_finishes_that_move_then_exits_0_and_a_new_runner_takes_over(
+    served: Serve, bot_runs: Callable[..., BotRun], tmp_path: Path
 ) -> None:
+    """The runner's own restart: its --state file keeps the seat tokens and the stream's cursor, so
+    the next runner (no --join) plays on where the first stopped."""
+    state = str(tmp_path / "state.json")
     with Client(served.base) as atout:
         bot = atout.register_bot("slow")
-        gid, joins = new_game(atout, "rough", bot.api_key)
-        run = bot_runs(
-            "tests/toolkit/toolkit_bots.py:Slow", "--url", served.base, "--token", bot.api_key, *joins
-        )
+        gid, joins = new_game(atout, "euchre5", bot.api_key)
+        slow = "tests/toolkit/toolkit_bots.py:Slow"
+        run = bot_runs(slow, "--url", served.base, "--token", bot.api_key, *joins, "--state", state)
         wait_for(lambda: run.events("thinking"), 60, "the bot to think", run)
         run.proc.send_signal(signal.SIGTERM)
         assert run.proc.wait(30) == 0, run.text()
@@ -173,8 +175,17 @@ def test_sigterm_while_the_bot_thinks_finishes_that_move_then_exits_0(
         stopping = after.index("stopping")
         assert "decision" in after[stopping:] and after[-1] == "stopped", after
         move = run.events("decision")[-1]
-        logged = atout.view(gid).version
-        assert logged >= move["version"] + 1  # the move made after the signal was played
+        assert atout.game(gid).version >= move["version"] + 1  # the move made after the signal was played
+
+        # the runner without the service's code: python -m atout.runner
+        again = bot_runs(
+            HIGH_CARD, "--url", served.base, "--token", bot.api_key, "--state", state, entry=("atout.runner",)
+        )
+        wait_for(lambda: finished(atout, gid), 120, "the end of the match", again)
+        wait_for(lambda: again.events("game_over"), 20, "the new runner to hear of the end", again)
+        check_played_once(atout, gid, run.events("decision") + again.events("decision"))
+        assert not again.events("no_seat_token")
+    assert stop(again.proc, signal.SIGTERM) == 0
 
 
 @pytest.mark.parametrize(
