@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import logging
 import os
 import signal
 import sys
@@ -21,7 +22,7 @@ from types import FrameType
 from typing import Any
 
 from atout.client import NO_RETRY, ApiError, Client, ConnectionLost, RetryPolicy
-from atout.runner.journal import Journal
+from atout.runner.journal import ClientRecords, Journal
 from atout.runner.play import Runner, ServiceGone, Stopped
 from atout.runner.state import RunnerState, StateError
 from workers.arena import ArenaError, load_bot
@@ -127,6 +128,10 @@ def run_command(args: argparse.Namespace) -> int:
         return _fail(2, str(error))
     journal = Journal()
     runner = Runner(bot, client, state, journal, max_outage=args.max_outage, ndjson=args.ndjson)
+    client_log = logging.getLogger("atout.client")
+    records = ClientRecords(journal)
+    client_log.addHandler(records)
+    client_log.propagate = False  # its records are journal lines, not text beside them
     try:
         with stopped_by_signals(runner):
             try:
@@ -145,6 +150,8 @@ def run_command(args: argparse.Namespace) -> int:
         return _fail(3, str(error))
     finally:
         client.close()
+        client_log.removeHandler(records)
+        client_log.propagate = True
     journal("stopped", moves=runner.moves)
     return 0
 

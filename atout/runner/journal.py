@@ -5,6 +5,7 @@ person. The runner's own, not the service's structlog: a bot program carries no 
 from __future__ import annotations
 
 import json
+import logging
 import sys
 import threading
 import time
@@ -23,3 +24,18 @@ class Journal:
         with self._lock:
             self.out.write(line + "\n")
             self.out.flush()
+
+
+class ClientRecords(logging.Handler):
+    """The client's own log records (``atout.client``: each retry, with its reason and wait) as lines
+    of the journal, ``client_retry``, rather than plain text between its JSON lines."""
+
+    def __init__(self, journal: Journal) -> None:
+        super().__init__(logging.INFO)
+        self.journal = journal
+
+    def emit(self, record: logging.LogRecord) -> None:
+        fields = getattr(record, "atout_retry", None)
+        if not isinstance(fields, dict):
+            fields = {"message": record.getMessage()}
+        self.journal("client_retry", level=record.levelname.lower(), **fields)

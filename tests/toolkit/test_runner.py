@@ -151,6 +151,8 @@ def test_a_restart_of_the_service_mid_match_the_runner_resumes_and_no_move_is_pl
         print("restart test:", counts, "reconnections:", len(run.events("reconnecting")))
         assert counts["replayed"] >= proxy.cuts == 1  # the lost answer: its move sent again, replayed
         assert run.events("reconnecting"), "the runner saw the service go"
+        assert run.events("client_retry"), "the client's retries, in the runner's journal"
+        assert all(json.loads(line) for line in run.text().splitlines()), "one JSON object a line"
         full = [e.id for e in atout.game_events(gid, follow=False)]
         assert seen == full, "the spectator's stream resumed with no gap and no duplicate"
         assert json.loads(state.read_text())["tokens"] == {}  # the game's tokens let go at its end
