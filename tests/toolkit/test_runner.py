@@ -148,10 +148,12 @@ def test_a_restart_of_the_service_mid_match_the_runner_resumes_and_no_move_is_pl
 
         proxy.close()
         counts = check_played_once(atout, gid, run.events("decision"))
-        print("restart test:", counts, "reconnections:", len(run.events("reconnecting")))
+        resumed = run.events("client_retry") + run.events("reconnecting") + run.events("move_retry")
+        print("restart test:", counts, "resumptions:", Counter(e["event"] for e in resumed))
         assert counts["replayed"] >= proxy.cuts == 1  # the lost answer: its move sent again, replayed
-        assert run.events("reconnecting"), "the runner saw the service go"
-        assert run.events("client_retry"), "the client's retries, in the runner's journal"
+        # the stream ended by server_closing, then cut: resumed by the client (client_retry), or by
+        # the runner once the client's own retries were spent (reconnecting, move_retry)
+        assert any("server_closing" in e.get("reason", "") for e in resumed), resumed
         assert all(json.loads(line) for line in run.text().splitlines()), "one JSON object a line"
         full = [e.id for e in atout.game_events(gid, follow=False)]
         assert seen == full, "the spectator's stream resumed with no gap and no duplicate"
