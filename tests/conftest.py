@@ -34,6 +34,8 @@ SERIAL = {
     "tests/service/test_faults.py",
     "tests/service/test_cli.py",
     "tests/cluster/test_failover.py",
+    "tests/toolkit/test_runner.py",  # restarts `atout serve` mid-match, signals the runner
+    "tests/toolkit/test_client.py",  # stops and starts a redis-server
 }
 
 

@@ -1,4 +1,5 @@
-"""The ``atout`` command: ``serve``, ``worker``, ``openapi``, ``arena``."""
+"""The ``atout`` command: ``serve``, ``worker``, ``openapi``, ``verify``, ``arena`` and ``bot`` (the bot
+runner, :mod:`atout.runner.command`)."""
 
 from __future__ import annotations
 
@@ -21,6 +22,7 @@ from rq.serializers import JSONSerializer
 from starlette.applications import Starlette
 
 import engine
+from atout.runner.command import add_commands as add_bot_commands
 from service.api.rest import openapi_document
 from service.base import logs
 from service.base.counters import serve_worker_metrics
@@ -262,7 +264,9 @@ def openapi(args: argparse.Namespace) -> int:
 def arena(args: argparse.Namespace) -> int:
     """Play bots against each other locally (``workers.arena``); 1 when a side forfeited a match."""
 
-    def side(level: str, command: str | None) -> harness.Side:
+    def side(level: str, command: str | None, bot: str | None = None) -> harness.Side:
+        if bot:
+            return harness.BotClass(bot)  # a class with decide(view, legal_actions), as `atout bot run`
         if command:
             return harness.Command(command, timeout_s=args.timeout)
         return harness.Builtin(level, budget_s=args.budget, playouts=args.playouts)
@@ -273,8 +277,8 @@ def arena(args: argparse.Namespace) -> int:
     try:
         result = harness.run(
             args.game,
-            side(args.a, args.a_cmd),
-            side(args.b, args.b_cmd),
+            side(args.a, args.a_cmd, args.a_bot),
+            side(args.b, args.b_cmd, args.b_bot),
             matches=args.matches,
             seed=args.seed,
             options=options,
@@ -288,13 +292,12 @@ def arena(args: argparse.Namespace) -> int:
     return 1 if result.forfeits("A") or result.forfeits("B") else 0
 
 
-def _tournament(
-    args: argparse.Namespace, side: Callable[[str, str | None], harness.Side], options: dict[str, int]
-) -> int:
+def _tournament(args: argparse.Namespace, side: Callable[..., harness.Side], options: dict[str, int]) -> int:
     """``atout arena --tournament``: the service's pairing and scoring (``workers.tournament``), here."""
     try:
         levels = [x for x in (args.entrants or "").split(",") if x]
         entrants = [side(level, None) for level in levels] + [side("", c) for c in args.entrant_cmd or ()]
+        entrants += [side("", None, bot) for bot in args.entrant_bot or ()]
         result = harness.run_tournament(
             args.game,
             entrants,
@@ -387,6 +390,8 @@ def parser() -> argparse.ArgumentParser:
     a.add_argument("--b", default="random", choices=levels, help="side B's built-in level")
     a.add_argument("--a-cmd", default=None, help='side A is this program, e.g. "python my_bot.py"')
     a.add_argument("--b-cmd", default=None, help="side B is this program")
+    a.add_argument("--a-bot", default=None, help="side A is this bot class, module:Class (atout bot run too)")
+    a.add_argument("--b-bot", default=None, help="side B is this bot class, module:Class")
     a.add_argument("--matches", type=int, default=20, help="matches to play, two per seed")
     a.add_argument("--seed", type=int, default=1, help="first seed")
     a.add_argument("--target", type=int, default=None, help="target_score, shorter matches (e.g. rough 200)")
@@ -404,11 +409,13 @@ def parser() -> argparse.ArgumentParser:
         "--entrants", default=None, help="tournament: built-in levels, e.g. random,heuristic,expert"
     )
     a.add_argument("--entrant-cmd", action="append", help="tournament: an entrant program (repeat for more)")
+    a.add_argument("--entrant-bot", action="append", help="tournament: an entrant bot class, module:Class")
     a.add_argument("--rounds", type=int, default=None, help="tournament: Swiss rounds (round robin: all)")
     a.add_argument("--deals", type=int, default=1, help="tournament: duplicate deals a pairing plays")
     a.add_argument("--json", action="store_true", help="print the result as JSON")
     a.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
     a.set_defaults(func=arena)
+    add_bot_commands(sub)
     return p
 
 

@@ -26,12 +26,13 @@ decision times is determined by the seeds (``expert`` only with ``playouts``: a 
 depends on the machine).
 
 The package, one module per concern, each name importable from here: ``sides`` (``Builtin``,
-``Function``, the ``Side`` union), ``command`` (``Command``: the external program, its process
-and timeouts), ``match`` (``play_match``, the seats and seeds of duplicate deals), ``result``
-(``MatchResult``, ``ArenaResult`` with ``summary`` and ``to_json``, ``wilson``) and ``base``
-(``ArenaError``, ``BotFailure``, ``Player``, the shared types), ``tournament``
-(``run_tournament``: a local tournament with the service's pairing and scoring code,
-``workers.tournament``). ``run`` is here: it checks the
+``Function``, the ``Side`` union), ``bot_class`` (``Bot``, ``BotClass``, ``load_bot``: a bot class
+loaded from ``module:Class``, the one ``atout bot run`` plays on the service), ``command``
+(``Command``: the external program, its process and timeouts), ``match`` (``play_match``, the
+seats and seeds of duplicate deals), ``result`` (``MatchResult``, ``ArenaResult`` with ``summary``
+and ``to_json``, ``wilson``) and ``base`` (``ArenaError``, ``BotFailure``, ``Player``, the shared
+types), ``tournament`` (``run_tournament``: a local tournament with the service's pairing and
+scoring code, ``workers.tournament``). ``run`` is here: it checks the
 request, plays every duplicate pair and shows a progress bar.
 """
 
@@ -46,6 +47,7 @@ from tqdm import tqdm
 
 import engine
 from workers.arena.base import JSON, MAX_HANDS, ArenaError, BotFailure, Outcome, Player, SideName
+from workers.arena.bot_class import Bot, BotClass, load_bot
 from workers.arena.command import MAX_LINE, POSIX, STDERR_TAIL, Command
 from workers.arena.match import duplicate_seeds, match_rng, play_match, seat_plan
 from workers.arena.result import ArenaResult, Forfeit, MatchResult, wilson
@@ -60,6 +62,8 @@ __all__ = [
     "STDERR_TAIL",
     "ArenaError",
     "ArenaResult",
+    "Bot",
+    "BotClass",
     "BotFailure",
     "Builtin",
     "Command",
@@ -72,6 +76,7 @@ __all__ = [
     "SideName",
     "TournamentResult",
     "duplicate_seeds",
+    "load_bot",
     "match_rng",
     "play_match",
     "run",

@@ -1,4 +1,5 @@
-"""The sides a match is played between: ``Builtin`` levels, an external ``Command``, a Python ``Function``.
+"""The sides a match is played between: ``Builtin`` levels, an external ``Command``, a Python ``Function``,
+a bot class (``BotClass``, ``module:Class``: ``workers.arena.bot_class``).
 
 A side is a description (a level, a command line, a function) that makes a fresh ``Player`` for
 each seat it holds in each match, so that no state, and no card, passes from one seat or match
@@ -14,6 +15,7 @@ from dataclasses import dataclass
 
 from workers import bots
 from workers.arena.base import JSON, ArenaError, Player
+from workers.arena.bot_class import BotClass
 from workers.arena.command import Command
 
 
@@ -48,7 +50,7 @@ class Function:
         return _FunctionPlayer(self.fn, rng)
 
 
-Side = Builtin | Command | Function
+Side = Builtin | Command | Function | BotClass
 
 
 class _BuiltinPlayer:
