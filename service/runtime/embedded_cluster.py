@@ -17,6 +17,7 @@ import shutil
 import signal
 import subprocess
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
@@ -235,3 +236,124 @@ class EmbeddedCluster:
                 pass
             time.sleep(0.1)
         raise EmbeddedRedisError(f"timed out waiting for {what}")
+
+    # --- resharding (the operations drill of tests/cluster/test_reshard.py) ----------------------
+
+    def cli(self, *args: str, timeout: float = 120.0) -> str:
+        """``redis-cli --cluster <args>`` against this cluster (the password on its own flag, never
+        echoed); its output, or EmbeddedRedisError with the tail of it."""
+        done = subprocess.run(
+            [redis_cli(), "--no-auth-warning", "-a", self.password, "--cluster", *args],
+            capture_output=True,
+            text=True,
+            timeout=timeout,
+        )
+        if done.returncode != 0:
+            raise EmbeddedRedisError(f"redis-cli --cluster {args[0]} failed: {done.stdout[-800:]}")
+        return done.stdout
+
+    def node_id(self, node: ClusterNode) -> str:
+        with self._client(node.port) as client:
+            return str(client.execute_command("CLUSTER", "MYID"))
+
+    def add_master(self, wait_seconds: float = 30.0) -> ClusterNode:
+        """A new empty master (no slots, no replica) joined with ``redis-cli --cluster add-node``."""
+        port = free_port(exclude=[n.port for n in self.nodes])
+        while port + 10000 > 65535:
+            port = free_port(exclude=[n.port for n in self.nodes])
+        node = self._start_node(find(), port)
+        self.nodes.append(node)
+        deadline = time.monotonic() + wait_seconds
+        self._wait(lambda: self._client(port).ping(), deadline, f"node {port} to answer")
+        self.cli("add-node", f"127.0.0.1:{port}", self._seed())
+        self._wait(lambda: self._knows_everyone(node), deadline, f"node {port} to join")
+        self.masters += 1
+        return node
+
+    def slot_owner(self, slot: int) -> ClusterNode:
+        """The master that owns ``slot`` in the first live master's view (CLUSTER SLOTS)."""
+        for node in self.master_nodes()[:1]:
+            with self._client(node.port) as client:
+                for start, end, primary, *_ in client.execute_command("CLUSTER", "SLOTS"):
+                    if int(start) <= slot <= int(end):
+                        return next(n for n in self.nodes if n.port == int(primary[1]))
+        raise EmbeddedRedisError(f"no master owns slot {slot}")
+
+    def migrate_slot(
+        self,
+        slot: int,
+        target: ClusterNode,
+        pause: float = 0.0,
+        last: Callable[[str], bool] = lambda _key: False,
+    ) -> ClusterNode:
+        """Move ``slot`` to ``target`` key by key, as ``redis-cli --cluster reshard`` does but slowly
+        (``pause`` seconds after each step): SETSLOT IMPORTING on the target, MIGRATING on the
+        source, one ``MIGRATE … KEYS`` per key (those ``last`` picks after the others; keys written
+        meanwhile follow), then SETSLOT NODE on the target and the source, and on the other masters.
+        Returns the source."""
+        source = self.slot_owner(slot)
+        if source.port == target.port:
+            return source
+        source_id, target_id = self.node_id(source), self.node_id(target)
+        with self._client(source.port) as src, self._client(target.port) as dst:
+            dst.execute_command("CLUSTER", "SETSLOT", slot, "IMPORTING", source_id)
+            src.execute_command("CLUSTER", "SETSLOT", slot, "MIGRATING", target_id)
+            time.sleep(pause)
+            while keys := src.execute_command("CLUSTER", "GETKEYSINSLOT", slot, 1000):
+                for key in sorted(keys, key=last):
+                    src.execute_command(
+                        "MIGRATE", "127.0.0.1", target.port, "", 0, 5000, "AUTH", self.password, "KEYS", key
+                    )
+                    time.sleep(pause)
+            dst.execute_command("CLUSTER", "SETSLOT", slot, "NODE", target_id)
+            src.execute_command("CLUSTER", "SETSLOT", slot, "NODE", target_id)
+        for (
+            node
+        ) in self.master_nodes():  # the others would learn it by gossip; told at once, as redis-cli does
+            if node.port not in (source.port, target.port):
+                with self._client(node.port) as client, contextlib.suppress(redis.RedisError):
+                    client.execute_command("CLUSTER", "SETSLOT", slot, "NODE", target_id)
+        return source
+
+    def reshard(self, source: ClusterNode, target: ClusterNode, slots: int) -> None:
+        """``redis-cli --cluster reshard``: ``slots`` slots from ``source`` to ``target``."""
+        self.cli(
+            "reshard", self._seed(), "--cluster-from", self.node_id(source), "--cluster-to",
+            self.node_id(target), "--cluster-slots", str(slots), "--cluster-yes",
+        )  # fmt: skip
+
+    def rebalance(self) -> None:
+        """``redis-cli --cluster rebalance``, empty masters included."""
+        self.cli("rebalance", self._seed(), "--cluster-use-empty-masters", "--cluster-yes")
+
+    def remove_master(self, node: ClusterNode, wait_seconds: float = 60.0) -> None:
+        """Move every slot of ``node`` to the other masters, then ``redis-cli --cluster del-node``
+        (which shuts it down); its replicas, if any, follow another master."""
+        with self._client(node.port) as client:
+            ranges = client.execute_command("CLUSTER", "SLOTS")
+        owned = sum(
+            int(end) - int(start) + 1 for start, end, primary, *_ in ranges if int(primary[1]) == node.port
+        )
+        others = [n for n in self.master_nodes() if n.port != node.port]
+        for i, other in enumerate(others):
+            share = owned // len(others) + (1 if i < owned % len(others) else 0)
+            if share:
+                self.reshard(node, other, share)
+        self.cli("del-node", self._seed(exclude=node), self.node_id(node))
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            node.process.wait(10)
+        if node.alive:
+            node.process.terminate()
+            node.process.wait(10)
+        self.masters -= 1
+        self._wait(self.healthy, time.monotonic() + wait_seconds, "the cluster to be ok")
+
+    def _seed(self, exclude: ClusterNode | None = None) -> str:
+        port = next(n.port for n in self.nodes if n.alive and n is not exclude)
+        return f"127.0.0.1:{port}"
+
+    def _knows_everyone(self, node: ClusterNode) -> bool:
+        with self._client(node.port) as client:
+            lines = str(client.execute_command("CLUSTER", "NODES")).strip().splitlines()
+            state = str(client.execute_command("CLUSTER", "INFO"))
+        return len(lines) >= sum(1 for n in self.nodes if n.alive) and "cluster_state:ok" in state
