@@ -34,6 +34,7 @@ SERIAL = {
     "tests/service/test_faults.py",
     "tests/service/test_cli.py",
     "tests/cluster/test_failover.py",
+    "tests/cluster/test_reshard.py",  # its own cluster, API and workers; a master added, then removed
 }
 
 

@@ -69,7 +69,7 @@ class RunReport:
     transport_errors: list[str] = field(default_factory=list)
     migrations: list[tuple[float, float]] = field(default_factory=list)  # (start, end) monotonic
     owners: list[tuple[int, int]] = field(default_factory=list)  # the migrated slot's (before, after) port
-    mid_match: bool = False  # the migrated game was still being played when its slot settled
+    mid_match: bool = False  # the migrated game still played when its slot settled (the migration says)
     seconds: float = 0.0
 
     @property
@@ -316,8 +316,7 @@ def play_during(
     seed: int = 0,
 ) -> RunReport:
     """``clients`` matches played at once; ``migrate(first game's id, report)`` runs in a thread once
-    the first game has ``trigger_version`` moves, its span recorded as a migration window, and
-    whether that game was still running once it returned."""
+    the first game has ``trigger_version`` moves, its span recorded as a migration window."""
     report = RunReport()
     began = time.monotonic()
 
@@ -332,14 +331,17 @@ def play_during(
                 for n in range(1, clients)
             ]
             await asyncio.wait([first.reached, tasks[0]], return_when=asyncio.FIRST_COMPLETED)
-            if first.reached.done():
-                gid = first.reached.result()
-                window_start = time.monotonic()
-                await asyncio.to_thread(migrate, gid, report)
-                report.migrations.append((window_start, time.monotonic()))
-                still = await client.call("GET", f"/v1/games/{gid}")
-                report.mid_match = still.status_code == 200 and still.json()["status"] == "active"
-            report.games = list(await asyncio.gather(*tasks))
+            try:
+                if first.reached.done():
+                    gid = first.reached.result()
+                    window_start = time.monotonic()
+                    await asyncio.to_thread(migrate, gid, report)
+                    report.migrations.append((window_start, time.monotonic()))
+                report.games = list(await asyncio.gather(*tasks))
+            finally:
+                for task in tasks:  # a failed migration: the players stop with it
+                    task.cancel()
+                await asyncio.gather(*tasks, return_exceptions=True)
 
     asyncio.run(main())
     report.seconds = time.monotonic() - began
@@ -353,16 +355,31 @@ def slot_of(gid: str) -> int:
     return int(key_slot(game_key(gid).encode()))
 
 
-def other_master(cluster: EmbeddedCluster, slot: int, prefer: ClusterNode | None = None) -> ClusterNode:
-    """A master other than the one that owns ``slot`` now: ``prefer`` when it is one."""
+def other_master(
+    cluster: EmbeddedCluster, slot: int, prefer: ClusterNode | None = None, old_only: bool = False
+) -> ClusterNode:
+    """A master other than the one that owns ``slot`` now: ``prefer`` when it is one; with
+    ``old_only``, one of the cluster's first six nodes (one every client has seen owning slots)."""
     owner = cluster.slot_owner(slot)
     if prefer is not None and prefer.port != owner.port and prefer.alive:
         return prefer
-    return next(n for n in cluster.master_nodes() if n.port != owner.port)
+    first = {n.port for n in cluster.nodes[:6]} if old_only else {n.port for n in cluster.nodes}
+    return next(n for n in cluster.master_nodes() if n.port != owner.port and n.port in first)
 
 
-def move_game_slot(cluster: EmbeddedCluster, gid: str, report: RunReport, pause: float,
-                   target: ClusterNode | None = None) -> None:  # fmt: skip
+def game_running(service: DrillService, gid: str) -> bool:
+    """Whether the game is still being played (read through the API, as a client would)."""
+    for _ in range(50):
+        got = httpx.get(f"{service.base}/v1/games/{gid}", timeout=REQUEST_TIMEOUT)
+        if got.status_code == 200:
+            return bool(got.json()["status"] == "active")
+        time.sleep(0.2)  # a 503 with Retry-After
+    raise AssertionError(f"the game cannot be read: {got.status_code} {got.text[:200]}")
+
+
+def move_game_slot(
+    cluster: EmbeddedCluster, gid: str, report: RunReport, pause: float, target: ClusterNode | None = None
+) -> None:
     """The game's own slot migrated key by key to another master (``target`` if it is one), its
     owner before and after recorded."""
     slot = slot_of(gid)
@@ -377,9 +394,12 @@ def slow_migration_run(
 ) -> RunReport:
     """One run of the issue's scenario (see the module): fresh matches, the first game's slot migrated
     key by key to another master once it has 12 moves."""
-    return play_during(
-        service, lambda gid, report: move_game_slot(service.cluster, gid, report, pause), clients, seed=seed
-    )
+
+    def migrate(gid: str, report: RunReport) -> None:
+        move_game_slot(service.cluster, gid, report, pause)
+        report.mid_match = game_running(service, gid)
+
+    return play_during(service, migrate, clients, seed=seed)
 
 
 @contextlib.contextmanager
