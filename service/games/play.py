@@ -208,7 +208,9 @@ class Play(GameCore):
         if idempotency_key:
             prior = await self.store.idempotent_result(gid, scope, idempotency_key)
             if prior is not None:
-                return self._replay(prior, fingerprint), True
+                replayed = self._replay(prior, fingerprint)
+                await self.resume_bot_turn(gid)
+                return replayed, True
         retries = 0
         while True:
             refused = record.status != STATUS_ACTIVE or (
@@ -296,7 +298,9 @@ class Play(GameCore):
                     "game_not_found", Text("There is no game {gid!r} (it may have expired).", gid=gid)
                 ) from None
             if result.replayed is not None:
-                return self._replay(result.replayed, fingerprint), True
+                replayed = self._replay(result.replayed, fingerprint)
+                await self.resume_bot_turn(gid)
+                return replayed, True
             if self.metrics:
                 self.metrics.actions.labels(record.game, "applied").inc()
             record = dataclasses.replace(record, version=version, state=state, status=status)

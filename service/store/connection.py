@@ -56,10 +56,7 @@ class SettlingScript:
         self.store = store
 
     async def __call__(self, keys: list[str], args: list[Any]) -> Any:
-        store = self.store
-        return await settle(
-            lambda: self.inner(keys=keys, args=args), store.migration_wait_ms / 1000, store._refused
-        )
+        return await settle(lambda: self.inner(keys=keys, args=args), self.store.migration_wait_ms / 1000)
 
 
 class StoreConnection:
@@ -160,9 +157,8 @@ class StoreConnection:
         slot settles, for up to ``migration_wait_ms``."""
         if self.wait_replicas <= 0:
             return await script(keys=keys, args=args)
-        return await settle(
-            lambda: self._write_once(script, keys, args), self.migration_wait_ms / 1000, self._refused
-        )
+        # a MOVED reply is learnt by _heal; the replicas are counted per master, a new one afresh
+        return await settle(lambda: self._write_once(script, keys, args), self.migration_wait_ms / 1000)
 
     async def _write_once(self, script: Any, keys: list[str], args: list[str]) -> Any:
         node, replicas = await self._master_of(keys[0])
@@ -186,11 +182,6 @@ class StoreConnection:
             self._replicas_seen.pop(self._name(node), None)  # count them again next time
             raise ReplicationUnconfirmed(f"write not confirmed by {need} replica(s) in {self.wait_ms} ms")
         return reply
-
-    async def _refused(self, exc: BaseException) -> None:
-        """After a slot migration's refusal: the masters' replicas are counted again (the slot may
-        now be on a master without one). A MOVED slot was learnt by :meth:`_heal`, or by redis-py."""
-        self._replicas_seen.clear()
 
     async def _script_then_wait(
         self, node: Any, script: Any, keys: list[str], args: list[str], need: int

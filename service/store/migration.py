@@ -58,14 +58,9 @@ def refused_by_migration(exc: BaseException) -> bool:
     return text.startswith(REFUSED_WORDS) or any(part in text for part in REFUSED_TEXTS)
 
 
-async def settle(
-    call: Callable[[], Awaitable[T]],
-    wait_s: float,
-    heal: Callable[[BaseException], Awaitable[None]] | None = None,
-) -> T:
+async def settle(call: Callable[[], Awaitable[T]], wait_s: float) -> T:
     """``call()``, tried again while a slot migration refuses it, for up to ``wait_s`` seconds in
-    all (0: once). ``heal`` runs after each refusal (the store lets its client re-read the slot
-    map). Each refusal is counted in ``atout_redis_errors_total{operation="migration"}``."""
+    all (0: once). Each refusal is counted in ``atout_redis_errors_total{operation="migration"}``."""
     deadline = time.monotonic() + wait_s
     pause = FIRST_PAUSE
     while True:
@@ -75,8 +70,6 @@ async def settle(
             if not refused_by_migration(exc):
                 raise
             count_redis_error("migration", exc)
-            if heal is not None:
-                await heal(exc)
             left = deadline - time.monotonic()
             if left <= 0:
                 raise

@@ -10,6 +10,7 @@ game is at (a no-op when it is queued already).
 
 from __future__ import annotations
 
+import random
 import time
 
 import redis
@@ -17,7 +18,7 @@ from rq.exceptions import NoSuchJobError
 from rq.job import Job, JobStatus
 from rq.serializers import JSONSerializer
 from starlette.testclient import TestClient
-from svc_helpers import FAST_OPTIONS
+from svc_helpers import FAST_OPTIONS, fill
 
 from service.base.settings import Settings
 from service.jobs import queue as bot_jobs
@@ -87,3 +88,32 @@ def test_a_failed_bot_job_is_retried_with_a_growing_pause(
     job = Job.fetch(bot_jobs.job_id(gid, version), connection=worker_env, serializer=JSONSerializer)
     assert job.retries_left == len(bot_jobs.RETRY_INTERVALS) == 5
     assert job.retry_intervals == [1, 2, 4, 8, 15]
+
+
+def test_a_replayed_move_enqueues_the_bot_turn_its_first_request_may_have_lost(
+    client: TestClient, worker_env: redis.Redis
+) -> None:
+    """A person's move written, then its request failed before enqueuing the bot's turn (a write a
+    replica did not confirm in time: 503): sent again with its Idempotency-Key it replays the stored
+    answer, and the bot's turn is enqueued."""
+    body = {"game": "rough", "options": FAST_OPTIONS["rough"], "seats": ["open", *["bot:random"] * 3]}
+    gid = client.post("/v1/games", json=body).json()["game"]["id"]
+    token = client.post(f"/v1/games/{gid}/join", json={"seat": 0}).json()["token"]
+    game = client.get(f"/v1/games/{gid}").json()
+    while game["to_act"] != 0:  # the bots before seat 0, played in this process
+        assert bot_turns.play_turn(gid, game["version"]) == "played"
+        game = client.get(f"/v1/games/{gid}").json()
+    headers = {"Authorization": f"Bearer {token}", "Idempotency-Key": "once"}
+    legal = client.get(f"/v1/games/{gid}/actions", headers=headers).json()["actions"]
+    move = {"action": fill(legal[0], random.Random(1)), "expected_version": game["version"]}
+    first = client.post(f"/v1/games/{gid}/actions", json=move, headers=headers)
+    assert first.status_code == 200, first.text
+    after = first.json()["version"]
+    assert first.json()["to_act"] == 1
+    Job.fetch(bot_jobs.job_id(gid, after), connection=worker_env, serializer=JSONSerializer).delete()
+    worker_env.zrem(bot_jobs.DUE_KEY, bot_jobs.due_member(gid, after))
+
+    again = client.post(f"/v1/games/{gid}/actions", json=move, headers=headers)
+    assert again.status_code == 200 and again.json()["replayed"] is True
+    assert job_status(worker_env, gid, after) == JobStatus.QUEUED
+    assert bot_turns.play_turn(gid, after) == "played"
