@@ -41,7 +41,7 @@ ERRORS = Counter(
 REDIS_ERRORS = Counter(
     "atout_redis_errors",
     "Redis faults turned into an answer or a retry, by where (request, graphql, edge, probe, metrics, "
-    "worker, streams, rate_limit) and exception class.",
+    "worker, streams, rate_limit; migration: a slot migration's refusal, retried) and exception class.",
     ["operation", "error"],
     registry=PROCESS,
 )

@@ -73,6 +73,14 @@ class Settings(PlayerSettings, RatingSettings, WebhookSettings, TournamentSettin
         description="Milliseconds a write waits for its replicas; a write not confirmed in time answers "
         "503 store_unavailable (retry it with the same Idempotency-Key).",
     )
+    redis_migration_wait_ms: int = Field(
+        default=3000,
+        ge=0,
+        le=30_000,
+        description="Milliseconds a script refused by a Redis Cluster slot migration (TRYAGAIN, ASK, "
+        "MOVED, a non-local key) is tried again, with a growing pause, until the slot settles; past "
+        "that the request answers 503 store_unavailable with Retry-After (a bot turn's job is retried).",
+    )
     data_dir: str = Field(default="var/redis", description="Data folder of the embedded redis-server.")
     host: str = Field(default="127.0.0.1", description="Address `atout serve` listens on (`--host`).")
     port: int = Field(default=8000, ge=1, le=65535, description="Port `atout serve` listens on (`--port`).")

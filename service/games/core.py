@@ -316,6 +316,20 @@ class GameCore:
         for owner in sorted({o for o in owners if owner_player(o) is not None}):
             await self.store.notify_account(owner, notice)
 
+    async def resume_bot_turn(self, gid: str) -> None:
+        """The bot turn ``gid`` is at, enqueued (a no-op when it is queued already): for a replayed
+        move, whose first request may have failed right after writing it (a write a replica did not
+        confirm in time, a store fault) and before enqueuing the next turn. Timers are not touched:
+        scheduling one again would restart its clock."""
+        if self.enqueue_bot is None:
+            return
+        record = await self.store.load(gid)
+        if record is None or record.status != STATUS_ACTIVE:
+            return
+        seat = self.match_of(record).to_act
+        if seat is not None and record.seats[seat].is_bot:
+            await self.enqueue_bot(gid, record.version, record.seats[seat].kind.partition(":")[2])
+
     async def _maybe_enqueue_bot(self, record: GameRecord, m: engine.Match) -> None:
         """A bot seat to act gets a job now; a human seat of a timed game gets a turn timer, and a
         player's seat with a long clock (correspondence play) a reminder before it runs out."""

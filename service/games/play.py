@@ -208,7 +208,9 @@ class Play(GameCore):
         if idempotency_key:
             prior = await self.store.idempotent_result(gid, scope, idempotency_key)
             if prior is not None:
-                return self._replay(prior, fingerprint), True
+                replayed = self._replay(prior, fingerprint)
+                await self.resume_bot_turn(gid)
+                return replayed, True
         retries = 0
         while True:
             refused = record.status != STATUS_ACTIVE or (
@@ -296,17 +298,11 @@ class Play(GameCore):
                     "game_not_found", Text("There is no game {gid!r} (it may have expired).", gid=gid)
                 ) from None
             if result.replayed is not None:
-                return self._replay(result.replayed, fingerprint), True
+                replayed = self._replay(result.replayed, fingerprint)
+                await self.resume_bot_turn(gid)
+                return replayed, True
             if self.metrics:
                 self.metrics.actions.labels(record.game, "applied").inc()
-            await retention.after_move(
-                self.store,
-                gid,
-                version,
-                status == STATUS_FINISHED,
-                self.settings.stream_window,
-                self.settings.finished_stream_ttl,
-            )
             record = dataclasses.replace(record, version=version, state=state, status=status)
             limit = record.extra.get("timeouts_to_bot")
             if by == "timer" and limit and result.timeouts >= int(limit) and status == STATUS_ACTIVE:
@@ -316,7 +312,18 @@ class Play(GameCore):
                 record = await self.get(gid)
             self._keep(record)
             self._remember((gid, version), nxt)
+            # The next turn is enqueued before anything else can fail: the move is written, and a
+            # request failing after it (its client then replays it) must not leave the game
+            # without its turn (seen in the reshard drill: a fold refused mid-migration).
             await self._maybe_enqueue_bot(record, nxt)
+            await retention.after_move(
+                self.store,
+                gid,
+                version,
+                status == STATUS_FINISHED,
+                self.settings.stream_window,
+                self.settings.finished_stream_ttl,
+            )
             if status == STATUS_FINISHED and record.extra.get("rated"):
                 await self.rate_match(gid, nxt)  # every finish passes here: a person's, a bot's, a timer's
             if any(s.owner for s in record.seats):

@@ -37,6 +37,11 @@ DUE_KEY = "atout:botdue"
 time it was (last) enqueued. The watchdog reads only its oldest entries (bounded), never scans keys;
 an entry leaves when its job ran, or when the watchdog finds its game moved on or gone."""
 
+RETRY_INTERVALS = [1, 2, 4, 8, 15]
+"""Seconds before each new try of a bot or timer job that failed (a store fault: a failover, a slot
+migration that outlasted ``ATOUT_REDIS_MIGRATION_WAIT_MS``): about half a minute of tries, scheduled by
+the workers' RQ scheduler, before the job is left failed for the watchdog (``ATOUT_BOT_TURN_TIMEOUT``)."""
+
 WATCHDOG_LOCK = "atout:botdue:lock"
 WATCHDOG_BATCH = 100
 
@@ -88,7 +93,8 @@ def enqueue(
     connection: redis.Redis, queue_name: str, game_id: str, version: int, level: str = "random"
 ) -> None:
     """Enqueue the bot turn of ``game_id`` at ``version``; a duplicate is dropped. A job lost with
-    its worker is retried (twice); the compare-and-set makes a second run of a played turn a no-op."""
+    its worker, or failed on a store fault, is retried with a growing pause (``RETRY_INTERVALS``);
+    the compare-and-set makes a second run of a played turn a no-op."""
     # Indexed first (a fast worker could run the job before a later write) and NX: asking again for
     # a turn already due does not restart its clock.
     connection.zadd(DUE_KEY, {due_member(game_id, version): time.time()}, nx=True)
@@ -101,7 +107,7 @@ def enqueue(
             unique=True,
             result_ttl=0,  # the move is in the game's log: a kept result (~6.8 KB a move) serves nobody
             failure_ttl=FAILURE_TTL,
-            retry=Retry(max=2),
+            retry=Retry(max=len(RETRY_INTERVALS), interval=RETRY_INTERVALS),
             timeout=JOB_TIMEOUT,
         )
 
@@ -131,7 +137,7 @@ def schedule_timeout(
             game_id,
             version,
             job_id=job,
-            retry=Retry(max=2),
+            retry=Retry(max=len(RETRY_INTERVALS), interval=RETRY_INTERVALS),
             job_timeout=JOB_TIMEOUT,
             result_ttl=0,
             failure_ttl=FAILURE_TTL,

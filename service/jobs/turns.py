@@ -25,6 +25,7 @@ from service.jobs.webhook_queue import enqueue_delivery
 from service.store import Store
 from service.store.faults import store_fault
 from service.store.keys import STATUS_ACTIVE
+from service.store.records import GameRecord
 from service.store.webhooks import WebhookMessage
 from workers import bots as strategies
 
@@ -112,13 +113,24 @@ class Runtime:
 
     def level_to_act(self, game_id: str, version: int) -> str | None:
         """The bot level to act in ``game_id`` at ``version``; None: moved on, over, a human to act."""
+        turn = self.bot_turn(game_id)
+        return turn[1] if turn is not None and turn[0] == version else None
+
+    def bot_turn(self, game_id: str) -> tuple[int, str] | None:
+        """The game's version and the bot level to act now; None: over, gone, or a human to act."""
         record = self.loop.run_until_complete(self.store.load(game_id))
-        if record is None or record.version != version or record.status != STATUS_ACTIVE:
-            return None
-        seat = self.games.match_of(record).to_act
-        if seat is None or not record.seats[seat].is_bot:
-            return None
-        return record.seats[seat].kind.partition(":")[2]
+        return None if record is None else bot_to_act(self.games, record)
+
+
+def bot_to_act(games: Games, record: GameRecord) -> tuple[int, str] | None:
+    """``record``'s version and the level of the bot seat to act in it; None: not a running game, or
+    a human to act."""
+    if record.status != STATUS_ACTIVE:
+        return None
+    seat = games.match_of(record).to_act
+    if seat is None or not record.seats[seat].is_bot:
+        return None
+    return record.version, record.seats[seat].kind.partition(":")[2]
 
 
 _runtimes: dict[str, Runtime] = {}
@@ -143,7 +155,15 @@ def runtime() -> Runtime:
 async def _play_turn(rt: Runtime, game_id: str, version: int, timer: bool = False) -> str:
     store, games, settings = rt.store, rt.games, rt.settings
     record = await store.load(game_id)
-    if record is None or record.version != version or record.status != STATUS_ACTIVE:
+    if record is None or record.status != STATUS_ACTIVE:
+        return "stale"
+    if record.version != version:
+        # The game moved on: if a bot is to act now, its turn is enqueued (a no-op when it is): the
+        # move that got there may have been written by a request or a job that failed right after
+        # the write (a store fault), before it enqueued this turn, and no one else would.
+        turn = bot_to_act(games, record)
+        if turn is not None:
+            enqueue(rt.sync, settings.bot_queue, game_id, *turn)
         return "stale"
     m = games.match_of(record)
     seat = m.to_act

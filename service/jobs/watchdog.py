@@ -21,9 +21,10 @@ from service.jobs.turns import runtime
 
 def requeue_stuck_turns(connection: redis.Redis, settings: Settings) -> int:
     """Enqueue again every bot turn due for longer than ``bot_turn_timeout`` whose job is neither
-    queued nor running (lost with a Redis restart, deleted, or failed past its retries), and drop
-    the index entries of games that moved on. Run from every worker's maintenance: a short lock
-    lets one worker of the cluster do a pass at a time. Returns the number of turns enqueued again."""
+    queued nor running (lost with a Redis restart, deleted, or failed past its retries), and drop the index
+    entries of games that moved on (enqueuing the bot turn they moved on to, if any). Run from every worker's
+    maintenance: a short lock lets one worker of the cluster do a pass at a time. Returns the number of turns
+    enqueued again."""
 
     now = time.time()
     lock_seconds = max(1, int(settings.bot_turn_timeout // 2))
@@ -37,10 +38,15 @@ def requeue_stuck_turns(connection: redis.Redis, settings: Settings) -> int:
     for raw in due:
         member = raw.decode() if isinstance(raw, bytes) else str(raw)
         game_id, _, v = member.rpartition(":")
-        level = runtime().level_to_act(game_id, int(v))
-        if level is None:
+        turn = runtime().bot_turn(game_id)
+        if turn is None or turn[0] != int(v):
             connection.zrem(DUE_KEY, member)
+            if turn is not None and turn[0] > int(v):
+                # moved on to another bot turn, which may never have been enqueued (its mover failed
+                # right after the write): enqueued now, a no-op if it was
+                enqueue(connection, settings.bot_queue, game_id, *turn)
             continue
+        level = turn[1]
         try:
             job = Job.fetch(job_id(game_id, int(v)), connection=connection, serializer=JSONSerializer)
             status = job.get_status()

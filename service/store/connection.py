@@ -18,6 +18,7 @@ from redis.asyncio.cluster import RedisCluster
 from redis.exceptions import NoScriptError, RedisError, ResponseError
 
 from service.base.settings import Settings
+from service.store.migration import settle
 from service.store.records import ReplicationUnconfirmed
 from service.store.redis_clients import AsyncClient, PoolOptions, async_client
 
@@ -38,9 +39,24 @@ class RegisteredScript:
     def __get__(self, store: StoreConnection | None, owner: type | None = None) -> Any:
         if store is None:
             return self
-        script = store.r.register_script(self.lua)
+        script = SettlingScript(store.r.register_script(self.lua), store)
         store.__dict__[self.name] = script  # no __set__: from now on the instance's own attribute wins
         return script
+
+
+class SettlingScript:
+    """A registered script whose call is tried again while a Cluster slot migration refuses it
+    (service/store/migration.py), for up to the store's ``migration_wait_ms``. ``sha`` and
+    ``script`` are redis-py's, for the store's own replicated writes."""
+
+    def __init__(self, script: Any, store: StoreConnection) -> None:
+        self.inner = script
+        self.sha: str = script.sha
+        self.script: str = script.script
+        self.store = store
+
+    async def __call__(self, keys: list[str], args: list[Any]) -> Any:
+        return await settle(lambda: self.inner(keys=keys, args=args), self.store.migration_wait_ms / 1000)
 
 
 class StoreConnection:
@@ -58,6 +74,7 @@ class StoreConnection:
         self.wait_replicas = 0  # replicas a write must reach before it is acknowledged (WAIT); 0: none
         self.wait_ms = 1000
         self._replicas_seen: dict[str, tuple[float, int]] = {}  # master -> (when, connected replicas)
+        self.migration_wait_ms = 0  # how long a call refused by a slot migration is retried
 
     @classmethod
     def from_url(
@@ -70,14 +87,17 @@ class StoreConnection:
         cluster: bool = False,
         wait_replicas: int = 0,
         wait_ms: int = 1000,
+        migration_wait_ms: int = 0,
         **pool: Unpack[PoolOptions],
     ) -> Self:
         """A store on its own client (service/store/redis_clients.py: resilient to a Redis restart or a
         failover; with ``cluster``, ``url`` is any node of a Redis Cluster; ``pool`` sizes the client's
         pool and timeouts). ``wait_replicas`` > 0: writes that matter are acknowledged only once that
-        many replicas have them (see :meth:`_write`)."""
+        many replicas have them (see :meth:`_write`); ``migration_wait_ms``: how long a script a
+        Cluster slot migration refuses is tried again (service/store/migration.py)."""
         store = cls(async_client(url, cluster=cluster, **pool), abandoned_ttl, finished_ttl, idempotency_ttl)
         store.wait_replicas, store.wait_ms = wait_replicas, wait_ms
+        store.migration_wait_ms = migration_wait_ms
         return store
 
     @classmethod
@@ -94,6 +114,7 @@ class StoreConnection:
             cluster=settings.redis_cluster,
             wait_replicas=settings.redis_wait_replicas,
             wait_ms=settings.redis_wait_ms,
+            migration_wait_ms=settings.redis_migration_wait_ms,
             **pool,
         )
 
@@ -131,14 +152,20 @@ class StoreConnection:
     async def _write(self, script: Any, keys: list[str], args: list[str]) -> Any:
         """Run one of the scripts whose write a client is told about (a new game, a join, a move).
         With ``wait_replicas`` and a master that has replicas, the answer waits until they have it,
-        so a failover never loses an acknowledged move."""
+        so a failover never loses an acknowledged move. A refusal of a slot migration (the script
+        sent where the slot was, or its keys split between two masters) is tried again until the
+        slot settles, for up to ``migration_wait_ms``."""
         if self.wait_replicas <= 0:
             return await script(keys=keys, args=args)
+        # a MOVED reply is learnt by _heal; the replicas are counted per master, a new one afresh
+        return await settle(lambda: self._write_once(script, keys, args), self.migration_wait_ms / 1000)
+
+    async def _write_once(self, script: Any, keys: list[str], args: list[str]) -> Any:
         node, replicas = await self._master_of(keys[0])
         if replicas == 0:
             # none configured, or a replica that just took over and has none yet: nobody could
             # confirm, and refusing every write would stop the games for nothing
-            return await script(keys=keys, args=args)
+            return await getattr(script, "inner", script)(keys=keys, args=args)
         need = min(self.wait_replicas, replicas)
         try:
             reply, acked = await self._script_then_wait(node, script, keys, args, need)

@@ -7,6 +7,7 @@ import redis.exceptions as rx
 
 from service.base.counters import count_redis_error
 from service.base.problems import ProblemError
+from service.store.migration import refused_by_migration
 
 
 def store_fault(exc: BaseException, operation: str = "request") -> ProblemError | None:
@@ -40,8 +41,11 @@ def _fault(exc: BaseException) -> ProblemError | None:
             headers={"Retry-After": "1"},
         )
     transient = ("LOADING", "BUSY", "MASTERDOWN", "TRYAGAIN", "CLUSTERDOWN", "READONLY")
-    if isinstance(exc, (rx.ConnectionError, rx.TimeoutError, rx.ReadOnlyError)) or (
-        isinstance(exc, rx.ResponseError) and str(exc).startswith(transient)
+    # a slot migration that did not settle within ATOUT_REDIS_MIGRATION_WAIT_MS (service/store/migration.py)
+    if (
+        isinstance(exc, (rx.ConnectionError, rx.TimeoutError, rx.ReadOnlyError))
+        or (isinstance(exc, rx.ResponseError) and str(exc).startswith(transient))
+        or refused_by_migration(exc)
     ):
         return ProblemError(
             "store_unavailable",

@@ -15,9 +15,10 @@ import asyncio
 from typing import Any, TypedDict, cast
 
 import redis.asyncio as aioredis
-from redis.asyncio.cluster import RedisCluster
+from redis.asyncio.cluster import ClusterNode, RedisCluster
 from redis.asyncio.retry import Retry
 from redis.backoff import ExponentialBackoff
+from redis.cluster import PRIMARY
 from redis.exceptions import ConnectionError, MaxConnectionsError, NoScriptError
 from redis.retry import Retry as SyncRetry
 
@@ -78,10 +79,25 @@ class BoundedCluster(RedisCluster):
       away); cancelled while awaiting a reply, redis-py's cluster client can put the connection back
       with the reply unread. The caller still gets its CancelledError at once. Reads on a Cluster
       never BLOCK (service/store/fanout.py polls), so a shielded command is short.
+    - **redirected to a new master**: an ASK redirection names the importing node, which redis-py
+      looks up among the nodes it knows; a master just added holds no slot until its first
+      migration settles, so no client knows it, and redis-py 8 then fails every redirected command
+      (``'NoneType' object has no attribute …``). Such a node is added to the client's nodes, as
+      redis-py does for a MOVED one.
     """
 
     command_slots: asyncio.Semaphore
     pool_wait: float
+
+    def get_node(
+        self, host: str | None = None, port: int | None = None, node_name: str | None = None
+    ) -> ClusterNode | None:
+        node = super().get_node(host, port, node_name)
+        if node is None and host and port:
+            manager = self.nodes_manager
+            node = ClusterNode(host, port, PRIMARY, **manager.connection_kwargs)
+            manager.set_nodes(manager.nodes_cache, {node.name: node})
+        return node
 
     async def execute_command(self, *args: Any, **kwargs: Any) -> Any:
         return await asyncio.shield(self._bounded(*args, **kwargs))

@@ -28,6 +28,7 @@ import json
 import zlib
 from typing import Any
 
+from service.store.connection import SettlingScript
 from service.store.games import GameStore
 from service.store.keys import events_key, log_key
 
@@ -52,14 +53,18 @@ _ZDICT = (
 # KEYS: log;  ARGV: the number n of leading elements folded, the first of them as read, then the
 # elements that replace them, in order. Replaces the first n elements when they are still the ones
 # read: moves appended since stay after them, and a folding another process already did is not done
-# twice.
+# twice. The list is never emptied on the way (the replacement goes in first, then the n elements
+# are marked and removed): a key a script empties is deleted, and on a Cluster slot being migrated
+# the script's next write to it is refused ("non local key") after the trim was applied, which
+# erased the whole log (seen in the reshard drill, tests/cluster/test_reshard.py).
 FOLD_LUA = """
 local n = tonumber(ARGV[1])
 if redis.call('LLEN', KEYS[1]) < n or redis.call('LINDEX', KEYS[1], 0) ~= ARGV[2] then return 0 end
-local ttl = redis.call('PTTL', KEYS[1])
-redis.call('LTRIM', KEYS[1], n, -1)
 for i = #ARGV, 3, -1 do redis.call('LPUSH', KEYS[1], ARGV[i]) end
-if ttl > 0 then redis.call('PEXPIRE', KEYS[1], ttl) end
+local k = #ARGV - 2
+local mark = '\\0folded'
+for i = k, k + n - 1 do redis.call('LSET', KEYS[1], i, mark) end
+redis.call('LREM', KEYS[1], n, mark)
 return 1
 """
 
@@ -127,9 +132,10 @@ async def fold_log(store: GameStore, gid: str, whole: bool = True) -> bool:
 
 
 def _fold_script(store: GameStore) -> Any:
+    """The fold, retried while a Cluster slot migration refuses it (service/store/migration.py)."""
     script = getattr(store, "_fold", None)
     if script is None:
-        script = store._fold = store.r.register_script(FOLD_LUA)  # type: ignore[attr-defined]
+        script = store._fold = SettlingScript(store.r.register_script(FOLD_LUA), store)  # type: ignore[attr-defined]
     return script
 
 
