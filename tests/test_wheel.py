@@ -11,6 +11,7 @@ site-packages (no download), never the checkout: the test asserts the served cod
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import signal
@@ -102,7 +103,7 @@ def test_the_installed_wheel_serves_every_page_and_asset(
     empty.mkdir()
     python = installed / "bin" / "python"
     where = subprocess.run(
-        [str(python), "-c", "import service; print(service.__file__)"],
+        [str(python), "-c", "import atout.runner, service; print(service.__file__, atout.runner.__file__)"],
         cwd=empty,
         capture_output=True,
         text=True,
@@ -133,6 +134,17 @@ def test_the_installed_wheel_serves_every_page_and_asset(
             assert time.monotonic() < deadline, "the installed atout serve never became ready"
             time.sleep(0.1)
         serves_everything(base)
+        # The bot authors' toolkit ships too: its command registers a bot account on what was served.
+        registered = subprocess.run(
+            [str(installed / "bin" / "atout"), "bot", "register", "wheel-bot", "--url", base],
+            cwd=empty,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+        assert registered.returncode == 0, registered.stderr
+        assert json.loads(registered.stdout)["name"] == "wheel-bot"
     finally:
         proc.send_signal(signal.SIGINT)
         try:
