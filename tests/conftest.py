@@ -33,6 +33,7 @@ SERIAL = {
     "tests/service/test_worker_kill.py",
     "tests/service/test_faults.py",
     "tests/service/test_cli.py",
+    "tests/service/test_restore.py",
     "tests/cluster/test_failover.py",
 }
 

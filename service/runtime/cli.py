@@ -1,4 +1,5 @@
-"""The ``atout`` command: ``serve``, ``worker``, ``openapi``, ``arena``."""
+"""The ``atout`` command: ``serve``, ``worker``, ``openapi``, ``verify``, ``arena``, ``backup``, ``restore``.
+"""
 
 from __future__ import annotations
 
@@ -27,6 +28,7 @@ from service.base.counters import serve_worker_metrics
 from service.base.settings import get_settings
 from service.jobs.queue import queue_connection, queues
 from service.jobs.workers import ForkingTurnWorker, TurnWorker
+from service.runtime.backup import add_commands as add_backup_commands
 from service.runtime.embedded_redis import EmbeddedRedis, die_with_parent
 from service.runtime.http_server import server_options
 from service.runtime.supervisor import RedisChild, Supervisor, WorkerChild
@@ -409,6 +411,7 @@ def parser() -> argparse.ArgumentParser:
     a.add_argument("--json", action="store_true", help="print the result as JSON")
     a.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
     a.set_defaults(func=arena)
+    add_backup_commands(sub)
     return p
 
 
