@@ -34,6 +34,7 @@ SERIAL = {
     "tests/service/test_faults.py",
     "tests/service/test_cli.py",
     "tests/service/test_restore.py",
+    "tests/service/test_upgrade_drill.py",
     "tests/cluster/test_failover.py",
 }
 
