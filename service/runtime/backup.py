@@ -318,8 +318,8 @@ def backup_command(args: argparse.Namespace) -> int:
         print(f"atout backup: {error}", file=sys.stderr)
         return 2
     print(
-        f"atout backup: {done.keys} keys, {done.size} bytes in {done.path} ({done.method}, "
-        f"{done.seconds:.2f} s)"
+        f"atout backup: {done.size} bytes in {done.path} ({done.method}, {done.seconds:.2f} s; the store "
+        f"had {done.keys} keys as it began)"
     )
     return 0
 

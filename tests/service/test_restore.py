@@ -131,8 +131,11 @@ def open_tables(http: httpx.Client, bot_key: str) -> list[Table]:
     return tables
 
 
-def play_our_turns(tables: list[Table], rng: random.Random, stop: threading.Event, moves: list[int]) -> None:
-    """Our seats' moves, one table after the other, until ``stop`` (the bots play in the workers)."""
+def play_our_turns(
+    tables: list[Table], rng: random.Random, stop: threading.Event, moves: list[int], pace: list[float]
+) -> None:
+    """Our seats' moves, one table after the other, a round every ``pace[0]`` seconds, until ``stop``
+    (the bots play in the workers)."""
     while not stop.is_set():
         for table in tables:
             game = table.game()
@@ -144,7 +147,7 @@ def play_our_turns(tables: list[Table], rng: random.Random, stop: threading.Even
             )
             assert answer.status_code in {200, 409}, answer.text  # 409: a bot's timer beat us to it
             moves[0] += answer.status_code == 200
-        time.sleep(0.01)
+        time.sleep(pace[0])
 
 
 def finish(tables: list[Table], rng: random.Random, deadline_seconds: float = 120) -> None:
@@ -171,28 +174,33 @@ def test_a_backup_taken_while_games_are_played_restores_every_game_seat_and_bot(
     with httpx.Client(base_url=first.url, timeout=30) as http:
         bot = http.post("/v1/bots", json={"name": "restored-bot"}).json()
         tables = open_tables(http, bot["api_key"])
-        stop, moves = threading.Event(), [0]
-        player = threading.Thread(target=play_our_turns, args=(tables, rng, stop, moves), daemon=True)
+        stop, moves, pace = threading.Event(), [0], [0.01]
+        player = threading.Thread(target=play_our_turns, args=(tables, rng, stop, moves, pace), daemon=True)
         player.start()
-        while moves[0] < 15:  # well into each match
+        while moves[0] < 9:  # into each match
             assert player.is_alive()
             time.sleep(0.05)
+        # slower while the backup runs (its command takes seconds to start): the matches must still
+        # be in play at the snapshot, and go on after the restore
+        pace[0] = 0.4
         seen = [events(http, t) for t in tables]  # what each client has read before the backup
         before = [t.game()["version"] for t in tables]
+        moves_before = moves[0]
         backup = atout(
             "backup", "--to", str(tmp_path / "atout.rdb"), env={"ATOUT_DATA_DIR": str(tmp_path / "data")}
         )
         after = [t.game()["version"] for t in tables]
-        played_during = moves[0]
+        played_during = moves[0] - moves_before
         stop.set()
         player.join(30)
+        assert played_during > 0  # the snapshot was taken while the games were played
         assert backup.returncode == 0, backup.stderr
         assert not (tmp_path / "data" / "dump.rdb").exists()  # no stale copy left beside the AOF
         assert (tmp_path / "atout.rdb").stat().st_mode & 0o777 == 0o600  # it holds every token
         final = [t.game()["version"] for t in tables]
     first.stop()
     served.remove(first)
-    print(backup.stdout.strip(), f"(moves played by our seats so far: {played_during})")
+    print(backup.stdout.strip(), f"({played_during} moves by our seats while the command ran)")
 
     restore = atout("restore", "--from", str(tmp_path / "atout.rdb"), "--data", str(tmp_path / "restored"))
     assert restore.returncode == 0, restore.stderr
@@ -205,6 +213,7 @@ def test_a_backup_taken_while_games_are_played_restores_every_game_seat_and_bot(
         restored = [t.game()["version"] for t in tables]
         for was, now, end in zip(before, restored, final, strict=True):
             assert was <= now <= end  # the snapshot is one instant between the backup's start and end
+        assert [t.game()["status"] for t in tables] == ["active"] * 3  # to be played on after the restore
         print(f"versions before the backup {before}, after it {after}, at stop {final}, restored {restored}")
         for table in tables:
             for seat in OURS:  # every seat token works: its legal moves, or none when not to act
@@ -232,6 +241,7 @@ def test_a_backup_taken_while_games_are_played_restores_every_game_seat_and_bot(
             whole = events(http, table)
             assert whole[: len(old)] == old and rest == whole[len(old) :]
             assert "match_over" in [e["type"] for e in rest], [e["type"] for e in rest[-4:]]
+            assert table.game()["version"] > restored[tables.index(table)]  # moves made after the restore
             log = http.get(f"/v1/games/{table.game_id}/log")
             assert log.status_code == 200, log.text
             path = tmp_path / f"{table.game_id}.json"
