@@ -32,6 +32,9 @@ from pathlib import Path
 from typing import Any, BinaryIO
 
 import redis
+from rq import Queue
+from rq.registry import StartedJobRegistry
+from rq.serializers import JSONSerializer
 
 from service.base.settings import get_settings
 from service.runtime.embedded_redis import EmbeddedRedis, EmbeddedRedisError
@@ -67,6 +70,7 @@ class Restored:
     data_dir: Path
     keys: int
     seconds: float
+    requeued: int  # RQ jobs that were running at the snapshot, put back in their queues
 
 
 def _client(url: str, timeout: float) -> redis.Redis:
@@ -243,7 +247,7 @@ def restore(source: Path, data_dir: Path, wait_seconds: float = 300.0) -> Restor
     data_dir.mkdir(parents=True, exist_ok=True)
     try:
         shutil.copyfile(source, data_dir / "dump.rdb")
-        keys = _load_into_aof(data_dir, source, wait_seconds)
+        keys, requeued = _load_into_aof(data_dir, source, wait_seconds)
         (data_dir / "dump.rdb").unlink()
         reloaded = _count_keys(data_dir, wait_seconds)  # as atout serve starts it: from the AOF alone
         if reloaded != keys:
@@ -252,12 +256,26 @@ def restore(source: Path, data_dir: Path, wait_seconds: float = 300.0) -> Restor
         for entry in data_dir.iterdir():  # it was empty: everything in it is this restore's
             shutil.rmtree(entry) if entry.is_dir() else entry.unlink()
         raise
-    return Restored(data_dir, keys, time.monotonic() - started)
+    return Restored(data_dir, keys, time.monotonic() - started, requeued)
 
 
-def _load_into_aof(data_dir: Path, source: Path, wait_seconds: float) -> int:
-    """Start a redis-server on ``data_dir``'s ``dump.rdb`` with the AOF off, turn the AOF on (Redis
-    writes it from the loaded data), wait for it and stop the server; the number of keys loaded."""
+def requeue_abandoned_jobs(client: redis.Redis) -> int:
+    """Every RQ job the snapshot shows running (a bot turn, a timer, a webhook delivery) was running
+    on a worker that is not coming back: hand each to RQ's own path for a dead worker's job now (a
+    retry if it has one left, else the failed registry, which the bot-turn watchdog reads), instead
+    of leaving the turn waiting for the job's timeout to pass first. Returns how many there were."""
+    count = 0
+    for queue in Queue.all(connection=client, serializer=JSONSerializer):
+        running = StartedJobRegistry(queue=queue)
+        count += len(running.get_job_ids(cleanup=False))
+        running.cleanup(timestamp=time.time() + 10 * 365 * 86400)  # every one expired: none will end
+    return count
+
+
+def _load_into_aof(data_dir: Path, source: Path, wait_seconds: float) -> tuple[int, int]:
+    """Start a redis-server on ``data_dir``'s ``dump.rdb`` with the AOF off, put back the jobs it shows
+    running, turn the AOF on (Redis writes it from the loaded data), wait for it and stop the server;
+    the number of keys and of jobs put back."""
     loader = EmbeddedRedis(data_dir, appendonly=False, maxmemory="0")
     try:
         try:
@@ -266,6 +284,7 @@ def _load_into_aof(data_dir: Path, source: Path, wait_seconds: float) -> int:
             raise BackupError(f"redis-server could not load {source}: {error}") from error
         client = _client(loader.url, timeout=30)
         try:
+            requeued = requeue_abandoned_jobs(client)
             keys = int(client.dbsize())
             client.config_set("appendonly", "yes")
             deadline = time.monotonic() + wait_seconds
@@ -274,7 +293,7 @@ def _load_into_aof(data_dir: Path, source: Path, wait_seconds: float) -> int:
                 if not state.get("aof_rewrite_in_progress") and not state.get("aof_rewrite_scheduled"):
                     if state.get("aof_last_bgrewrite_status") != "ok":
                         raise BackupError(f"Redis could not write the AOF: read {data_dir / 'redis.log'}")
-                    return keys
+                    return keys, requeued
                 if time.monotonic() > deadline:
                     raise BackupError(f"writing the AOF took more than {wait_seconds:.0f} s")
                 time.sleep(0.02)
@@ -332,7 +351,8 @@ def restore_command(args: argparse.Namespace) -> int:
         print(f"atout restore: {error}", file=sys.stderr)
         return 2
     print(
-        f"atout restore: {done.keys} keys into {done.data_dir} ({done.seconds:.2f} s); start it with "
+        f"atout restore: {done.keys} keys into {done.data_dir} ({done.seconds:.2f} s; {done.requeued} "
+        f"running jobs handed back to RQ); start it with "
         f"ATOUT_DATA_DIR={done.data_dir} atout serve"
     )
     return 0

@@ -1,5 +1,4 @@
-"""The ``atout`` command: ``serve``, ``worker``, ``openapi``, ``verify``, ``arena``, ``backup``, ``restore``.
-"""
+"""The ``atout`` command: serve, worker, openapi, verify, arena, backup and restore."""
 
 from __future__ import annotations
 

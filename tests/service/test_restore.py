@@ -21,6 +21,10 @@ from typing import Any
 import httpx
 import pytest
 import redis
+from rq import Queue, Retry
+from rq.job import Job
+from rq.registry import StartedJobRegistry
+from rq.serializers import JSONSerializer
 from svc_helpers import FAST_OPTIONS, Table, auth, fill
 
 from service.base.settings import get_settings
@@ -332,4 +336,47 @@ def test_backup_and_restore_refusals(
     with EmbeddedRedis(tmp_path / "b") as again:
         check = redis.Redis.from_url(again.url)
         assert check.get("atout:probe") == b"kept"
+        check.close()
+
+
+def test_a_job_running_at_the_snapshot_is_handed_back_to_rq_on_restore(
+    tmp_path: Path,
+    redis_url: str,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """No worker survives a restore: a job the snapshot shows running would otherwise wait for its
+    timeout (60 s for a bot turn) before RQ noticed; the restore retries it at once."""
+    connection = redis.Redis.from_url(redis_url)
+    queue = Queue("atout-bots", connection=connection, serializer=JSONSerializer)
+    job = queue.enqueue_call("time.sleep", args=(60,), retry=Retry(max=2), timeout=120)
+    worker = subprocess.Popen(
+        [sys.executable, "-m", "service.runtime.cli", "worker", "--queues", "fast", "--metrics-port", "0"],
+        env={**base_env(), "REDIS_URL": redis_url},
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        deadline = time.monotonic() + 60
+        while job.get_status(refresh=True) != "started":
+            assert worker.poll() is None and time.monotonic() < deadline, job.get_status()
+            time.sleep(0.1)
+        code, out, err = run(
+            monkeypatch, capsys, {"REDIS_URL": redis_url}, "backup", "--to", str(tmp_path / "b.rdb")
+        )
+        assert code == 0, err
+    finally:
+        worker.kill()
+        worker.wait(30)
+        connection.close()
+    code, out, err = run(
+        monkeypatch, capsys, {}, "restore", "--from", str(tmp_path / "b.rdb"), "--data", str(tmp_path / "r")
+    )
+    assert code == 0 and "1 running jobs handed back to RQ" in out, out + err
+    with EmbeddedRedis(tmp_path / "r") as restored:
+        check = redis.Redis.from_url(restored.url)
+        again = Queue("atout-bots", connection=check, serializer=JSONSerializer)
+        assert again.job_ids == [job.id]  # queued, for the next worker to take
+        assert Job.fetch(job.id, connection=check, serializer=JSONSerializer).get_status() == "queued"
+        assert StartedJobRegistry(queue=again).get_job_ids() == []
         check.close()
