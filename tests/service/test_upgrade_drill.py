@@ -123,6 +123,11 @@ class Fleet:
         return self.start(name, tree, "serve", "--port", str(port)), f"http://127.0.0.1:{port}"
 
 
+def jobs_run(worker: Process) -> int:
+    """The jobs a worker has run so far, as RQ logs each one (a line ``Job OK``, flushed per record)."""
+    return worker.log.read_text(errors="replace").count("Job OK")
+
+
 def wait_ready(process: Process, url: str) -> None:
     deadline = time.monotonic() + 90
     while True:
@@ -303,13 +308,17 @@ def test_old_and_new_release_side_by_side_on_one_redis(old_tree: Path, fleet: Fl
         running = play_for(drill, http, games, PHASE, 30, why)  # both workers
         phases.append(("both APIs, both workers", len(drill.acknowledged)))
         new_worker.stop()
+        solo = jobs_run(old_worker)
         running = play_for(drill, http, running, PHASE, 30, why)  # the old worker plays the new API's jobs
         phases.append(("both APIs, the old worker alone", len(drill.acknowledged)))
+        assert jobs_run(old_worker) > solo  # bot turns the new API enqueued, played by the old worker
         again = fleet.start("new-worker-2", ROOT, "worker", "--queues", "all", "--metrics-port", "0")
         wait_worker(connection, again)
         old_worker.stop()
+        solo = jobs_run(again)
         running = play_for(drill, http, running, PHASE, 30, why)  # the new worker plays the old API's jobs
         phases.append(("both APIs, the new worker alone", len(drill.acknowledged)))
+        assert jobs_run(again) > solo  # and the other way round
         old_api.stop()
         drill.urls = [new_url]
         running = play_for(
@@ -342,7 +351,7 @@ def test_old_and_new_release_side_by_side_on_one_redis(old_tree: Path, fleet: Fl
     for process in (new_worker, again, old_worker):
         text = process.log.read_text()
         assert "Traceback" not in text, text[-3000:]
-    bot_jobs = {p.name: p.log.read_text().count("Job OK") for p in (old_worker, new_worker, again)}
+    bot_jobs = {p.name: jobs_run(p) for p in (old_worker, new_worker, again)}
     connection.close()
     print(
         f"upgrade drill: {len(games)} matches finished, {sum(versions.values())} moves ({versions}), "
