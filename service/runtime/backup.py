@@ -62,7 +62,7 @@ class Snapshot:
     size: int
     seconds: float
     keys: int
-    method: str  # "bgsave" or "sync"
+    method: str  # "bgsave", "sync" or "sync diskless"
 
 
 @dataclass(frozen=True)
@@ -184,9 +184,11 @@ def snapshot_by_sync(url: str, target: Path, timeout: float = 300.0) -> Snapshot
     try:
         keys = _reach(client, "REDIS_URL")
         connection = client.connection_pool.get_connection()
-        with contextlib.suppress(redis.exceptions.ResponseError):  # Redis 7: no write stream after it
-            connection.send_command("REPLCONF", "rdb-only", "1")
-            connection.read_response()
+        # "eof": a diskless master may stream the snapshot without writing it to its disk first
+        for option in (("capa", "eof"), ("rdb-only", "1")):  # rdb-only (Redis 7): no write stream after it
+            with contextlib.suppress(redis.exceptions.ResponseError):
+                connection.send_command("REPLCONF", *option)
+                connection.read_response()
         connection.send_command("SYNC")
         sock = connection._sock  # the RDB is raw bytes after one header line: read past the parser
         if sock is None:
@@ -201,8 +203,10 @@ def snapshot_by_sync(url: str, target: Path, timeout: float = 300.0) -> Snapshot
                 raise BackupError(f"Redis answered SYNC with {header[:60]!r}, not a snapshot")
             body = header[1:-2]
             if body.startswith(b"EOF:"):
+                method = "sync diskless"
                 size = _atomic_copy(stream, target, None, mark=body[4:])
             else:
+                method = "sync"
                 size = _atomic_copy(stream, target, int(body))
     except (redis.exceptions.RedisError, OSError) as error:
         raise BackupError(f"the snapshot over the connection failed: {error}") from error
@@ -210,7 +214,7 @@ def snapshot_by_sync(url: str, target: Path, timeout: float = 300.0) -> Snapshot
         if connection is not None:
             connection.disconnect()  # the master drops the would-be replica
         client.close()
-    return Snapshot(target, size, time.monotonic() - started, keys, "sync")
+    return Snapshot(target, size, time.monotonic() - started, keys, method)
 
 
 def check_rdb(path: Path) -> int:

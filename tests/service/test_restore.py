@@ -400,3 +400,24 @@ def test_a_job_running_at_the_snapshot_is_handed_back_to_rq_on_restore(
         assert Job.fetch(job.id, connection=check, serializer=JSONSerializer).get_status() == "queued"
         assert StartedJobRegistry(queue=again).get_job_ids() == []
         check.close()
+
+
+def test_a_diskless_master_streams_its_snapshot_with_an_end_mark(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Redis 7 sends a replica's snapshot without writing it (``repl-diskless-sync yes``, its default):
+    ``$EOF:<mark>``, the RDB, the mark, then its write stream; the backup keeps the RDB alone."""
+    with EmbeddedRedis(tmp_path / "master") as master:
+        client = redis.Redis.from_url(master.url)
+        client.config_set("repl-diskless-sync", "yes")
+        client.config_set("repl-diskless-sync-delay", "0")
+        client.mset({f"atout:k{n}": os.urandom(1000) for n in range(3000)})  # 3 MB: many reads
+        client.close()
+        code, out, err = run(
+            monkeypatch, capsys, {"REDIS_URL": master.url}, "backup", "--to", str(tmp_path / "d.rdb")
+        )
+    assert code == 0 and "(sync diskless," in out, err
+    code, out, err = run(
+        monkeypatch, capsys, {}, "restore", "--from", str(tmp_path / "d.rdb"), "--data", str(tmp_path / "r")
+    )
+    assert code == 0 and "3000 keys into" in out, out + err
