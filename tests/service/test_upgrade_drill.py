@@ -360,3 +360,29 @@ def test_old_and_new_release_side_by_side_on_one_redis(old_tree: Path, fleet: Fl
         f"by worker "
         f"{bot_jobs}, phases {phases}, {time.monotonic() - started:.1f} s"
     )
+
+
+def test_a_worker_stopped_between_taking_a_job_and_starting_it_hands_it_back(
+    redis_url: str, tmp_path: Path
+) -> None:
+    """RQ takes a job in two steps (its id moved to the queue's intermediate list, then the job marked
+    started); a SIGTERM to an idle worker stops it at once, even between the two. The drill met it: a
+    bot turn left in no queue for over a minute. Here a job stranded so (moved as RQ's BLMOVE moves it)
+    is put back at the front of its queue by a worker of this release as it stops."""
+    connection = redis.Redis.from_url(redis_url)
+    try:
+        queue = Queue("atout-bots", connection=connection, serializer=JSONSerializer)
+        job = queue.enqueue_call("time.sleep", args=(0,))
+        connection.lmove(queue.key, queue.intermediate_queue_key, "LEFT", "RIGHT")  # taken, never started
+        assert queue.job_ids == [] and job.get_status(refresh=True) == "queued"
+        fleet = Fleet(redis_url, tmp_path)
+        worker = fleet.start("worker", ROOT, "worker", "--queues", "fast", "--metrics-port", "0")
+        try:
+            wait_worker(connection, worker)
+        finally:
+            worker.stop()
+        assert "job_handed_back" in worker.log.read_text(), worker.log.read_text()[-3000:]
+        assert connection.lrange(queue.intermediate_queue_key, 0, -1) == []
+        assert queue.job_ids == [job.id]  # back in its queue, for the next worker
+    finally:
+        connection.close()
