@@ -18,7 +18,8 @@ With ``settings``, each maintenance pass also runs the watchdog of lost bot turn
   wherever the worker is: between the two, the job is left in the intermediate list, in no queue,
   until RQ's cleanup notices it one to two maintenance passes (a minute or more) later. A rolling
   deploy stops workers all the time: the upgrade drill met it (a Euchre-5 bot turn waited past the
-  test's minute). On its way out, a worker puts such jobs back at the front of their queue.
+  test's minute). On its way out, a worker puts such jobs back at the front of their queue, and each
+  maintenance pass does the same for jobs another worker stranded (a worker of the previous release).
 """
 
 from __future__ import annotations
@@ -98,6 +99,9 @@ class _TurnWorking:
         if self.settings is None:
             return
         try:
+            # a job another worker stranded (one of a release without the hand-back, or killed): back
+            # within a maintenance interval rather than RQ's minute or more
+            self.hand_back_taken_jobs()
             requeue_stuck_turns(self.connection, self.settings)  # type: ignore[attr-defined]  # RQ's
         except StopRequested:
             raise  # a warm shutdown asked for while the watchdog ran (RQ's signal handler raises it)

@@ -27,7 +27,7 @@ import httpx
 import pytest
 import redis
 from rq import Queue, Worker
-from rq.job import Job
+from rq.job import Job, JobStatus
 from rq.registry import FailedJobRegistry
 from rq.serializers import JSONSerializer
 from svc_helpers import FAST_OPTIONS, auth, fill
@@ -176,6 +176,8 @@ class Drill:
     conflicts: int = 0  # 409: a read that was one version behind; read again and play (documented retry)
     errors: list[str] = field(default_factory=list)
     posted: int = 0
+    bot_turns: dict[tuple[str, int], float] = field(default_factory=dict)  # first seen waiting
+    longest_bot_wait: float = 0.0
 
     def next_url(self) -> str:
         self.posted += 1
@@ -188,8 +190,10 @@ class Drill:
         if game["status"] == "finished":
             return False
         seat = game["to_act"]
-        if seat not in HUMANS:
-            return True  # a bot's turn: the workers play it
+        if seat not in HUMANS:  # a bot's turn: the workers play it; how long it waits is measured
+            since = self.bot_turns.setdefault((gid, game["version"]), time.monotonic())
+            self.longest_bot_wait = max(self.longest_bot_wait, time.monotonic() - since)
+            return True
         token = self.tokens[gid][seat]
         legal = http.get(f"{url}/v1/games/{gid}/actions", headers=auth(token))
         if legal.status_code != 200:
@@ -322,7 +326,7 @@ def test_old_and_new_release_side_by_side_on_one_redis(old_tree: Path, fleet: Fl
         old_api.stop()
         drill.urls = [new_url]
         running = play_for(
-            drill, http, running, 10_000, 60, why
+            drill, http, running, 10_000, 120, why
         )  # the old release gone: finish on the new one
         phases.append(("the new API and worker", len(drill.acknowledged)))
         assert running == [], stalled(http, new_url, running, connection)
@@ -358,31 +362,45 @@ def test_old_and_new_release_side_by_side_on_one_redis(old_tree: Path, fleet: Fl
         f"{len(drill.acknowledged)} human moves acknowledged ({drill.by_api[old_url]} by the old API, "
         f"{drill.by_api[new_url]} by the new), {drill.conflicts} version_conflict retried, bot jobs "
         f"by worker "
-        f"{bot_jobs}, phases {phases}, {time.monotonic() - started:.1f} s"
+        f"{bot_jobs}, phases {phases}, longest wait for a bot's move {drill.longest_bot_wait:.1f} s, "
+        f"{time.monotonic() - started:.1f} s"
     )
 
 
-def test_a_worker_stopped_between_taking_a_job_and_starting_it_hands_it_back(
-    redis_url: str, tmp_path: Path
-) -> None:
+def stranded(queue: Queue) -> Job:
+    """A job as a worker stopped between RQ's two steps of taking it leaves it: queued, its id in the
+    queue's intermediate list and in no queue."""
+    job = Job.create("time.sleep", args=(0,), connection=queue.connection, serializer=JSONSerializer)
+    job.origin = queue.name
+    job.set_status(JobStatus.QUEUED)
+    job.save()
+    queue.connection.rpush(queue.intermediate_queue_key, job.id)
+    return job
+
+
+def test_a_job_stranded_between_taking_and_starting_is_handed_back(redis_url: str, tmp_path: Path) -> None:
     """RQ takes a job in two steps (its id moved to the queue's intermediate list, then the job marked
     started); a SIGTERM to an idle worker stops it at once, even between the two. The drill met it: a
-    bot turn left in no queue for over a minute. Here a job stranded so (moved as RQ's BLMOVE moves it)
-    is put back at the front of its queue by a worker of this release as it stops."""
+    bot turn in no queue for over a minute (until RQ's own cleanup). A worker of this release hands
+    such a job back to its queue at each maintenance pass (here the first, as it starts: the job is then
+    played) and as it stops (the job is then left queued for the next worker)."""
     connection = redis.Redis.from_url(redis_url)
     try:
         queue = Queue("atout-bots", connection=connection, serializer=JSONSerializer)
-        job = queue.enqueue_call("time.sleep", args=(0,))
-        connection.lmove(queue.key, queue.intermediate_queue_key, "LEFT", "RIGHT")  # taken, never started
-        assert queue.job_ids == [] and job.get_status(refresh=True) == "queued"
+        before = stranded(queue)
         fleet = Fleet(redis_url, tmp_path)
         worker = fleet.start("worker", ROOT, "worker", "--queues", "fast", "--metrics-port", "0")
         try:
             wait_worker(connection, worker)
+            deadline = time.monotonic() + 30
+            while before.get_status(refresh=True) != JobStatus.FINISHED:
+                assert time.monotonic() < deadline, before.get_status()
+                time.sleep(0.1)
+            after = stranded(queue)  # stranded while it runs: its next maintenance is 30 s away
         finally:
             worker.stop()
-        assert "job_handed_back" in worker.log.read_text(), worker.log.read_text()[-3000:]
+        assert worker.log.read_text().count("job_handed_back") == 2, worker.log.read_text()[-3000:]
         assert connection.lrange(queue.intermediate_queue_key, 0, -1) == []
-        assert queue.job_ids == [job.id]  # back in its queue, for the next worker
+        assert queue.job_ids == [after.id]  # back in its queue, for the next worker
     finally:
         connection.close()
