@@ -393,7 +393,16 @@ def to_dict(m: Match) -> JSON:
 
 
 def from_json(text: str | bytes) -> Match:
+    """The match ``to_json`` wrote. A state in another format is refused, never guessed at: one written
+    by a newer release (a rolling upgrade done in one step instead of two, docs/operations.md) names
+    its format in the message, so the operator reading the error knows which server to upgrade."""
     data: Any = json.loads(text)
-    if not isinstance(data, dict) or data.get("format") != FORMAT:
+    if not isinstance(data, dict):
         raise ValueError(f"not a match in format {FORMAT}")
+    found = data.get("format")
+    if found != FORMAT:
+        raise ValueError(
+            f"a match stored in format {str(found)[:40]!r}, which this release does not read (it reads "
+            f"{FORMAT}): a newer release wrote it, upgrade this server"
+        )
     return game(data["game"]).state_from_json(data)

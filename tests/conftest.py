@@ -33,6 +33,8 @@ SERIAL = {
     "tests/service/test_worker_kill.py",
     "tests/service/test_faults.py",
     "tests/service/test_cli.py",
+    "tests/service/test_restore.py",
+    "tests/service/test_upgrade_drill.py",
     "tests/cluster/test_failover.py",
     "tests/toolkit/test_runner.py",  # restarts `atout serve` mid-match, signals the runner
     "tests/toolkit/test_client.py",  # stops and starts a redis-server

@@ -202,7 +202,17 @@ class EventDelivery(GameCore):
                 )
             return
         eid, fields = first[0]
-        if json.loads(fields["e"]).get("type") == "game_created" or stream_id(after) >= stream_id(eid):
+        if stream_id(after) >= stream_id(eid):
+            if stream_id(after) == stream_id(eid) or await store.r.xrange(
+                events_key(gid), after, after, count=1
+            ):
+                return
+            # An id this stream never had, past its start: the store was restored from a backup taken
+            # before that event (docs/operations.md, "Backup and restore"). The moves after the backup
+            # are gone and new ones reuse their versions: following on would show this reader a second,
+            # different history. It rereads the view instead, then follows from the stream's end.
+            raise await self._restored_gap(store, gid, after, finished)
+        if json.loads(fields["e"]).get("type") == "game_created":
             return
         newest = await store.r.xrevrange(events_key(gid), "+", "-", count=1)
         last = newest[0][0] if newest else eid
@@ -226,6 +236,34 @@ class EventDelivery(GameCore):
                 "Events after {after} are no longer kept (a running match keeps only its last events): "
                 "read GET /v1/games/{gid}/view (your seat's whole view), then follow with Last-Event-ID "
                 "{last}, skipping events whose version the view already has.",
+                after=after,
+                gid=gid,
+                last=last,
+            ),
+            last,
+        )
+
+    async def _restored_gap(self, store: Store, gid: str, after: str, finished: bool) -> StreamGap:
+        newest = await store.r.xrevrange(events_key(gid), "+", "-", count=1)
+        last = newest[0][0] if newest else "0-0"
+        if finished:
+            return StreamGap(
+                "stream_window_passed",
+                Text(
+                    "Event {after} is not in game {gid}'s stream (the store was restored from a backup "
+                    "taken before it): read GET /v1/games/{gid}/view for your seat's final view and GET "
+                    "/v1/games/{gid}/log for the whole match (the replay log).",
+                    after=after,
+                    gid=gid,
+                ),
+                last,
+            )
+        return StreamGap(
+            "stream_window_passed",
+            Text(
+                "Event {after} is not in game {gid}'s stream (the store was restored from a backup taken "
+                "before it, and the moves after the backup were lost): read GET /v1/games/{gid}/view "
+                "(your seat's whole view), then follow with Last-Event-ID {last}.",
                 after=after,
                 gid=gid,
                 last=last,

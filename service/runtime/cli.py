@@ -1,5 +1,5 @@
-"""The ``atout`` command: ``serve``, ``worker``, ``openapi``, ``verify``, ``arena`` and ``bot`` (the bot
-runner, :mod:`atout.runner.command`)."""
+"""The ``atout`` command: ``serve``, ``worker``, ``openapi``, ``verify``, ``arena``, ``backup`` and
+``restore`` (:mod:`service.runtime.backup`), and ``bot`` (the bot runner, :mod:`atout.runner.command`)."""
 
 from __future__ import annotations
 
@@ -29,6 +29,7 @@ from service.base.counters import serve_worker_metrics
 from service.base.settings import get_settings
 from service.jobs.queue import queue_connection, queues
 from service.jobs.workers import ForkingTurnWorker, TurnWorker
+from service.runtime.backup import add_commands as add_backup_commands
 from service.runtime.embedded_redis import EmbeddedRedis, die_with_parent
 from service.runtime.http_server import server_options
 from service.runtime.supervisor import RedisChild, Supervisor, WorkerChild
@@ -416,6 +417,7 @@ def parser() -> argparse.ArgumentParser:
     a.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
     a.set_defaults(func=arena)
     add_bot_commands(sub)
+    add_backup_commands(sub)
     return p
 
 

@@ -4,20 +4,24 @@ must still be played by a worker of the new one. ``service/bots.py`` keeps that 
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 import redis
 from rq import Queue
 from rq.job import Job
 from rq.serializers import JSONSerializer
 from starlette.testclient import TestClient
-from svc_helpers import FAST_OPTIONS, admin_headers
+from svc_helpers import FAST_OPTIONS, admin_headers, auth
 
+from service.api.app import create_app
 from service.base.settings import Settings
 from service.jobs import queue as bot_jobs
+from service.store.keys import game_key
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -72,3 +76,69 @@ def test_a_bot_turn_queued_under_the_old_job_path_is_played_by_a_new_worker(
     finally:
         connection.close()
     assert client.get(f"/v1/games/{gid}").json()["version"] > version
+
+
+def test_a_state_in_a_format_from_a_newer_release_is_refused_and_left_as_it_is(
+    client: TestClient, settings: Settings, tmp_path: Path, capfd: pytest.CaptureFixture[str]
+) -> None:
+    """No format changed since the previous release (``atout.match/1``, docs/operations.md "Rolling
+    upgrade"), so no reader of an older one exists. What a server meets when a newer release wrote a
+    format it does not know (an upgrade rolled out in one step instead of two): it refuses the game,
+    API and worker alike, names the format in its log, and never writes over it."""
+    body = {
+        "game": "rough",
+        "seed": 42,
+        "options": FAST_OPTIONS["rough"],
+        "seats": ["bot:random"] * 3 + ["open"],
+    }
+    gid = client.post("/v1/games", json=body, headers=admin_headers(client)).json()["game"]["id"]
+    token = client.post(f"/v1/games/{gid}/join", json={"seat": 3}).json()["token"]
+    while (game := client.get(f"/v1/games/{gid}").json())["to_act"] == 3:
+        assert (
+            client.post(
+                f"/v1/games/{gid}/actions", json={"action": {"type": "pass"}}, headers=auth(token)
+            ).status_code
+            == 200
+        )
+    store = redis.Redis.from_url(settings.redis_url or "")
+    try:
+        state = json.loads(store.hget(game_key(gid), "state") or b"{}")
+        assert state["format"] == "atout.match/1"
+        state["format"] = "atout.match/2"
+        future = json.dumps(state).encode()
+        store.hset(game_key(gid), "state", future)
+        before = store.hgetall(game_key(gid))
+        capfd.readouterr()
+
+        with TestClient(create_app(settings), raise_server_exceptions=False) as fresh:  # no cached copy
+            read = fresh.get(f"/v1/games/{gid}")
+            moved = fresh.post(
+                f"/v1/games/{gid}/actions", json={"action": {"type": "pass"}}, headers=auth(token)
+            )
+        for answer in (read, moved):
+            assert answer.status_code == 500 and answer.json()["code"] == "internal_error", answer.text
+        logged = capfd.readouterr()
+        assert (
+            "a match stored in format 'atout.match/2', which this release does not read"
+            in logged.out + logged.err
+        )
+
+        # the bot turn queued before: a worker of this release fails it (RQ's retries, then the failed
+        # registry an operator reads), with the same reason, and plays nothing
+        job = Job.fetch(bot_jobs.job_id(gid, game["version"]), connection=store, serializer=JSONSerializer)
+        env = {**os.environ, "REDIS_URL": settings.redis_url or "", "PYTHONPATH": str(ROOT)}
+        worker = subprocess.run(
+            [sys.executable, "-m", "service.runtime.cli", "worker", "--burst", "--queues", "fast"],
+            env={**env, "ATOUT_BOT_BUDGET": "0.01"},
+            cwd=tmp_path,
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+        assert worker.returncode == 0, worker.stderr[-3000:]
+        job.refresh()
+        assert job.get_status() == "failed", worker.stderr[-3000:]
+        assert "atout.match/2" in (job.latest_result().exc_string or "")  # type: ignore[union-attr]
+        assert store.hgetall(game_key(gid)) == before  # not one field written: the game waits, whole
+    finally:
+        store.close()

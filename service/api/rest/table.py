@@ -261,7 +261,8 @@ GAME_OPS: tuple[Op, ...] = (
         "whose Last-Event-ID is older than the events a match keeps (its last ATOUT_STREAM_WINDOW, "
         "1024 by default: a whole typical match), or than a finished match's stream (kept "
         "ATOUT_FINISHED_STREAM_TTL seconds, 15 minutes by default), gets `event: resync` with code "
-        "`stream_window_passed` (read the view, then follow after `last_event_id`; a finished match: "
+        "`stream_window_passed` (also for an id the stream never had: a store restored from an older "
+        "backup; read the view, then follow after `last_event_id`; a finished match: "
         "read the view and its /log) or `events_expired` (read the game and its /log). When the server "
         "stops (a deploy, SIGTERM) the "
         "stream ends with `event: server_closing` and `retry: 1000`: reconnect with your Last-Event-ID.",

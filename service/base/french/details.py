@@ -218,6 +218,18 @@ DETAILS: dict[str, str] = {
         "Les événements après {after} ne sont plus conservés (une partie en cours ne garde que ses "
         "derniers événements) : lisez GET /v1/games/{gid}/view (toute la vue de votre siège), puis suivez "
         "avec Last-Event-ID {last} en sautant les événements dont la vue a déjà la version.",
+    "Event {after} is not in game {gid}'s stream (the store was restored from a backup taken before it): "
+    "read GET /v1/games/{gid}/view for your seat's final view and GET /v1/games/{gid}/log for the whole "
+    "match (the replay log).":
+        "L'événement {after} n'est pas dans le flux de la partie {gid} (le stockage a été restauré depuis "
+        "une sauvegarde antérieure) : lisez GET /v1/games/{gid}/view pour la vue finale de votre siège et "
+        "GET /v1/games/{gid}/log pour toute la partie (le journal de la partie).",
+    "Event {after} is not in game {gid}'s stream (the store was restored from a backup taken before it, "
+    "and the moves after the backup were lost): read GET /v1/games/{gid}/view (your seat's whole view), "
+    "then follow with Last-Event-ID {last}.":
+        "L'événement {after} n'est pas dans le flux de la partie {gid} (le stockage a été restauré depuis "
+        "une sauvegarde antérieure, et les coups joués après elle sont perdus) : lisez GET "
+        "/v1/games/{gid}/view (toute la vue de votre siège), puis suivez avec Last-Event-ID {last}.",
     "Game {gid} is over and its event stream was compacted away: GET /v1/games/{gid} for its final state "
     "and GET /v1/games/{gid}/log for the whole match (the replay log).":
         "La partie {gid} est terminée et son flux d'événements a été compacté : GET /v1/games/{gid} pour "
