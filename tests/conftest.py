@@ -37,7 +37,6 @@ SERIAL = {
     "tests/service/test_upgrade_drill.py",
     "tests/cluster/test_failover.py",
     "tests/toolkit/test_runner.py",  # restarts `atout serve` mid-match, signals the runner
-    "tests/toolkit/test_client.py",  # stops and starts a redis-server
     "tests/cluster/test_reshard.py",  # its own cluster, API and workers; a master added, then removed
 }
 

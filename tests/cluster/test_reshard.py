@@ -45,7 +45,7 @@ from service.store.faults import store_fault
 from service.store.keys import events_key, game_key, log_key
 from service.store.retention import fold_log, read_log
 
-SLOW_RUNS = 3  # bench/reshard.py --runs 20 runs the same scenario 20 times
+SLOW_RUNS = 2  # bench/reshard.py --runs 20 runs the same scenario 20 times (the figure in docs/operations.md)
 
 
 @pytest.fixture(scope="module")

@@ -65,7 +65,7 @@ def logs(name: str) -> str:
     return done.stdout + done.stderr
 
 
-def wait_for(condition: Callable[[], bool], what: str, seconds: float = 60.0) -> None:
+def wait_for(condition: Callable[[], bool], what: str, seconds: float = 120.0) -> None:
     deadline = time.monotonic() + seconds
     while True:
         try:

@@ -7,6 +7,8 @@ entry in the started registry has expired with nobody to finish it. Another work
 
 from __future__ import annotations
 
+import time
+
 import redis
 from rq import Queue
 from rq.job import JobStatus
@@ -47,8 +49,14 @@ def die_holding(queue: Queue, job_id: str) -> None:
 
 
 def maintain_and_drain(queue: Queue) -> None:
+    """Another worker's maintenance finds the lost job and schedules its retry after the first of
+    ``RETRY_INTERVALS``; once that is due, a worker with its scheduler (as ``atout worker`` runs)
+    enqueues the retry and runs it."""
     StartedJobRegistry(queue=queue).cleanup()
-    TurnWorker([queue], connection=queue.connection, serializer=JSONSerializer).work(burst=True)
+    time.sleep(bot_jobs.RETRY_INTERVALS[0] + 0.1)
+    TurnWorker([queue], connection=queue.connection, serializer=JSONSerializer).work(
+        burst=True, with_scheduler=True
+    )
 
 
 def test_a_job_lost_before_its_move_is_retried_and_the_move_is_made_once(
