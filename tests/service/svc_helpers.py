@@ -19,6 +19,12 @@ FAST_OPTIONS: dict[str, dict[str, Any]] = {
     "euchre5": {"target_score": 5},
 }
 PLAYERS = {"five_hundred": 4, "rough": 4, "euchre5": 5}
+UNLIMITED_RATES = {
+    f"ATOUT_RATE_{category}{scope}".upper(): "100000/minute"
+    for category in ("create_game", "join", "act", "register_bot", "create_player", "open_stream")
+    for scope in ("", "_per_address")
+}
+"""The environment of a service a test drives at full speed from one address: every rate limit lifted."""
 
 
 def auth(token: str) -> dict[str, str]:

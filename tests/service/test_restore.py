@@ -25,7 +25,7 @@ from rq import Queue, Retry
 from rq.job import Job
 from rq.registry import StartedJobRegistry
 from rq.serializers import JSONSerializer
-from svc_helpers import FAST_OPTIONS, Table, auth, fill
+from svc_helpers import FAST_OPTIONS, UNLIMITED_RATES, Table, auth, fill
 
 from service.base.settings import get_settings
 from service.runtime.cli import main
@@ -33,11 +33,6 @@ from service.runtime.embedded_redis import EmbeddedRedis, free_port
 
 ROOT = Path(__file__).resolve().parents[2]
 ADMIN = "admin-secret-for-the-restore-drill"
-RATES = {
-    f"ATOUT_RATE_{category}{scope}".upper(): "100000/minute"
-    for category in ("create_game", "join", "act", "register_bot", "create_player", "open_stream")
-    for scope in ("", "_per_address")
-}
 # seat 0 a person (REST token), seat 1 a built-in bot, seat 2 the bot account, the rest built-in bots
 SEATS = {
     "rough": ["open", "bot:random", "open", "bot:heuristic"],
@@ -69,7 +64,7 @@ class Served:
     def __init__(self, data: Path, log: Path) -> None:
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
-        env = {**base_env(), **RATES, "ATOUT_DATA_DIR": str(data), "ATOUT_ADMIN_TOKEN": ADMIN}
+        env = {**base_env(), **UNLIMITED_RATES, "ATOUT_DATA_DIR": str(data), "ATOUT_ADMIN_TOKEN": ADMIN}
         self.output = open(log, "ab")  # noqa: SIM115  # closed in stop()
         self.proc = subprocess.Popen(
             [sys.executable, "-m", "service.runtime.cli", "serve", "--port", str(self.port)],

@@ -30,7 +30,7 @@ from rq import Queue, Worker
 from rq.job import Job, JobStatus
 from rq.registry import FailedJobRegistry
 from rq.serializers import JSONSerializer
-from svc_helpers import FAST_OPTIONS, auth, fill
+from svc_helpers import FAST_OPTIONS, UNLIMITED_RATES, auth, fill
 
 import engine
 from service.runtime.embedded_redis import free_port
@@ -40,11 +40,6 @@ PREVIOUS = "5c5cea1"
 """The previous release: no tags exist here; the last commit landed before the operations drills."""
 
 ADMIN = "admin-secret-for-the-upgrade-drill"
-RATES = {
-    f"ATOUT_RATE_{category}{scope}".upper(): "100000/minute"
-    for category in ("create_game", "join", "act", "register_bot", "create_player", "open_stream")
-    for scope in ("", "_per_address")
-}
 SEATS = {
     "rough": ["open", "bot:random", "open", "bot:heuristic"],
     "five_hundred": ["open", "bot:heuristic", "open", "bot:random"],
@@ -97,7 +92,7 @@ class Fleet:
     def start(self, name: str, tree: Path, *args: str) -> Process:
         env = {k: v for k, v in os.environ.items() if k != "PROMETHEUS_MULTIPROC_DIR"}
         env.update(
-            RATES,
+            UNLIMITED_RATES,
             REDIS_URL=self.redis_url,
             PYTHONPATH=str(tree),
             ATOUT_ADMIN_TOKEN=ADMIN,

@@ -21,17 +21,12 @@ from typing import Any
 import httpx
 import pytest
 import redis
+from svc_helpers import UNLIMITED_RATES
 
 from service.runtime.embedded_redis import EmbeddedRedis, free_port
 
 ROOT = Path(__file__).resolve().parents[2]
 ADMIN_TOKEN = "admin-for-toolkit-tests"
-HIGH_RATE = "100000/minute"
-RATES = {
-    f"ATOUT_RATE_{category}{scope}": HIGH_RATE
-    for category in ("CREATE_GAME", "JOIN", "ACT", "REGISTER_BOT", "CREATE_PLAYER", "OPEN_STREAM")
-    for scope in ("", "_PER_ADDRESS")
-}
 # Guests per address: low, so that test_client.py meets a real 429 with its Retry-After.
 GUESTS_PER_ADDRESS = "2/second"
 
@@ -46,7 +41,7 @@ def env_of(redis_url: str, **extra: str) -> dict[str, str]:
         ATOUT_LOG_LEVEL="warning",
         ATOUT_SSE_BLOCK_MS="500",
     )
-    env.update(RATES)
+    env.update(UNLIMITED_RATES)
     env.update(ATOUT_RATE_CREATE_PLAYER_PER_ADDRESS=GUESTS_PER_ADDRESS, **extra)
     return env
 
