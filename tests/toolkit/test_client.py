@@ -14,8 +14,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import Serve
 from cutting_proxy import CuttingProxy
+from toolkit_live import Serve
 
 from atout.client import NO_RETRY, ApiError, AsyncClient, Client, ConnectionLost, RetryPolicy
 from examples.bot_class import HighCard

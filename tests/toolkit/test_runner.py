@@ -16,8 +16,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import BotRun, Serve, stop, wait_for
 from cutting_proxy import CuttingProxy
+from toolkit_live import BotRun, Serve, stop, wait_for
 
 from atout.client import Client, RetryPolicy
 from service.runtime.cli import main

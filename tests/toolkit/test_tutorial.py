@@ -25,7 +25,7 @@ from contextlib import suppress
 from pathlib import Path
 
 import pytest
-from conftest import Serve
+from toolkit_live import Serve
 
 ROOT = Path(__file__).resolve().parents[2]
 PAGE = ROOT / "docs" / "bots.md"
