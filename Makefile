@@ -138,7 +138,7 @@ test:
 	$(MAKE) lint typecheck unit
 
 bench-deps: $(ENGINE)
-	$(PY) -m pip install -q -e '.[bench]'
+	$(PY) -m pip install -q -e '.[bench,learn,openspiel]'
 
 # Each benchmark ends with one line "bench NAME: key=value ..." holding all its figures.
 bench: bench-deps
@@ -154,6 +154,9 @@ bench: bench-deps
 	$(PY) bench/players.py
 	$(PY) bench/ladder.py
 	$(PY) bench/tournament.py
+	$(PY) bench/reshard.py --runs 20
+	$(PY) bench/train.py
+	$(PY) bench/ismcts.py
 
 bench-quick: bench-deps
 	$(PY) bench/engine.py --quick
@@ -168,6 +171,9 @@ bench-quick: bench-deps
 	$(PY) bench/players.py --quick
 	$(PY) bench/ladder.py --quick
 	$(PY) bench/tournament.py --quick
+	$(PY) bench/reshard.py --quick
+	$(PY) bench/train.py --quick
+	$(PY) bench/ismcts.py --quick
 
 # Regenerate the committed API contracts, the example clients' TypeScript types (REST: openapi-typescript;
 # GraphQL: GraphQL Code Generator, codegen.yml) and the README's
