@@ -39,6 +39,7 @@ COPY engine engine
 COPY schema schema
 COPY service service
 COPY workers workers
+COPY atout atout
 # Offline: the build requirements are in the venv already. gcc compiles the engine with mypyc here
 # (setup.py); the final stage gets the compiled wheel and no compiler. setup.py keeps what gcc made in
 # a cache keyed by the C sources' content (a cache mount: the build host's, in no layer), so a second
