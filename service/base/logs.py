@@ -11,6 +11,7 @@ from __future__ import annotations
 import logging
 import os
 import re
+import sys
 from collections.abc import MutableMapping
 from contextvars import ContextVar
 from typing import Any
@@ -47,6 +48,18 @@ def add_request_id(
     return event_dict
 
 
+class CurrentStdout:
+    """Standard output as it is when a line is written, not as it was when a logger was first used:
+    loggers are cached on first use, and a stream replaced since (a test's captured output, closed
+    when that test ends; a supervisor's redirection) must not keep receiving, or failing, their lines."""
+
+    def write(self, text: str) -> int:
+        return sys.stdout.write(text)
+
+    def flush(self) -> None:
+        sys.stdout.flush()
+
+
 def configure(json_logs: bool = True, level: str = "info") -> None:
     numeric = logging.getLevelNamesMapping().get(level.upper(), logging.INFO)
     renderer: structlog.types.Processor = (
@@ -62,6 +75,7 @@ def configure(json_logs: bool = True, level: str = "info") -> None:
             renderer,
         ],
         wrapper_class=structlog.make_filtering_bound_logger(numeric),
+        logger_factory=structlog.PrintLoggerFactory(CurrentStdout()),  # type: ignore[arg-type]
         cache_logger_on_first_use=True,
     )
 
