@@ -35,10 +35,13 @@ SERIAL = {
     "tests/service/test_cli.py",
     "tests/cluster/test_failover.py",
     "tests/cluster/test_reshard.py",  # its own cluster, API and workers; a master added, then removed
+    # The drills below stop and start processes of their own only, but beside the parallel pass a test
+    # after them on the same xdist worker met "I/O operation on closed file" in its captured output (not
+    # reproduced in one process): they stay here until that is understood.
+    "tests/service/test_restore.py",
+    "tests/service/test_upgrade_drill.py",
+    "tests/toolkit/test_runner.py",  # restarts `atout serve` mid-match, signals the runner
 }
-# The drills that stop and start only processes of their own (test_restore, test_upgrade_drill, the
-# toolkit's test_runner) run in the parallel pass: their waits are bounded for a loaded machine, and
-# the serial pass is what the CI waits on.
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
