@@ -98,8 +98,13 @@ def test_a_worker_killed_mid_turn_loses_no_move_and_doubles_none(
     assert client.get(f"/v1/games/{gid}").json()["version"] == 0, "no move was made"
     assert job_id in registry.get_job_ids(), "RQ still believes the job runs"
 
-    # 3. Time passes: the dead worker's heartbeat expires (the one thing not waited for).
+    # 3. Time passes: the dead worker's heartbeat expires, and so does the lock of the scheduler it ran
+    # (the two things not waited for: a minute each). RQ's cleanup schedules the lost job's retry
+    # (queue.RETRY_INTERVALS), which only a worker holding that lock enqueues.
     connection.zadd(registry.key, {member: 1 for member in connection.zrange(registry.key, 0, -1)})
+    locks = connection.keys("rq:scheduler-lock:*")
+    if locks:
+        connection.delete(*locks)
 
     # 4. Another real worker's maintenance retries the turn; the move lands exactly once.
     processes.append(start_worker(settings.redis_url, budget="0.05", log=tmp_path / "second.log"))
