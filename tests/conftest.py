@@ -73,7 +73,9 @@ def redis_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[EmbeddedR
 
 @pytest.fixture
 def redis_url(redis_server: EmbeddedRedis) -> str:
-    client = redis.Redis.from_url(redis_server.url)
+    # A deadline: a session Redis that stopped answering fails this test's setup with a RedisError
+    # rather than hanging it until pytest-timeout ends the whole xdist worker.
+    client = redis.Redis.from_url(redis_server.url, socket_timeout=30, socket_connect_timeout=10)
     try:
         client.flushall()
     finally:
@@ -83,7 +85,9 @@ def redis_url(redis_server: EmbeddedRedis) -> str:
 
 @pytest.fixture
 def redis_client(redis_url: str) -> Iterator[redis.Redis]:
-    client = redis.Redis.from_url(redis_url, decode_responses=True)
+    client = redis.Redis.from_url(
+        redis_url, decode_responses=True, socket_timeout=30, socket_connect_timeout=10
+    )
     try:
         yield client
     finally:
