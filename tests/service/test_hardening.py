@@ -108,7 +108,7 @@ def test_a_forwarded_for_header_is_not_believed_by_default(settings: Settings) -
     """From loopback with a new spoofed address a request, the creations still all count for the one
     real peer: the fourth is refused (before: 400 spoofed creations in 0.9 s, cap 100)."""
     with (
-        server(settings, rate_create_game_per_address="3/minute") as base,
+        server(settings, rate_create_game_per_address="3/hour") as base,
         httpx.Client(base_url=base) as http,
     ):
         statuses = [create(http, f"198.51.100.{n}") for n in range(1, 6)]
@@ -119,7 +119,7 @@ def test_a_trusted_proxy_forwards_the_client_address_and_ipv6_counts_per_64(sett
     """Behind a proxy named in ATOUT_TRUSTED_PROXIES each forwarded client has its own count; an IPv6
     client's addresses in one /64 share one."""
     with (
-        server(settings, rate_create_game_per_address="3/minute", trusted_proxies="127.0.0.1") as base,
+        server(settings, rate_create_game_per_address="3/hour", trusted_proxies="127.0.0.1") as base,
         httpx.Client(base_url=base) as http,
     ):
         assert [create(http, f"198.51.100.{n}") for n in range(1, 6)] == [201] * 5
