@@ -86,6 +86,10 @@ class Tournament:
     games: list[TournamentGame]
     standings: list[TournamentStanding]
     head_to_head: list[HeadToHeadRecord]
+    waiting: str | None = strawberry.field(
+        description="Why the next round waits although the last is over: the code of the cap on open "
+        "games it waits for (`too_many_games`, `server_full`, `tournaments_full`); retried until it fits."
+    )
     created_at: float
     finished_at: float | None
 
@@ -112,6 +116,7 @@ class Tournament:
             ],
             standings=[TournamentStanding(**s.model_dump()) for s in x.standings],
             head_to_head=[HeadToHeadRecord(**h.model_dump()) for h in x.head_to_head],
+            waiting=x.waiting,
             created_at=x.created_at,
             finished_at=x.finished_at,
         )

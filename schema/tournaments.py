@@ -2,18 +2,64 @@
 with their replay links, standings with intervals, head-to-head), both APIs' contract.
 
 Entrants are named by kind: ``bot:<level>`` a built-in bot (no account), ``account:<bot_id>`` a bot
-account, which plays through its stream (``tournament_game`` then ``your_turn`` notices)."""
+account, which plays through its stream (``tournament_game`` then ``your_turn`` notices). An entrant is
+typed, not free text: the pattern :data:`ENTRANT` (the JSON Schema ``pattern`` of each item, and the
+check, with a message saying what is allowed), because an entrant's kind becomes the seat's kind and
+name of every game it plays: an unknown level would be a seat nobody plays, and free text a seat name
+past the display rule (schema/display.py). Which accounts may be entered is the service's check
+(service/games/tournaments.py: the administrator enters any, a bot account itself only)."""
 
 from __future__ import annotations
 
+import re
 from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, RootModel
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, RootModel
+from pydantic_core import PydanticCustomError
 
+import engine
 from schema.actions import Model
+from schema.display import DisplayText
 from schema.views import StreamEnd
 
-ENTRANT = r"^(bot:(random|heuristic|expert)|account:[A-Za-z0-9_-]{1,64})$"
+LEVELS = ("random", "heuristic", "expert")
+"""The built-in bots' levels (workers.bots.LEVELS, which the schema does not import: it runs them)."""
+ENTRANT = rf"^(bot:({'|'.join(LEVELS)})|account:[A-Za-z0-9_-]{{1,64}})$"
+_ENTRANT = re.compile(ENTRANT)
+
+
+def _entrant(value: str) -> str:
+    """An entrant of the form :data:`ENTRANT`; the refusal says what is allowed, never echoes the value
+    (it may be long, or hold characters no log should show)."""
+    if not _ENTRANT.fullmatch(value):  # not match: Python's `$` also matches before a final newline
+        raise PydanticCustomError(
+            "invalid_entrant",
+            "must be `bot:random`, `bot:heuristic`, `bot:expert` or `account:<bot_id>` (a bot account's id)",
+        )
+    return value
+
+
+Entrant = Annotated[
+    str,
+    AfterValidator(_entrant),
+    Field(
+        description="`bot:<level>` (a built-in bot: `random`, `heuristic` or `expert`) or "
+        "`account:<bot_id>`.",
+        json_schema_extra={"pattern": ENTRANT, "maxLength": 72},
+    ),
+]
+
+
+def _target_scores() -> str:
+    """The target scores each partnership game takes, from the engine's own option (one truth)."""
+    said = []
+    for game, title in (("five_hundred", "Le 500"), ("rough", "Le Rough")):
+        allowed = engine.game(game).option_specs["target_score"].allowed
+        said.append(f"{title} ({game}): {', '.join(str(v) for v in allowed)}")
+    return "; ".join(said)
+
+
+TARGET_SCORES = _target_scores()
 
 
 class CreateTournamentRequest(Model):
@@ -35,11 +81,14 @@ class CreateTournamentRequest(Model):
         "(built-in bots, your own bots) should play it. False: each game its own cards, no entrant sees a "
         "deal twice (strangers' bots), the luck left to the intervals.",
     )
-    entrants: list[str] = Field(
+    entrants: list[Entrant] = Field(
         min_length=2,
         max_length=64,
         description="`bot:random`, `bot:heuristic`, `bot:expert` (a built-in bot; enter one several times "
-        "to have several) or `account:<bot_id>` (a bot account, once at most).",
+        "to have several) or `account:<bot_id>` (a bot account, once at most; its name, under the display "
+        "rule, is the seats' name). The administrator may enter any bot account; a bot account may "
+        "enter itself and built-in bots only (403 entrant_not_allowed): another account's consent is "
+        "the administrator's to arrange. Anything else: 422 invalid_request (type `invalid_entrant`).",
         examples=[["bot:random", "bot:heuristic", "account:abc123"]],
     )
     move_seconds: int = Field(
@@ -51,11 +100,12 @@ class CreateTournamentRequest(Model):
     )
     target_score: int | None = Field(
         default=None,
-        ge=1,
-        le=10_000,
-        description="The games' target score (shorter tournaments); default the game's.",
+        ge=200,
+        le=2000,
+        description="The games' target score (shorter tournaments); default the game's. One the game "
+        f"takes: {TARGET_SCORES} (another: 422 invalid_options).",
     )
-    name: str = Field(default="", max_length=100, pattern=r"^[^\x00-\x1f\x7f]*$")
+    name: DisplayText = Field(default="", max_length=100)
 
 
 class TournamentEntrant(BaseModel):
@@ -144,6 +194,13 @@ class Tournament(BaseModel):
     games: list[TournamentGame]
     standings: list[TournamentStanding]
     head_to_head: list[HeadToHeadRecord]
+    waiting: str | None = Field(
+        default=None,
+        description="Why the next round has not started although the last one is over: the code of the "
+        "cap on open games it waits for (`too_many_games`, the creator's; `server_full`; "
+        "`tournaments_full`). It is retried every `ATOUT_TOURNAMENT_POLL_SECONDS` until it fits, or "
+        "the tournament runs out of time (`stopped`). Null otherwise.",
+    )
     created_at: float
     finished_at: float | None = None
 

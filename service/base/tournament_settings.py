@@ -47,6 +47,16 @@ class TournamentSettings(BaseSettings):
         description="Games a tournament a bot account creates may play in all (the administrator's: "
         "`tournament_max_games`); a larger one is refused (422 invalid_tournament).",
     )
+    tournament_max_running_games: int = Field(
+        default=2000,
+        ge=1,
+        le=1_000_000,
+        description="Tournament games the whole server runs at once (every tournament's, the "
+        "administrator's too), besides the caps on unfinished games every game counts against "
+        "(`ATOUT_MAX_OPEN_GAMES_PER_CREATOR` for a bot account's tournaments, `ATOUT_MAX_OPEN_GAMES`). "
+        "A round is admitted whole: one larger than this is refused at creation (422 invalid_tournament); "
+        "a first round that does not fit yet gets 503 tournaments_full, a later one waits until it fits.",
+    )
     tournament_account_running: int = Field(
         default=2,
         ge=1,

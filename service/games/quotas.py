@@ -19,6 +19,11 @@ Bookkeeping, Cluster-friendly (each script touches one key; no key grows without
   (:meth:`GameStore.commit`). The total is the sum of the shards' sizes, recounted when the last count
   is over a second old or near the cap, so far from the cap admission costs one write.
 
+Batches: a tournament starts a round's games at once (service/games/tournaments.py), so
+:func:`admit_games` admits several games all or none, against the same three bounds, plus, for
+tournament games, ``atout:creator:{tournament-games}``: the server's running tournament games, capped by
+``tournament_max_running_games`` and kept as a creator's set is (the name is no creator's digest).
+
 Approximations, on purpose: a game still running past ``abandoned_ttl`` after it was created (its
 TTL is refreshed every 16 moves) leaves the total early; with several API replicas, each may admit
 a few games past the total cap between two recounts. The per-creator cap is exact.
@@ -53,24 +58,28 @@ RECOUNT_SECONDS = 1.0
 
 client_address: ContextVar[str] = ContextVar("atout_client_address", default="")
 
-# KEYS: creator set;  ARGV: now, expiry of the new game, cap, game id, key ttl
-# Returns -1 when admitted, else the number of unfinished games the creator has.
+# KEYS: creator set;  ARGV: now, expiry of the new games, cap, key ttl, game id, game id…
+# Returns -1 when all the games were admitted, else (none was) the number of unfinished games the
+# creator has: all or none, so a tournament's round never starts half.
 ADMIT_LUA = """
 redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', ARGV[1])
 local n = redis.call('ZCARD', KEYS[1])
-if n >= tonumber(ARGV[3]) then return n end
-redis.call('ZADD', KEYS[1], ARGV[2], ARGV[4])
-redis.call('EXPIRE', KEYS[1], tonumber(ARGV[5]))
+if n + #ARGV - 4 > tonumber(ARGV[3]) then return n end
+for i = 5, #ARGV do redis.call('ZADD', KEYS[1], ARGV[2], ARGV[i]) end
+redis.call('EXPIRE', KEYS[1], tonumber(ARGV[4]))
 return -1
 """
 
-# KEYS: a shard of the total;  ARGV: now, expiry, game id, key ttl
+# KEYS: a shard of the total;  ARGV: now, expiry, key ttl, game id, game id…
 COUNT_LUA = """
 redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', ARGV[1])
-redis.call('ZADD', KEYS[1], ARGV[2], ARGV[3])
-redis.call('EXPIRE', KEYS[1], tonumber(ARGV[4]))
+for i = 4, #ARGV do redis.call('ZADD', KEYS[1], ARGV[2], ARGV[i]) end
+redis.call('EXPIRE', KEYS[1], tonumber(ARGV[3]))
 return 1
 """
+
+TOURNAMENT_GAMES = creator_key("tournament-games")
+"""The server's running tournament games: a creator's set in form (no creator's digest has a dash)."""
 
 
 @dataclass
@@ -91,8 +100,13 @@ def _scripts_of(store: GameStore) -> tuple[Any, Any]:
     return scripts
 
 
+def quota_id(who: str) -> str:
+    """The quota id of ``who`` (``bot:<id>`` or ``addr:<address>``): a digest, no address or key in Redis."""
+    return hashlib.sha256(f"atout-creator\0{who}".encode()).hexdigest()[:32]
+
+
 async def creator_of(core: GameCore, token: str | None, owner: str = "") -> str | None:
-    """The creator's quota id (a digest: no address or key in Redis), or None for the administrator."""
+    """The creator's quota id, or None for the administrator."""
     if core.is_admin(token):
         return None
     if owner:
@@ -104,55 +118,120 @@ async def creator_of(core: GameCore, token: str | None, owner: str = "") -> str 
             who = f"addr:{client_address.get()}"
     else:
         who = f"addr:{client_address.get()}"
-    return hashlib.sha256(f"atout-creator\0{who}".encode()).hexdigest()[:32]
+    return quota_id(who)
 
 
 async def admit(core: GameCore, record: GameRecord, token: str | None, owner: str = "") -> None:
     """Count ``record`` (about to be written) against its creator's cap and the server's, or refuse:
     429 ``too_many_games`` for the creator, 503 ``server_full`` for the server."""
+    await admit_games(core, [record.id], await creator_of(core, token, owner))
+
+
+async def admit_games(
+    core: GameCore, gids: list[str], creator: str | None, tournament_cap: int | None = None
+) -> None:
+    """Count the games ``gids`` (about to be written) against the caps, all of them or none: the
+    server's total (503 ``server_full``), the creator's (``creator``, a :func:`quota_id`; None, the
+    administrator, is exempt: 429 ``too_many_games``) and, with ``tournament_cap``, the server's
+    running tournament games (503 ``tournaments_full``). Nothing stays counted after a refusal."""
+    if not gids:
+        return
     store, settings = core.store, core.settings
-    await _check_total(store, settings.max_open_games)
+    await _check_total(store, settings.max_open_games, len(gids))
     now = time.time()
     expiry = now + store.abandoned_ttl
-    creator = await creator_of(core, token, owner)
     admit_script, count_script = _scripts_of(store)
     cap = settings.max_open_games_per_creator
-    args = [repr(now), repr(expiry), str(cap), record.id, str(store.abandoned_ttl)]
-    shard = open_games_key(record.id)
-    # One round trip in the common case: the creator's script and the count's (two slots, so two
+    args = [repr(now), repr(expiry), str(cap), str(store.abandoned_ttl), *gids]
+    shards: dict[str, list[str]] = {}
+    for gid in gids:
+        shards.setdefault(open_games_key(gid), []).append(gid)
+    # One round trip in the common case: the creator's script and the count's (other slots, so other
     # scripts, pipelined); a refused game is taken off the count again.
     calls: list[tuple[Any, list[str], list[Any]]] = []
     if creator is not None:
         calls.append((admit_script, [creator_key(creator)], args))
-    calls.append((count_script, [shard], [repr(now), repr(expiry), record.id, str(store.game_lifetime)]))
+    for shard, held in shards.items():
+        calls.append((count_script, [shard], [repr(now), repr(expiry), str(store.game_lifetime), *held]))
     replies = await run_scripts(store.r, calls)
     count = int(replies[0]) if creator is not None else -1
     if count >= 0 and creator is not None:
         await _recheck(store, creator_key(creator), now)
         count = int(await admit_script(keys=[creator_key(creator)], args=args))
     if count >= 0:
-        await store.r.zrem(shard, record.id)
-        raise ProblemError(
-            "too_many_games",
-            Text(
-                "You already have {count} unfinished games, the most one creator may have; finish one "
-                "(an abandoned game expires on its own) before creating another.",
-                count=count,
-            ),
-            headers={"Retry-After": RETRY_AFTER},
-            limit=cap,
+        await _uncount(store, shards)
+        raise _too_many(count, cap, len(gids))
+    if tournament_cap is not None:
+        pool = [repr(now), repr(expiry), str(tournament_cap), str(store.abandoned_ttl), *gids]
+        running = int(await admit_script(keys=[TOURNAMENT_GAMES], args=pool))
+        if running >= 0:
+            await _recheck(store, TOURNAMENT_GAMES, now)
+            running = int(await admit_script(keys=[TOURNAMENT_GAMES], args=pool))
+        if running >= 0:
+            if creator is not None:
+                await store.r.zrem(creator_key(creator), *gids)
+            await _uncount(store, shards)
+            raise ProblemError(
+                "tournaments_full",
+                Text(
+                    "The server runs its most tournament games at once ({cap}); {wanted} more must wait "
+                    "until some have finished.",
+                    cap=tournament_cap,
+                    wanted=len(gids),
+                ),
+                headers={"Retry-After": RETRY_AFTER},
+                limit=tournament_cap,
+            )
+    _totals.setdefault(store, _Total()).admitted_since += len(gids)
+
+
+async def forget_games(core: GameCore, gids: list[str], creator: str | None) -> None:
+    """Games known to be over leave their creator's set and the running tournament games at once
+    (the tournament's check scores them), rather than at the next recheck (:func:`_recheck`)."""
+    if not gids:
+        return
+    async with core.store.r.pipeline(transaction=False) as pipe:
+        if creator is not None:
+            pipe.zrem(creator_key(creator), *gids)
+        pipe.zrem(TOURNAMENT_GAMES, *gids)
+        await pipe.execute()
+
+
+def _too_many(count: int, cap: int, wanted: int) -> ProblemError:
+    if wanted == 1:
+        text = Text(
+            "You already have {count} unfinished games, the most one creator may have; finish one "
+            "(an abandoned game expires on its own) before creating another.",
+            count=count,
         )
-    _totals.setdefault(store, _Total()).admitted_since += 1
+    else:
+        text = Text(
+            "These {wanted} games do not fit: you have {count} unfinished games and one creator may have "
+            "{cap}; retry once enough of them have finished.",
+            wanted=wanted,
+            count=count,
+            cap=cap,
+        )
+    return ProblemError("too_many_games", text, headers={"Retry-After": RETRY_AFTER}, limit=cap)
 
 
-async def _check_total(store: GameStore, cap: int) -> None:
+async def _uncount(store: GameStore, shards: dict[str, list[str]]) -> None:
+    """Take refused games off the server's count again."""
+    async with store.r.pipeline(transaction=False) as pipe:
+        for shard, held in shards.items():
+            pipe.zrem(shard, *held)
+        await pipe.execute()
+
+
+async def _check_total(store: GameStore, cap: int, wanted: int = 1) -> None:
+    """Refuse (503) when ``wanted`` more games would take the server past ``cap``."""
     total = _totals.setdefault(store, _Total())
     now = time.monotonic()
     estimate = total.value + total.admitted_since
-    if now - total.counted_at > RECOUNT_SECONDS or estimate >= cap * 0.9:
+    if now - total.counted_at > RECOUNT_SECONDS or estimate + wanted - 1 >= cap * 0.9:
         total.value, total.counted_at, total.admitted_since = await count_unfinished(store), now, 0
         estimate = total.value
-    if estimate >= cap:
+    if estimate + wanted > cap:
         raise ProblemError(
             "server_full",
             Text(

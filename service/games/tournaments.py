@@ -13,6 +13,22 @@ seat it, and gets its two seat tokens in a ``tournament_game`` notice on its str
 have a turn clock of ``move_seconds``: a move not made in time is played by a heuristic bot (after
 three in a row, for the rest of the game), and the game is flagged for that entrant.
 
+Who may be entered. Entrants are typed (schema/tournaments.py): a built-in level of the known list, or
+an existing bot account. The administrator may enter any bot account; a bot account may enter built-in
+bots and itself, never another account: playing in someone's tournament costs an account its stream
+and its moves' deadlines, so it is entered only with its consent, which the administrator arranges
+(403 ``entrant_not_allowed``). A bot account's seats are named by its name under the display rule
+(schema/display.py; an older name that breaks it gives way to the account's id).
+
+Caps. A tournament's games are games like any: each round is admitted all at once by the quotas of
+``POST /v1/games`` (service/games/quotas.py): its creator's cap on unfinished games (the
+administrator is exempt), the server's total, and the server's cap on running tournament games
+(``tournament_max_running_games``). A round that could never fit is refused at creation (422
+``invalid_tournament``); the first round that does not fit now is refused at creation with the cap's
+code and ``Retry-After``, before anything is written; a later round that does not fit now waits (the
+tournament's ``waiting`` names the cap) and is tried again at each check, until it fits or the
+tournament runs out of time.
+
 Rounds. A job (service/jobs/tournaments.py) checks the round every ``tournament_poll_seconds``:
 once all its games are over it scores them and starts the next round, or ends the tournament. The
 check holds the tournament's lock, and a round is started by writing its games to the record, so a
@@ -26,22 +42,32 @@ import json
 import secrets
 import time
 from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
 from typing import Any
 
 import engine
-from schema.tournaments import (
-    CreateTournamentRequest,
-    HeadToHeadRecord,
-    Tournament,
-    TournamentEntrant,
-    TournamentGame,
-    TournamentStanding,
-)
+from schema.tournaments import CreateTournamentRequest, Tournament
 from service.base.problems import ProblemError
 from service.base.texts import Text
+from service.games import quotas
 from service.games.core import GameCore, engine_problem, new_game_id, your_turn
 from service.games.events import stream_cursor
-from service.store.keys import STATUS_ACTIVE, STATUS_FINISHED, hash_token, tournament_owner
+from service.games.tournament_entry import bot_or_forbidden, checked_entrants, checked_rounds, seat_name
+from service.games.tournament_views import (
+    FINISHED,
+    RUNNING,
+    STOPPED,
+    finished_outcomes,
+    game_of,
+    tournament_view,
+)
+from service.store.keys import (
+    STATUS_ACTIVE,
+    STATUS_FINISHED,
+    hash_token,
+    player_owner,
+    tournament_owner,
+)
 from service.store.records import GameRecord, Seat
 from workers import tournament as t
 
@@ -51,7 +77,23 @@ EnqueueTournament = Callable[[str], Awaitable[None]]
 LOCK_SECONDS = 60
 EVENT_PAGES = 20
 """Pages of 1000 events read to find a game's timed-out turns (bounded; a game has a few hundred)."""
-RUNNING, FINISHED, STOPPED = "running", "finished", "stopped"
+ROUND_WAITS = frozenset({"too_many_games", "server_full", "tournaments_full"})
+"""The refusals a later round waits out (a cap on open games: some finish, places free up)."""
+
+
+@dataclass
+class RoundPlan:
+    """A round paired, its games' ids and keys chosen, nothing built or written yet: it is admitted by
+    the caps first, so a round that must wait costs no engine work and leaves no trace."""
+
+    number: int
+    bye: int | None
+    entries: list[dict[str, Any]] = field(default_factory=list)
+    specs: list[t.GameSpec] = field(default_factory=list)
+
+    @property
+    def game_ids(self) -> list[str]:
+        return [str(e["game_id"]) for e in self.entries]
 
 
 class Tournaments(GameCore):
@@ -68,66 +110,17 @@ class Tournaments(GameCore):
             raise ProblemError(
                 "missing_token", "Send the administrator token or a bot's API key as `Authorization: Bearer`."
             )
-        creator = "admin" if self.is_admin(token) else await self._bot_or_forbidden(token)
-        try:
-            rounds = t.check(
-                request.game, request.format, len(request.entrants), request.rounds, request.deals
-            )
-        except t.TournamentError as error:
-            raise ProblemError(
-                "invalid_tournament", Text("This tournament cannot be played: {reason}.", reason=str(error))
-            ) from None
-        total = rounds * (len(request.entrants) // 2) * request.deals * 2
-        most = self.settings.tournament_max_games
-        if creator != "admin":
-            most = min(most, self.settings.tournament_account_max_games)
-        if total > most:
-            raise ProblemError(
-                "invalid_tournament",
-                Text(
-                    "This tournament would play {total} games; this server plays at most {most}.",
-                    total=total,
-                    most=most,
-                ),
-            )
+        creator = "admin" if self.is_admin(token) else await bot_or_forbidden(self, token)
+        rounds = checked_rounds(request, creator, self.settings)
         options = {"target_score": request.target_score} if request.target_score else {}
         try:
             engine.new_match(request.game, seed=0, options=options or None)  # 422 invalid_options
         except engine.IllegalAction as error:
             raise engine_problem(error) from None
-        entrants: list[dict[str, str]] = []
-        for kind in request.entrants:
-            if kind.startswith("account:"):
-                bid = kind.partition(":")[2]
-                if any(e["kind"] == kind for e in entrants):
-                    raise ProblemError(
-                        "invalid_tournament", Text("The bot account {bid} is entered twice.", bid=bid)
-                    )
-                bot = await self.store.load_bot(bid)
-                if bot is None:
-                    raise ProblemError(
-                        "bot_not_found",
-                        Text("There is no bot account {bid!r} (it may have expired).", bid=bid),
-                    )
-                entrants.append({"kind": kind, "name": bot.get("name", "") or bid})
-            else:
-                entrants.append({"kind": kind, "name": kind})
+        entrants = await checked_entrants(self, request.entrants, creator)
         key = t.new_key()
         now = time.time()
         tid = new_game_id()
-        if creator != "admin":
-            until = now + self.settings.tournament_max_seconds
-            cap = self.settings.tournament_account_running
-            if not await self.store.admit_tournament(creator.partition(":")[2], tid, cap, until):
-                raise ProblemError(
-                    "too_many_tournaments",
-                    Text(
-                        "This bot account already has {cap} tournaments running; wait for one to end.",
-                        cap=cap,
-                    ),
-                    headers={"Retry-After": "60"},
-                    limit=cap,
-                )
         record: dict[str, Any] = {
             "id": tid,
             "name": request.name,
@@ -149,24 +142,63 @@ class Tournaments(GameCore):
             "created_at": now,
             "finished_at": None,
         }
-        await self._start_round(record)
-        return self.tournament_view(record)
-
-    async def _bot_or_forbidden(self, token: str) -> str:
+        plan = self._plan_round(record)
+        if creator != "admin":
+            until = now + self.settings.tournament_max_seconds
+            cap = self.settings.tournament_account_running
+            if not await self.store.admit_tournament(creator.partition(":")[2], tid, cap, until):
+                raise ProblemError(
+                    "too_many_tournaments",
+                    Text(
+                        "This bot account already has {cap} tournaments running; wait for one to end.",
+                        cap=cap,
+                    ),
+                    headers={"Retry-After": "60"},
+                    limit=cap,
+                )
         try:
-            return f"account:{await self.bot_of(token)}"
+            await self._admit_round(record, plan)  # 429/503 with Retry-After: nothing is written
         except ProblemError:
-            raise ProblemError(
-                "tournament_forbidden", "Only the administrator or a bot account creates a tournament."
-            ) from None
+            if creator != "admin":
+                await self.store.end_tournament(creator.partition(":")[2], tid)
+            raise
+        await self._start_round(record, plan)
+        return tournament_view(record)
 
     async def tournament(self, tid: str) -> Tournament:
-        return self.tournament_view(await self._load(tid))
+        return tournament_view(await self._load(tid))
 
     async def open_tournament_stream(self, tid: str, after: str | None, name: str) -> tuple[str, str]:
         """The first steps of following a tournament's events: its stream's owner and where it resumes."""
         await self._load(tid)
         return tournament_owner(tid), stream_cursor(after, name)
+
+    async def stream_counted_as(self, owner: str, token: str | None) -> str | None:
+        """Whom a stream of ``owner``'s notices counts against in the caps on open streams: ``owner``
+        when it is the caller's own account (its credential just proved it: a bot's, a player's); for
+        a tournament's events, which anyone may follow, :meth:`stream_holder`."""
+        if owner.startswith(tournament_owner("")):
+            return await self.stream_holder(token)
+        return owner
+
+    async def stream_holder(self, token: str | None) -> str | None:
+        """Whom a stream of a shared resource (a tournament's events, which anyone may follow) counts
+        against: the caller's own account when its credential holds (the administrator's token, a
+        bot account's id, a player's ``player:<id>``, as their own streams count), else None, the
+        caller's address. Never the resource: one client holding every place of a tournament's
+        stream would lock out all the others. A credential that does not hold counts as none (a
+        made-up token per stream is no fresh quota)."""
+        if not token:
+            return None
+        if self.is_admin(token):
+            return token
+        try:
+            if token.startswith("atb_"):
+                return await self.bot_of(token)
+            pid = await self.player_of(token)
+        except ProblemError:
+            return None
+        return None if pid is None else player_owner(pid)
 
     async def _emit(self, record: dict[str, Any], event: dict[str, Any]) -> None:
         """Append ``event`` to the tournament's stream (at least once: a check retried may repeat one)."""
@@ -194,28 +226,42 @@ class Tournaments(GameCore):
             if record is None or record["status"] != RUNNING:
                 return "gone" if record is None else str(record["status"])
             current = [g for g in record["games"] if g["round"] == record["round"]]
+            over: list[str] = []
             for g in current:
                 if g["status"] == STATUS_ACTIVE:
                     await self._score_game(g)
                     if g["status"] != STATUS_ACTIVE:
-                        await self._emit(record, {"type": "game_finished", "game": g})
+                        over.append(g["game_id"])
+                        await self._emit(record, {"type": "game_finished", "game": game_of(g)})
+            await quotas.forget_games(self, over, self._quota_of(record))
             done = all(g["status"] != STATUS_ACTIVE for g in current)
-            if done:
-                standings = self.tournament_view(record).model_dump(mode="json")["standings"]
+            if done and not record.get("waiting"):  # told once, not at each check of a waiting round
+                standings = tournament_view(record).model_dump(mode="json")["standings"]
                 finished = {"type": "round_finished", "round": record["round"], "standings": standings}
                 await self._emit(record, finished)
-            if done and record["round"] < record["rounds"]:
-                await self._start_round(record, schedule=False)
-                return "round started"
             late = time.time() > record["created_at"] + self.settings.tournament_max_seconds
+            if done and record["round"] < record["rounds"] and not (late and record.get("waiting")):
+                plan = self._plan_round(record)
+                try:
+                    await self._admit_round(record, plan)
+                except ProblemError as refusal:
+                    if refusal.code not in ROUND_WAITS:
+                        raise
+                    if not late:
+                        record["waiting"] = refusal.code
+                        await self._save(record)
+                        return "waiting"  # the next check tries again
+                else:
+                    await self._start_round(record, plan, schedule=False)
+                    return "round started"
             if done or late:
-                record["status"] = FINISHED if done else STOPPED
+                record["status"] = FINISHED if done and record["round"] >= record["rounds"] else STOPPED
                 record["finished_at"] = time.time()
             await self._save(record)
             if record["status"] != RUNNING and record["creator"].startswith("account:"):
                 await self.store.end_tournament(record["creator"].partition(":")[2], tid)
             if record["status"] != RUNNING:
-                view = self.tournament_view(record)
+                view = tournament_view(record)
                 await self._emit(
                     record,
                     {"type": "tournament_finished", "status": view.status, "key": view.key,
@@ -228,49 +274,73 @@ class Tournaments(GameCore):
     async def _save(self, record: dict[str, Any]) -> None:
         await self.store.save_tournament(record["id"], record, self.settings.tournament_ttl)
 
-    async def _start_round(self, record: dict[str, Any], schedule: bool = True) -> None:
-        """Pair the next round, create its games, save the record, then start the games; ``schedule``:
-        enqueue the first check (a check that starts a round schedules the next check itself)."""
+    def _quota_of(self, record: dict[str, Any]) -> str | None:
+        """Whose cap on unfinished games the tournament's games count against: its creator's (the
+        administrator: none), as the games the account created itself."""
+        creator = str(record["creator"])
+        return None if creator == "admin" else quotas.quota_id(f"bot:{creator.partition(':')[2]}")
+
+    def _plan_round(self, record: dict[str, Any]) -> RoundPlan:
+        """Pair the next round and build its games, without changing ``record``: it is admitted first
+        (:meth:`_admit_round`), and a round that must wait leaves no trace."""
         n, r = len(record["entrants"]), record["round"] + 1
-        outcomes = _outcomes(record)
+        plan = RoundPlan(number=r, bye=None)
         if record["format"] == "round_robin":
             pairings = t.round_robin(n, r)
         else:
             met = [(g["a"], g["b"]) for g in record["games"]]
-            pairings, bye = t.swiss(n, r, t.swiss_points(n, outcomes), met, record["byes"])
-            if bye is not None:
-                record["byes"].append(bye)
+            pairings, plan.bye = t.swiss(
+                n, r, t.swiss_points(n, finished_outcomes(record)), met, list(record["byes"])
+            )
         key = bytes.fromhex(record["key"])
-        created: list[tuple[GameRecord, dict[str, list[str]]]] = []
         for p in pairings:
             for spec in t.games(key, p, record["deals"], record.get("duplicate", True)):
-                game, tokens = self._new_game(record, spec)
-                created.append((game, tokens))
-                record["games"].append(
-                    {"game_id": game.id, "round": r, "table": p.table, "deal": spec.deal,
+                plan.specs.append(spec)
+                plan.entries.append(
+                    {"game_id": new_game_id(), "round": r, "table": p.table, "deal": spec.deal,
                      "seating": spec.seating, "a": p.a, "b": p.b, "status": STATUS_ACTIVE}
                 )  # fmt: skip
+        return plan
+
+    async def _admit_round(self, record: dict[str, Any], plan: RoundPlan) -> None:
+        """Count the round's games against the caps (service/games/quotas.py), all or none; refused:
+        ``too_many_games`` (429), ``server_full`` or ``tournaments_full`` (503), with ``Retry-After``."""
+        cap = self.settings.tournament_max_running_games
+        await quotas.admit_games(self, plan.game_ids, self._quota_of(record), tournament_cap=cap)
+
+    async def _start_round(self, record: dict[str, Any], plan: RoundPlan, schedule: bool = True) -> None:
+        """Write the admitted round ``plan`` to the record, then start its games; ``schedule``: enqueue
+        the first check (a check that starts a round schedules the next check itself)."""
+        r = plan.number
+        created = [
+            self._new_game(record, spec, gid) for spec, gid in zip(plan.specs, plan.game_ids, strict=True)
+        ]
+        if plan.bye is not None:
+            record["byes"].append(plan.bye)
+        record["games"].extend(plan.entries)
         record["round"] = r
+        record.pop("waiting", None)
         await self._save(record)  # the round is written before any game starts: a retry finds it
         if r == 1:
             facts = {"commitment": record["commitment"], "rounds": record["rounds"]}
             await self._emit(record, {"type": "tournament_created", **facts})
-        ids = [game.id for game, _ in created]
-        await self._emit(record, {"type": "round_started", "round": r, "game_ids": ids})
+        await self._emit(record, {"type": "round_started", "round": r, "game_ids": plan.game_ids})
         for game, tokens in created:
             await self._open_game(record, game, tokens)
         if schedule and self.enqueue_tournament is not None:
             await self.enqueue_tournament(record["id"])
 
-    def _new_game(self, record: dict[str, Any], spec: t.GameSpec) -> tuple[GameRecord, dict[str, list[str]]]:
-        """The game of ``spec``, started, every seat filled; and each bot account's seat tokens."""
+    def _new_game(
+        self, record: dict[str, Any], spec: t.GameSpec, gid: str
+    ) -> tuple[GameRecord, dict[str, list[str]]]:
+        """The game ``gid`` of ``spec``, started, every seat filled; and each bot account's seat tokens."""
         p = spec.pairing
         m = engine.new_match(record["game"], seed=spec.key, options=record["options"] or None)
         seats: list[Seat] = []
         tokens: dict[str, list[str]] = {}
         for seat in range(4):
             entrant = record["entrants"][p.a if seat in spec.seats_of(p.a) else p.b]
-            kind, name = entrant["kind"], entrant["name"]
+            kind, name = entrant["kind"], seat_name(entrant["name"], entrant["kind"].partition(":")[2])
             if kind.startswith("bot:"):
                 seats.append(Seat(kind=kind, name=kind))
                 continue
@@ -280,7 +350,7 @@ class Tournaments(GameCore):
             seats.append(Seat(kind="human", name=name, token_hash=hash_token(token), owner=bid))
         now = time.time()
         game = GameRecord(
-            id=new_game_id(),
+            id=gid,
             game=record["game"],
             players=4,
             options=engine.view(m, None).get("options", record["options"]),
@@ -360,61 +430,3 @@ class Tournaments(GameCore):
             seats |= {int(e.event["seat"]) for e in page if e.event.get("type") == "turn_timed_out"}
             after = page[-1].id
         return seats
-
-    # --- the view --------------------------------------------------------------------------------
-
-    def tournament_view(self, record: dict[str, Any]) -> Tournament:
-        n = len(record["entrants"])
-        outcomes = _outcomes(record)
-        over = record["status"] != RUNNING
-        return Tournament(
-            id=record["id"],
-            name=record["name"],
-            game=record["game"],
-            format=record["format"],
-            status=record["status"],
-            round=record["round"],
-            rounds=record["rounds"],
-            deals=record["deals"],
-            duplicate=record.get("duplicate", True),  # a tournament created before the option: duplicate
-            move_seconds=record["move_seconds"],
-            options=record["options"],
-            commitment=record["commitment"],
-            key=record["key"] if over else None,
-            entrants=[TournamentEntrant(index=i, **e) for i, e in enumerate(record["entrants"])],
-            byes=record["byes"],
-            games=[
-                TournamentGame(**g, replay=f"/v1/games/{g['game_id']}/log")
-                for g in record["games"]
-            ],
-            standings=[
-                TournamentStanding(
-                    rank=s.rank, entrant=s.entrant, games=s.games, deals=s.deals,
-                    points_per_deal=s.points_per_deal, ci95_low=_finite(s.low), ci95_high=_finite(s.high),
-                    wins=s.wins, flagged_games=s.flagged_games,
-                )
-                for s in t.standings(n, outcomes)
-            ],
-            head_to_head=[
-                HeadToHeadRecord(entrant=x, opponent=y, games=h.games, wins=h.wins,
-                                 points_per_deal=h.points_per_deal)
-                for (x, y), h in sorted(t.head_to_head(outcomes).items())
-            ],
-            created_at=record["created_at"],
-            finished_at=record["finished_at"],
-        )  # fmt: skip
-
-
-def _finite(x: float) -> float | None:
-    return x if x == x and abs(x) != float("inf") else None
-
-
-def _outcomes(record: dict[str, Any]) -> list[t.Outcome]:
-    return [
-        t.Outcome(
-            g["round"], g["table"], g["deal"], g["seating"], g["a"], g["b"], g["a_score"], g["b_score"],
-            g["hands"], g["winner"], tuple(g.get("flagged", ())), g["game_id"],
-        )
-        for g in record["games"]
-        if g["status"] == STATUS_FINISHED
-    ]  # fmt: skip

@@ -1,7 +1,8 @@
 """Tournament rounds as RQ jobs: a check of a tournament every ``tournament_poll_seconds`` until it ends.
 
 A check (``Games.advance_tournament``, service/games/tournaments.py) scores the round's finished
-games and starts the next round once all are over. Each check schedules the next one itself, so a
+games and starts the next round once all are over (or, when the caps on open games leave no room
+for it yet, leaves it waiting for a later check). Each check schedules the next one itself, so a
 tournament costs one scheduled job at a time; a check that finds another at work (the tournament's
 lock) schedules nothing, and the one at work carries on. A tournament ends (finished, or stopped past
 ``tournament_max_seconds``), and with it the checks: bounded.
@@ -19,7 +20,9 @@ from rq.serializers import JSONSerializer
 from service.jobs.queue import FAILURE_TTL, JOB_TIMEOUT
 from service.jobs.turns import runtime
 
-CONTINUE = ("running", "round started")
+CONTINUE = ("running", "round started", "waiting")
+"""A check's outcomes after which the tournament goes on: ``waiting``, a round over whose next cannot
+start yet (a cap on open games, service/games/quotas.py), is tried again at the next check."""
 
 
 def check_tournament(tournament_id: str) -> str:

@@ -129,6 +129,8 @@ def test_a_round_robin_of_four_entrants_plays_to_the_end_and_every_deal_is_verif
     kinds = [e["type"] for e in events]
     assert kinds[0] == "tournament_created" and kinds[-1] == "tournament_finished"
     assert kinds.count("round_started") == 3 and kinds.count("round_finished") >= 3
+    finished = [st.TournamentGame.model_validate(e["game"]) for e in events if e["type"] == "game_finished"]
+    assert all(g.replay == f"/v1/games/{g.game_id}/log" for g in finished)  # the contract's game, whole
     assert {e["game"]["game_id"] for e in events if e["type"] == "game_finished"} == {
         g["game_id"] for g in games
     }
@@ -197,14 +199,22 @@ def test_who_may_create_a_tournament_and_what_is_refused(client: TestClient) -> 
     ghost = client.post(
         "/v1/tournaments",
         json=body | {"entrants": ["bot:random", "account:nobody"]},
-        headers=auth(bot["api_key"]),
+        headers=admin_headers(client),
     )
     assert (ghost.status_code, ghost.json()["code"]) == (404, "bot_not_found")
+    theirs = client.post(  # another account, entered by a bot account: not without its consent
+        "/v1/tournaments",
+        json=body | {"entrants": ["bot:random", "account:nobody"]},
+        headers=auth(bot["api_key"]),
+    )
+    assert (theirs.status_code, theirs.json()["code"]) == (403, "entrant_not_allowed")
     big = body | {"entrants": ["bot:random"] * 64, "deals": 16}
     too_many = client.post("/v1/tournaments", json=big, headers=admin_headers(client))
     assert (too_many.status_code, too_many.json()["code"]) == (422, "invalid_tournament")
-    odd = client.post("/v1/tournaments", json=body | {"target_score": 123}, headers=admin_headers(client))
+    odd = client.post("/v1/tournaments", json=body | {"target_score": 275}, headers=admin_headers(client))
     assert (odd.status_code, odd.json()["code"]) == (422, "invalid_options")
+    low = client.post("/v1/tournaments", json=body | {"target_score": 123}, headers=admin_headers(client))
+    assert (low.status_code, low.json()["code"]) == (422, "invalid_request")
     missing = client.get("/v1/tournaments/nope")
     assert (missing.status_code, missing.json()["code"]) == (404, "tournament_not_found")
     made = client.post("/v1/tournaments", json=body, headers=auth(bot["api_key"]))

@@ -28,7 +28,9 @@ from service.store.fanout import StreamClosing, StreamGap, StreamLagged, StreamS
 
 def stream_slot(info: Info, who: str | None) -> StreamSlot:
     """A place among the open streams, under the caps the REST streams have (per token, else per
-    address, and per process); the refusal carries the same code and a ``retry_after`` in seconds."""
+    address, and per process; never per resource followed: ``who`` is the caller, see
+    :meth:`service.games.tournaments.Tournaments.stream_counted_as`); the refusal carries the same
+    code and a ``retry_after`` in seconds."""
     request = info.context.get("request")
     client = getattr(request, "client", None)
     try:
@@ -123,11 +125,12 @@ async def account_notices(
             owner, cursor = await open_account(token, after, "after")
     except ProblemError as error:
         raise problem_error(error) from None
-    admissible(info, owner)
+    who = await games.stream_counted_as(owner, token)  # the caller, never a shared tournament
+    admissible(info, who)
     block_ms = info.context["settings"].sse_block_ms
 
     async def notices() -> AsyncGenerator[N, None]:
-        with stream_slot(info, owner):
+        with stream_slot(info, who):
             try:
                 async for eid, notice in games.follow_notices(owner, cursor, block_ms):
                     delivered = await games.account_notice(notice)

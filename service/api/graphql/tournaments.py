@@ -1,5 +1,6 @@
 """Tournaments in GraphQL: the REST operations of /v1/tournaments with the same rules and codes. Query
-``tournament``; mutation ``createTournament`` (the administrator or a bot account)."""
+``tournament``; mutation ``createTournament`` (the administrator or a bot account). The arguments are
+validated by the REST body's model, so a bad entrant or target score is refused here as there."""
 
 from __future__ import annotations
 
@@ -65,6 +66,9 @@ MUTATIONS = {
         resolver=resolve_create_tournament,
         description="Create a tournament on duplicate deals (Le 500, Le Rough) between built-in bots "
         "(`bot:<level>`) and bot accounts (`account:<bot_id>`): the administrator token or a bot's API key. "
-        "A bot account gets each game as a `tournament_game` notice on myTurns, with its seat tokens.",
+        "A bot account gets each game as a `tournament_game` notice on myTurns, with its seat tokens. "
+        "The rules and codes of POST /v1/tournaments: entrants typed (`invalid_request`), a bot account "
+        "enters itself only (`entrant_not_allowed`; the administrator any), each round admitted whole "
+        "by the caps on open games (`too_many_games`, `server_full`, `tournaments_full`).",
     ),
 }

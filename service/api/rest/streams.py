@@ -1,7 +1,13 @@
 """The REST streams: a game's events and a bot's turns, each as SSE or NDJSON, resumable with
 Last-Event-ID. They read through the process's one hub (:mod:`service.store.fanout`), hold a slot of
 the caps on open streams while open, and end with a notice rather than a cut connection when they fall
-behind or the server stops, so that a client knows to reconnect and where to resume."""
+behind or the server stops, so that a client knows to reconnect and where to resume.
+
+The caps count per client, never per resource followed: a stream counts against the caller's token
+(a game's), its own account (a bot's or a player's notices), or, for a stream anyone may follow (a
+tournament's events), the caller's account if its credential holds, else its address
+(:meth:`service.games.tournaments.Tournaments.stream_counted_as`). Counted per tournament, 32
+anonymous streams of one tournament locked every other spectator out of it."""
 
 from __future__ import annotations
 
@@ -208,7 +214,7 @@ async def account_stream(request: Request, open_account: OpenAccount) -> Respons
     settings = request.app.state.settings
     follow = follows(request)
 
-    slot = games.admit_stream(stream_client(request, owner))
+    slot = games.admit_stream(stream_client(request, await games.stream_counted_as(owner, key)))
 
     async def notices() -> AsyncIterator[dict[str, Any]]:
         with slot:

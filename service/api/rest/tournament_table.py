@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 from schema.tournaments import CreateTournamentRequest, Tournament, TournamentStreamFrame
-from service.api.rest.operation import BODY, LIMITED, STREAMS, Op, stream_params
+from service.api.rest.operation import BODY, CAPPED, LIMITED, STREAMS, Op, stream_params
 from service.api.rest.tournaments import create_tournament, get_tournament, tournament_events
 
 TAG = "tournaments"
@@ -29,7 +29,10 @@ TOURNAMENT_OPS: tuple[Op, ...] = (
             "invalid_tournament",
             "invalid_options",
             "bot_not_found",
+            "entrant_not_allowed",
             "too_many_tournaments",
+            *CAPPED,
+            "tournaments_full",
         ),
         "optional",
         description="Round robin or Swiss between built-in bots (`bot:<level>`) and bot accounts "
@@ -37,7 +40,16 @@ TOURNAMENT_OPS: tuple[Op, ...] = (
         "the teams swapped on the same hands. The answer's `commitment` is SHA-256 of the tournament key, "
         "revealed as `key` when it ends; every game's match key is derived from it. A bot account gets "
         "each of its games as a `tournament_game` notice on its stream, with its two seat tokens, then "
-        "`your_turn` notices as in any game.",
+        "`your_turn` notices as in any game.\n\n"
+        "Entrants: a built-in level (`random`, `heuristic`, `expert`), or a bot account that exists; the "
+        "administrator may enter any bot account, a bot account itself only (403 `entrant_not_allowed`). "
+        "`target_score` is one the game takes (422 `invalid_options` otherwise).\n\n"
+        "Caps: a tournament's games count as games created by its creator (the administrator is exempt "
+        "from the per-creator cap only), and each round is admitted whole, against the creator's cap "
+        "on unfinished games (429 `too_many_games`), the server's (503 `server_full`) and the "
+        "server's running tournament games (503 `tournaments_full`), all with `Retry-After`; nothing "
+        "is created when the first round is refused. A round larger than a cap could ever admit is 422 "
+        "`invalid_tournament`. A later round that does not fit yet waits (`waiting`) and is retried.",
     ),
     Op(
         "GET",
@@ -61,6 +73,9 @@ TOURNAMENT_OPS: tuple[Op, ...] = (
         params=(*stream_params("event", None),),
         stream=True,
         description="Server-Sent Events by default; NDJSON with `Accept: application/x-ndjson`. The stream "
-        "ends when the tournament's record expires; `tournament_finished` reveals the key.",
+        "ends when the tournament's record expires; `tournament_finished` reveals the key. No credential "
+        "is needed; the stream counts against the caps on open streams of its caller (its bot key, player "
+        "credential or administrator token if one is sent and holds, else its address), never against "
+        "the tournament.",
     ),
 )
