@@ -43,6 +43,9 @@ class Me:
     )
     identity: Identity | None
     created_at: float
+    invitations: str = strawberry.field(
+        description="Who may invite you: `everyone` (but the players you block: myBlocks) or `nobody`."
+    )
 
     @classmethod
     def of(cls, m: players.Me) -> Me:
@@ -56,6 +59,7 @@ class Me:
             guest=m.guest,
             identity=identity,
             created_at=m.created_at,
+            invitations=m.invitations,
         )
 
 

@@ -38,6 +38,10 @@ class Identity(BaseModel):
     subject: str
 
 
+InvitationsFrom = Literal["everyone", "nobody"]
+"""Who may invite a player: everyone (but the players they block), or nobody."""
+
+
 class Me(BaseModel):
     player_id: str
     name: str
@@ -45,6 +49,9 @@ class Me(BaseModel):
     guest: bool = Field(description="True until the player is linked to an identity of the app's provider.")
     identity: Identity | None = None
     created_at: float
+    invitations: InvitationsFrom = Field(
+        description="Who may invite you: `everyone` (but the players you block) or `nobody`."
+    )
 
 
 def me_of(pid: str, player: Mapping[str, str]) -> Me:
@@ -57,12 +64,16 @@ def me_of(pid: str, player: Mapping[str, str]) -> Me:
         guest=not issuer,
         identity=Identity(issuer=issuer, subject=player.get("subject", "")) if issuer else None,
         created_at=float(player.get("created_at", "0")),
+        invitations="nobody" if player.get("invitations") == "nobody" else "everyone",
     )
 
 
 class UpdateMeRequest(Model):
     name: DisplayText | None = Field(default=None, min_length=1, max_length=40)
     locale: str | None = Field(default=None, max_length=35, pattern=LOCALE)
+    invitations: InvitationsFrom | None = Field(
+        default=None, description="Who may invite you: `everyone` (but the players you block) or `nobody`."
+    )
 
 
 class LinkIdentityRequest(Model):
@@ -91,6 +102,16 @@ class MyGamesPage(BaseModel):
 
 class InviteRequest(Model):
     player_id: str = Field(max_length=64, pattern=PLAYER_ID, description="The player to invite.")
+
+
+class BlockRequest(Model):
+    player_id: str = Field(
+        max_length=64, pattern=PLAYER_ID, description="The player whose invitations you refuse from now on."
+    )
+
+
+class BlockList(BaseModel):
+    players: list[str] = Field(description="The ids of the players you block, in order.")
 
 
 class Invitation(BaseModel):

@@ -37,6 +37,32 @@ class PlayerSettings(BaseSettings):
     invitations_per_player: int = Field(
         default=100, ge=1, description="Open invitations one player may hold; one more gets 429."
     )
+    invitations_per_inviter: int = Field(
+        default=3,
+        ge=1,
+        description="Open invitations one player may hold from one inviter (so nobody fills another's "
+        "list alone); one more gets 429 too_many_pending_invitations. Inviting again to the same table "
+        "refreshes the invitation instead.",
+    )
+    invitations_per_hour: int = Field(
+        default=30,
+        ge=1,
+        description="Invitations one player may send in an hour, to everyone together (refreshed ones "
+        "count); one more gets 429 too_many_invitations_sent.",
+    )
+    player_notices_per_sender: int = Field(
+        default=10,
+        ge=1,
+        description="Notices one player's invitations and rematch offers may put on another player's "
+        "stream in an hour; past it the invitation still lands in the list, without a notice.",
+    )
+    player_max_blocks: int = Field(
+        default=1000,
+        ge=1,
+        le=100_000,
+        description="Players one player may block (refuse invitations from); one more gets 409 "
+        "too_many_blocks (refusing everyone's is the `invitations` preference).",
+    )
     reminder_min_turn_seconds: int = Field(
         default=3600,
         ge=1,

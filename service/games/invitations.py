@@ -1,8 +1,25 @@
 """Invitations: a seated player asks another player, by id, to a table that waits for players (private
 or not). The invitation lands on the invitee's stream and list; accepting it joins the table with the
 invitee's player credential (it stands for a private table's invite code); it expires after
-``invitation_ttl`` seconds. Each player holds at most ``invitations_per_player`` open ones, so nobody
-can fill another's list; the invitations a seat sends are rate limited with its joins."""
+``invitation_ttl`` seconds.
+
+Player ids are public (the ladders show them), so an invitation is bounded from every side, lest one
+player lock another out of invitations or flood their stream:
+
+- only a seat bound to a player invites (403 ``invitation_needs_player``): an anonymous seat is
+  nobody to count, block or answer;
+- the invitee may refuse: nobody's invitations (their ``invitations`` preference) or a blocked
+  player's (403 ``invitation_refused``, which does not say which);
+- an inviter sends at most ``invitations_per_hour`` (429 ``too_many_invitations_sent``);
+- inviting the same player to the same table again refreshes the one invitation (same id, later
+  expiry) rather than adding one, and one inviter holds at most ``invitations_per_inviter`` entries
+  of a player's list (429 ``too_many_pending_invitations``), so no inviter fills it alone; the list
+  holds ``invitations_per_player`` in all (429 ``too_many_invitations``);
+- an invitation's notice counts against the inviter's hourly notices to that player
+  (:meth:`service.games.players.Players.may_notify`): past it, the invitation lands in the list with
+  no notice on the stream.
+
+The invitations a seat sends are rate limited with its joins as well."""
 
 from __future__ import annotations
 
@@ -13,7 +30,7 @@ from service.base.problems import ProblemError
 from service.base.texts import Text
 from service.games.core import new_game_id
 from service.games.lobby import Lobby
-from service.store.keys import STATUS_WAITING, owner_player, player_owner
+from service.store.keys import STATUS_WAITING, invites_sent_key, owner_player, player_owner
 
 
 class Invitations(Lobby):
@@ -21,10 +38,16 @@ class Invitations(Lobby):
 
     async def invite(self, gid: str, token: str | None, invitee: str) -> dict[str, Any]:
         """Invite ``invitee`` to ``gid`` on behalf of the caller's seat; the invitation, with the
-        inviter's name."""
+        inviter's name (the one already held when it refreshes an invitation to the same table)."""
         record = await self.get(gid)
         caller = await self.caller_of(record, token, required=True)
         assert caller.seat is not None
+        inviter = owner_player(record.seats[caller.seat].owner)
+        if inviter is None:
+            raise ProblemError(
+                "invitation_needs_player",
+                "Only a seat joined with a player's credential invites: join with your player token.",
+            )
         if record.status != STATUS_WAITING:
             raise ProblemError("game_not_waiting", "Invitations are to tables still waiting for players.")
         if not any(s.is_open for s in record.seats):
@@ -33,29 +56,54 @@ class Invitations(Lobby):
             raise ProblemError("player_not_found", Text("There is no player {pid!r}.", pid=invitee))
         if any(s.owner == player_owner(invitee) for s in record.seats):
             raise ProblemError("already_seated", "That player holds a seat of this game already.")
+        if await self.store.refuses_invitations(invitee, inviter):
+            raise ProblemError("invitation_refused", "That player does not take invitations from you.")
+        sent, left = await self.store.count_hit(invites_sent_key(inviter))
+        per_hour = self.settings.invitations_per_hour
+        if sent > per_hour:
+            raise ProblemError(
+                "too_many_invitations_sent",
+                Text("You sent {cap} invitations this hour; try again later.", cap=per_hour),
+                headers={"Retry-After": str(left)},
+                limit=per_hour,
+            )
         invitation = {
             "invitation_id": new_game_id(),
             "game_id": gid,
             "game": record.game,
-            "from_player": owner_player(record.seats[caller.seat].owner) or "",
+            "from_player": inviter,
             "expires_at": time.time() + self.settings.invitation_ttl,
         }
-        cap = self.settings.invitations_per_player
-        if not await self.store.put_invitation(invitee, str(invitation["invitation_id"]), invitation, cap):
+        cap, per_inviter = self.settings.invitations_per_player, self.settings.invitations_per_inviter
+        outcome, iid = await self.store.put_invitation(
+            invitee, str(invitation["invitation_id"]), invitation, cap, per_inviter
+        )
+        if outcome == "gone":
+            raise ProblemError("player_not_found", Text("There is no player {pid!r}.", pid=invitee))
+        if outcome == "inviter":
+            raise ProblemError(
+                "too_many_pending_invitations",
+                Text(
+                    "That player holds {cap} open invitations of yours already; wait for an answer.",
+                    cap=per_inviter,
+                ),
+                headers={"Retry-After": "3600"},
+                limit=per_inviter,
+            )
+        if outcome != "new" and outcome != "refreshed":
             raise ProblemError(
                 "too_many_invitations",
                 Text("That player holds {cap} open invitations already; try again later.", cap=cap),
                 headers={"Retry-After": "3600"},
             )
-        await self._notify_players([player_owner(invitee)], {"type": "invitation", **invitation})
-        sent = {k: invitation[k] for k in ("invitation_id", "game_id", "game", "expires_at")}
-        from_player = invitation["from_player"] or None
-        await self.emit_webhook(
-            "invitation",
-            {**sent, "player_id": invitee, "from_player_id": from_player},
-            key=str(invitation["invitation_id"]),
-        )
-        return {**invitation, "from_name": await self.store.player_name(str(invitation["from_player"]))}
+        invitation["invitation_id"] = iid
+        if await self.may_notify(invitee, inviter):  # the app's webhook is a notice too (a push)
+            await self._notify_players([player_owner(invitee)], {"type": "invitation", **invitation})
+            sent_fields = {k: invitation[k] for k in ("invitation_id", "game_id", "game", "expires_at")}
+            await self.emit_webhook(
+                "invitation", {**sent_fields, "player_id": invitee, "from_player_id": inviter}, key=iid
+            )
+        return {**invitation, "from_name": await self.store.player_name(inviter)}
 
     async def my_invitations(self, token: str | None) -> list[dict[str, Any]]:
         """The caller's open invitations, soonest to expire first, each with the inviter's name now."""

@@ -125,7 +125,7 @@ class Lobby(Players):
                 request.game,
                 seed=key,
                 options=request.options or None,
-                deal=request.deal,
+                deal=request.deal_json(),
                 wait=status == STATUS_WAITING,
             )
         except engine.IllegalAction as error:
@@ -148,7 +148,7 @@ class Lobby(Players):
             created_at=now,
             updated_at=now,
             extra={
-                **({"deal": request.deal} if request.deal is not None else {}),
+                **({"deal": request.deal_json()} if request.deal is not None else {}),
                 **({"turn_seconds": request.turn_seconds} if request.turn_seconds else {}),
                 **({"timeouts_to_bot": request.timeouts_to_bot} if request.timeouts_to_bot else {}),
                 **({"rated": True} if request.rated else {}),
@@ -192,7 +192,7 @@ class Lobby(Players):
         owner, account_name = await self.account_of(credential)
         record = await self.get(gid)
         if record.extra.get("rated"):
-            check_rated_join(owner)
+            await check_rated_join(self, owner)
         if (
             record.invite_hash
             and not invited
@@ -305,8 +305,10 @@ class Lobby(Players):
         return GameStart(engine.to_json(started), seeds, [json.dumps(e) for e in events], started.to_act)
 
     async def leave(self, gid: str, token: str | None) -> tuple[int, str]:
-        """Give up the caller's seat. Before the start the seat opens again; during the match a
-        random bot plays it out so the others can finish (the token stops working either way)."""
+        """Give up the caller's seat. Before the start the seat opens again, nobody's: its owner is
+        cleared, so the same player may join the table again (any seat) and another may take it;
+        during the match a random bot plays it out so the others can finish (the token stops working
+        either way; the seat keeps its owner, whose deletion must still find it)."""
         record = await self.get(gid)
         caller = await self.caller_of(record, token, required=True)
         assert caller.seat is not None
@@ -322,6 +324,12 @@ class Lobby(Players):
             raise ProblemError("invalid_token", "This token no longer holds a seat in this game.") from None
         except GameOver:
             raise ProblemError("game_over", "The match is over; there is no seat to give up.") from None
+        owner = record.seats[caller.seat].owner
+        if outcome == "left" and owner:
+            await self.store.free_seat(gid, caller.seat, owner)
+            pid = owner_player(owner)
+            if pid is not None:  # off their list too (its seats index keeps it: harmless)
+                await self.store.forget_player_game(pid, gid)
         self._records.pop(gid, None)
         if outcome == "replaced":
             await self._maybe_enqueue_bot(await self.get(gid), self.match_of(record))

@@ -12,7 +12,16 @@ rematches) come on one stream, as a bot account's do.
 Deleting a player (``DELETE /v1/me``) voids their credentials at once, hands their seats in running
 games to a bot (as a leave does), and removes their name from every seat they held; their finished
 games stay for the others. Names are never written into a game's history or a stored notice
-(service/store/players.py), so nothing else holds one.
+(service/store/players.py), so nothing else holds one. "Every seat" is the seats index, not the games
+list: the list keeps ``player_max_games`` entries and drops finished games first, while the seats
+index keeps each game the player ever sat in for as long as that game exists
+(:meth:`service.store.players.PlayerStore.add_player_seat`, which says why names are not resolved at
+read time instead).
+
+A player chooses who may invite them: everyone (the default) or nobody (``invitations`` of
+``PATCH /v1/me``), and never the players they block (``POST /v1/me/blocks``). What one player's
+actions put on another's stream (invitations, rematch offers) is counted per sender and recipient,
+``player_notices_per_sender`` an hour at most (service/games/invitations.py).
 """
 
 from __future__ import annotations
@@ -33,9 +42,11 @@ from service.store.keys import (
     STATUS_FINISHED,
     STATUS_WAITING,
     hash_token,
+    notices_from_key,
     owner_player,
     player_owner,
 )
+from service.store.players import INVITATIONS_NOBODY
 from service.store.records import GameRecord, StoreError
 
 PLAYER_TOKEN_PREFIX = "atp_"
@@ -117,8 +128,9 @@ class Players(GameCore):
             return None
         if token.startswith(PLAYER_TOKEN_PREFIX):
             parts = token.split("_", 2)
+            # verified in the store's read, which refreshes the player's TTL only for its own token
             player = (
-                await self.store.load_player(parts[1], self.settings.player_idle_ttl)
+                await self.store.load_player(parts[1], self.settings.player_idle_ttl, hash_token(token))
                 if len(parts) == 3
                 else None
             )
@@ -158,13 +170,30 @@ class Players(GameCore):
 
     async def _offer_rematch(self, record: GameRecord, asker: int, rid: str) -> None:
         """The players of a finished game learn of its rematch, which their lists show (a seat waits
-        for each, reserved)."""
+        for each, reserved). The asker's offer is a notice one player sends others, so it goes as an
+        invitation would: none to a player who refuses the asker's invitations (blocked, or nobody's),
+        and it counts against the asker's hourly notices to each (:meth:`may_notify`). The rematch
+        itself still waits in their list."""
+        sender = owner_player(record.seats[asker].owner)
         for i, s in enumerate(record.seats):
             pid = owner_player(s.owner)
             cap = self.settings.player_max_games
-            if pid is not None and await self.store.add_player_game(pid, rid, cap) and i != asker:
+            if pid is None or not await self.store.add_player_game(pid, rid, cap) or i == asker:
+                continue
+            if sender is not None and await self.store.refuses_invitations(pid, sender):
+                continue
+            if await self.may_notify(pid, sender):
                 notice = {"type": "rematch_offered", "game_id": record.id, "rematch_id": rid}
                 await self.store.notify_account(s.owner, notice)
+
+    async def may_notify(self, recipient: str, sender: str | None) -> bool:
+        """Whether a notice ``sender`` (a player; None: no player, nothing to count) causes may go on
+        ``recipient``'s stream: at most ``player_notices_per_sender`` an hour from one sender to one
+        recipient, so no player floods another's stream (the invitation or rematch itself stands)."""
+        if sender is None:
+            return True
+        sent, _ = await self.store.count_hit(notices_from_key(recipient, sender))
+        return sent <= self.settings.player_notices_per_sender
 
     async def account_of(self, credential: str | None) -> tuple[str, str]:
         """The seat owner a join's credential makes (``player:<id>`` for a player, a bot account's id
@@ -204,13 +233,51 @@ class Players(GameCore):
             raise player_required(token)
         return pid, player
 
-    async def update_me(self, token: str | None, name: str | None, locale: str | None) -> None:
-        """Change the caller's display name or locale. Seats already taken keep the name they were
-        taken with (a table's names do not change under the others mid-match)."""
+    async def update_me(
+        self, token: str | None, name: str | None, locale: str | None, invitations: str | None = None
+    ) -> None:
+        """Change the caller's display name, locale or who may invite them (``everyone`` or
+        ``nobody``). Seats already taken keep the name they were taken with (a table's names do not
+        change under the others mid-match)."""
         pid, _ = await self.require_player(token)
         fields = {k: v for k, v in (("name", name), ("locale", locale)) if v is not None}
+        if invitations is not None:
+            fields["invitations"] = INVITATIONS_NOBODY if invitations == INVITATIONS_NOBODY else ""
         if fields and not await self.store.update_player(pid, fields):
             raise player_required(token)
+
+    async def block(self, token: str | None, other: str) -> None:
+        """Refuse invitations (and rematch notices) from ``other`` from now on; the invitations of
+        theirs the caller holds go. 404 for no such player, 409 ``too_many_blocks`` at the cap."""
+        pid, _ = await self.require_player(token)
+        if not await self.store.player_exists(other):
+            raise ProblemError("player_not_found", Text("There is no player {pid!r}.", pid=other))
+        cap = self.settings.player_max_blocks
+        done = await self.store.block_player(pid, other, cap)
+        if done == 0:
+            raise player_required(token)
+        if done < 0:
+            raise ProblemError(
+                "too_many_blocks",
+                Text(
+                    "You block {cap} players already: unblock one, or refuse everyone's invitations.",
+                    cap=cap,
+                ),
+                limit=cap,
+            )
+        for iid, invitation in (await self.store.invitations(pid)).items():
+            if invitation.get("from_player") == other:
+                await self.store.take_invitation(pid, iid)
+
+    async def unblock(self, token: str | None, other: str) -> None:
+        """Take invitations from ``other`` again (a no-op when they were not blocked, or are gone)."""
+        pid, _ = await self.require_player(token)
+        await self.store.unblock_player(pid, other)
+
+    async def blocks(self, token: str | None) -> list[str]:
+        """The players the caller blocks, by id."""
+        pid, _ = await self.require_player(token)
+        return await self.store.blocked_players(pid)
 
     async def link_identity(self, token: str | None, identity_token: str) -> None:
         """Link the caller (a guest) to an identity of the app's provider: from then on either
@@ -295,10 +362,13 @@ class Players(GameCore):
 
     async def delete_me(self, token: str | None) -> None:
         """Delete the caller: credentials void at once, seats of running games played out by a bot,
-        the name gone from every seat; finished games stay for the others."""
+        the name gone from every seat; finished games stay for the others. The games visited are the
+        seats index's (every game the player sat in that still exists) with the list's: a finished
+        game the list's cap dropped still held the name."""
         pid, player = await self.require_player(token)
         owner = player_owner(pid)
-        gids = await self.store.player_game_ids(pid)
+        listed = await self.store.player_game_ids(pid)
+        gids = list(dict.fromkeys([*listed, *await self.store.player_seat_game_ids(pid)]))
         await self.store.delete_player(pid)  # the token stops working here
         await self.forget_ratings(owner)
         if player.get("issuer"):
@@ -324,6 +394,8 @@ class Players(GameCore):
                     outcome = ""  # the seat changed hands or the game ended meanwhile
                 if outcome:
                     released.append(i)
+                if outcome == "left":  # open again before the start: nobody's
+                    await self.store.free_seat(gid, i, owner)
                 if outcome == "replaced":
                     self._records.pop(gid, None)
                     fresh = await self.get(gid)

@@ -23,9 +23,14 @@ Player ``p`` (service/store/players.py): ``atout:player:{p}`` (name, locale, the
 the linked identity), ``atout:playergames:{p}`` (sorted set: the games the player sits in, scored by
 the time of the join, at most ``player_max_games``), ``atout:playerevents:{p}`` (a capped stream of
 the player's notices) and ``atout:playerinvites:{p}`` (hash: the invitations the player holds, each
-with its expiry). An identity from an app's identity provider points at its player:
+with its expiry), ``atout:playerseats:{p}`` (sorted set: every game the player ever sat in, which the
+games list's cap does not trim, each member dropped once its game is gone: what deleting the player
+visits), ``atout:playerblocks:{p}`` (set: the players whose invitations ``p`` refuses, at most
+``player_max_blocks``), ``atout:invitessent:{p}`` (a counter of the invitations ``p`` sent this hour)
+and ``atout:noticesfrom:{p}:<sender>`` (a counter of the notices another player caused on ``p``'s
+stream this hour). An identity from an app's identity provider points at its player:
 ``atout:identity:{<sha256 of issuer and subject>}``. A player expires after ``player_idle_ttl``
-seconds without a request; every index with it.
+seconds without a request; every index with it (the counters expire with their hour).
 
 Tournament ``t`` (service/store/tournaments.py): ``atout:tournament:{t}`` (its record, JSON, expiring
 ``tournament_ttl`` seconds after its last change) and ``atout:tournamentlock:{t}`` (held for seconds by
@@ -153,6 +158,24 @@ def player_events_key(pid: str) -> str:
 
 def player_invites_key(pid: str) -> str:
     return f"atout:playerinvites:{{{pid}}}"
+
+
+def player_seats_key(pid: str) -> str:
+    return f"atout:playerseats:{{{pid}}}"
+
+
+def player_blocks_key(pid: str) -> str:
+    return f"atout:playerblocks:{{{pid}}}"
+
+
+def invites_sent_key(pid: str) -> str:
+    return f"atout:invitessent:{{{pid}}}"
+
+
+def notices_from_key(recipient: str, sender: str) -> str:
+    """The hourly count of the notices ``sender``'s actions put on ``recipient``'s stream (in the
+    recipient's slot: one key a command)."""
+    return f"atout:noticesfrom:{{{recipient}}}:{sender}"
 
 
 def identity_key(issuer: str, subject: str) -> str:

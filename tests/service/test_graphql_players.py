@@ -30,9 +30,11 @@ __all__ = ["app_client", "jwks_server", "keys"]  # fixtures of the identity test
 CREATE_PLAYER = """mutation($name: String! = "", $locale: String! = "") {
   createPlayer(name: $name, locale: $locale) { playerId name token }
 }"""
-ME = "{ me { playerId name locale guest identity { issuer subject } createdAt } }"
+ME = "{ me { playerId name locale guest identity { issuer subject } createdAt invitations } }"
 UPDATE_ME = """mutation($name: String, $locale: String) {
-  updateMe(name: $name, locale: $locale) { playerId name locale guest identity { issuer subject } createdAt }
+  updateMe(name: $name, locale: $locale) {
+    playerId name locale guest identity { issuer subject } createdAt invitations
+  }
 }"""
 LINK = (
     "mutation($t: String!) { linkIdentity(identityToken: $t) { playerId guest identity { issuer subject } } }"
@@ -258,8 +260,19 @@ def test_invitations_through_graphql(settings: Settings) -> None:
         assert invite("nobody") == ["player_not_found"]
         bad = gql(client, INVITE, host["token"], id=gid, pid="not an id!")["errors"][0]["extensions"]
         assert bad["code"] == "invalid_request" and bad["errors"][0]["loc"][-1] == "player_id"
-        assert invite(third["playerId"]) == invite(third["playerId"]) == []
-        full = gql(client, INVITE, host["token"], id=gid, pid=third["playerId"])["errors"][0]["extensions"]
+        assert invite(third["playerId"]) == []
+
+        def another_table() -> tuple[str, str]:
+            """Another inviter, seated at a table of their own: (their token, the table)."""
+            inviter = create_player(client, "Other")["token"]
+            game = data(client, CREATE, input={"game": "rough"})["createGame"]["game"]["id"]
+            data(client, JOIN, inviter, id=game, seat=0)
+            return inviter, game
+
+        other, other_game = another_table()
+        assert invite(third["playerId"], token=other, game=other_game) == []
+        last, last_game = another_table()  # two inviters, two invitations: the cap
+        full = gql(client, INVITE, last, id=last_game, pid=third["playerId"])["errors"][0]["extensions"]
         assert full["code"] == "too_many_invitations" and full["retry_after"] == 3600
         assert invite(third["playerId"], token=third["token"]) == ["invalid_token"]  # holds no seat there
         held = data(client, MY_INVITATIONS, third["token"])["myInvitations"]
@@ -278,8 +291,9 @@ def test_invitations_through_graphql(settings: Settings) -> None:
             latest = data(client, INVITE, host["token"], id=gid, pid=third["playerId"])["invitePlayer"]
             resent = notice_of(ws.receive_json())
         assert resent["invitationId"] == latest["invitationId"] and order(resent["id"]) > order(second["id"])
-        running, seats = table(client, None, 0)
-        assert invite(third["playerId"], token=seats[1], game=running) == ["game_not_waiting"]
+        running, seats = table(client, host["token"], 0)
+        assert invite(third["playerId"], game=running) == ["game_not_waiting"]
+        assert invite(third["playerId"], token=seats[1], game=running) == ["invitation_needs_player"]
 
 
 def test_an_identity_through_graphql(app_client: TestClient, keys: Keys) -> None:

@@ -68,6 +68,7 @@ def test_a_guest_is_created_read_and_changed(client: TestClient) -> None:
         "guest": True,
         "identity": None,
         "created_at": 0,
+        "invitations": "everyone",
     }
     changed = client.patch("/v1/me", json={"name": "Ada L.", "locale": "en"}, headers=auth(ada["token"]))
     assert (
@@ -290,9 +291,24 @@ def test_invitations_to_a_private_table(settings: Settings) -> None:
         bad = invite("not an id!")
         assert bad.status_code == 422 and bad.json()["errors"][0]["loc"][-1] == "player_id"
         third = guest(client, "Third")
-        assert invite(third["player_id"]).status_code == 201
-        assert invite(third["player_id"]).status_code == 201
-        full = invite(third["player_id"])
+        first = invite(third["player_id"])
+        assert first.status_code == 201
+        again = invite(third["player_id"])  # the same table again: the one invitation, refreshed
+        assert again.status_code == 201 and again.json()["invitation_id"] == first.json()["invitation_id"]
+
+        def invite_from_another_table(pid: str) -> httpx.Response:
+            other = guest(client, "Other")
+            table = create(client, "rough")["game"]["id"]
+            assert (
+                client.post(f"/v1/games/{table}/join", json={}, headers=auth(other["token"])).status_code
+                == 201
+            )
+            return client.post(
+                f"/v1/games/{table}/invitations", json={"player_id": pid}, headers=auth(other["token"])
+            )
+
+        assert invite_from_another_table(third["player_id"]).status_code == 201
+        full = invite_from_another_table(third["player_id"])  # two inviters, two invitations: the cap
         assert full.status_code == 429 and full.json()["code"] == "too_many_invitations"
         assert full.headers["Retry-After"]
         held = client.get("/v1/me/invitations", headers=auth(third["token"])).json()["invitations"]
@@ -310,7 +326,7 @@ def test_invitations_to_a_private_table(settings: Settings) -> None:
         late = client.post(
             f"/v1/games/{started.game_id}/invitations",
             json={"player_id": third["player_id"]},
-            headers=auth(started.tokens[1]),
+            headers=auth(started.tokens[0]),  # the player's seat (an anonymous one does not invite)
         )
         assert late.status_code == 409 and late.json()["code"] == "game_not_waiting"
 
@@ -325,7 +341,7 @@ def test_an_invitation_expires(client: TestClient) -> None:
         "from_player": "",
         "expires_at": time.time() - 1,
     }
-    assert client.portal.call(store.put_invitation, friend["player_id"], "old", past, 10)
+    assert client.portal.call(store.put_invitation, friend["player_id"], "old", past, 10, 3) == ("new", "old")
     assert client.get("/v1/me/invitations", headers=auth(friend["token"])).json()["invitations"] == []
     late = client.post("/v1/me/invitations/old/accept", json={}, headers=auth(friend["token"]))
     assert late.status_code == 404 and late.json()["code"] == "invitation_not_found"

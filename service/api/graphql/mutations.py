@@ -22,6 +22,7 @@ from schema.bodies import CLIENT_SEED, CreateGameRequest
 from schema.graphql_models import NoAction, action_of, camel, given, options_of
 from service.api.graphql.context import games_of, guarded, token_of
 from service.api.graphql.players import (
+    BLOCKS,
     resolve_accept_invitation,
     resolve_create_player,
     resolve_decline_invitation,
@@ -232,8 +233,8 @@ class Mutation:
     )
     update_me = strawberry.mutation(
         resolver=resolve_update_me,
-        description="Change your display name or locale (omitted: unchanged); seats already taken keep "
-        "the name they were taken with.",
+        description="Change your display name, locale or who may invite you (omitted: unchanged); "
+        "seats already taken keep the name they were taken with.",
     )
     link_identity = strawberry.mutation(
         resolver=resolve_link_identity,
@@ -257,3 +258,5 @@ class Mutation:
     decline_invitation = strawberry.mutation(
         resolver=resolve_decline_invitation, description="Decline an invitation; true once declined."
     )
+    block_player = BLOCKS["block_player"]
+    unblock_player = BLOCKS["unblock_player"]

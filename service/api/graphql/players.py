@@ -1,5 +1,6 @@
 """The resolvers of players, for the ``Query`` and ``Mutation`` roots: create a guest, the player's own
-record (read, change, link to an identity, delete), their list of games, and invitations. Each checks
+record (read, change, link to an identity, delete), their list of games, invitations, and the players
+they block (:data:`BLOCKS`: the fields the roots take as they are). Each checks
 its arguments with the REST body's model (``schema.players``), in the order REST does (a stranger is
 refused before anything about the arguments is said), and answers the REST codes. The player's notices
 are the ``myEvents`` subscription (:mod:`service.api.graphql.subscriptions`)."""
@@ -16,6 +17,7 @@ from schema import graphql_players as p
 from schema import graphql_types as t
 from schema.players import (
     AcceptInvitationRequest,
+    BlockRequest,
     Invitation,
     InviteRequest,
     LinkIdentityRequest,
@@ -57,11 +59,16 @@ async def resolve_create_player(info: Info, name: str = "", locale: str = "") ->
     return p.PlayerCreated.of(PlayerCreated(player_id=pid, name=body.name or DEFAULT_NAME, token=token))
 
 
-async def resolve_update_me(info: Info, name: str | None = None, locale: str | None = None) -> p.Me:
+async def resolve_update_me(
+    info: Info,
+    name: str | None = None,
+    locale: str | None = None,
+    invitations: str | None = None,
+) -> p.Me:
     games, token = games_of(info), token_of(info)
     await guarded(lambda: games.require_player(token))
-    body = parsed(UpdateMeRequest, {"name": name, "locale": locale})
-    await guarded(lambda: games.update_me(token, body.name, body.locale))
+    body = parsed(UpdateMeRequest, {"name": name, "locale": locale, "invitations": invitations})
+    await guarded(lambda: games.update_me(token, body.name, body.locale, body.invitations))
     return await resolve_me(info)
 
 
@@ -126,3 +133,39 @@ async def resolve_accept_invitation(
 async def resolve_decline_invitation(info: Info, invitation_id: strawberry.ID) -> bool:
     await guarded(lambda: games_of(info).decline_invitation(token_of(info), str(invitation_id)))
     return True
+
+
+async def resolve_block_player(info: Info, player_id: strawberry.ID) -> bool:
+    games, token = games_of(info), token_of(info)
+    await guarded(lambda: games.require_player(token))
+    body = parsed(BlockRequest, {"player_id": str(player_id)})
+    await guarded(lambda: games.block(token, body.player_id))
+    return True
+
+
+async def resolve_unblock_player(info: Info, player_id: strawberry.ID) -> bool:
+    await guarded(lambda: games_of(info).unblock(token_of(info), str(player_id)))
+    return True
+
+
+async def resolve_my_blocks(info: Info) -> list[strawberry.ID]:
+    held = await guarded(lambda: games_of(info).blocks(token_of(info)))
+    return [strawberry.ID(b) for b in held]
+
+
+BLOCKS: dict[str, Any] = {
+    "block_player": strawberry.mutation(
+        resolver=resolve_block_player,
+        description="Refuse invitations (and rematch notices) from a player, by id; their invitations "
+        "you hold go. True once blocked.",
+    ),
+    "unblock_player": strawberry.mutation(
+        resolver=resolve_unblock_player,
+        description="Take invitations from a player again; true (also when they were not blocked).",
+    ),
+    "my_blocks": strawberry.field(
+        resolver=resolve_my_blocks, description="The ids of the players you block."
+    ),
+}
+"""The blocks' fields of the roots: ``blockPlayer`` and ``unblockPlayer`` (Mutation), ``myBlocks``
+(Query), as :data:`service.api.graphql.webhooks.MUTATIONS` gives the webhooks'."""

@@ -14,7 +14,7 @@ from strawberry.types import Info
 
 from schema import graphql_types as t
 from service.api.graphql.context import games_of, guarded, token_of
-from service.api.graphql.players import resolve_me, resolve_my_games, resolve_my_invitations
+from service.api.graphql.players import BLOCKS, resolve_me, resolve_my_games, resolve_my_invitations
 from service.api.graphql.ratings import QUERIES as RATINGS
 from service.api.graphql.tournaments import QUERIES as TOURNAMENTS
 from service.api.graphql.webhooks import QUERIES as WEBHOOKS
@@ -102,3 +102,4 @@ class Query:
     my_invitations = strawberry.field(
         resolver=resolve_my_invitations, description="Your open invitations, soonest to expire first."
     )
+    my_blocks = BLOCKS["my_blocks"]

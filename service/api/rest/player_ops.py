@@ -1,12 +1,14 @@
 """The REST endpoints of players, declared as :mod:`service.api.rest.table` declares the games': a guest's
-creation, ``/v1/me`` (read, change, link an identity, delete), the player's games and stream, and
-invitations."""
+creation, ``/v1/me`` (read, change, link an identity, delete), the player's games and stream,
+invitations, and the players they block."""
 
 from __future__ import annotations
 
 from schema.bodies import JoinResponse
 from schema.players import (
     AcceptInvitationRequest,
+    BlockList,
+    BlockRequest,
     Invitation,
     InvitationList,
     InviteRequest,
@@ -21,14 +23,17 @@ from schema.players import (
 from service.api.rest.operation import BODY, GAME, LIMITED, SEAT, STREAMS, Op, Param, stream_params
 from service.api.rest.players import (
     accept_invitation,
+    block_player,
     create_player,
     decline_invitation,
     delete_me,
     get_me,
     invite,
     link_identity,
+    my_blocks,
     my_games,
     my_invitations,
+    unblock_player,
     update_me,
 )
 from service.api.rest.streams import player_stream
@@ -71,13 +76,15 @@ PLAYER_OPS: tuple[Op, ...] = (
         "/v1/me",
         update_me,
         "updateMe",
-        "Change your display name or locale",
+        "Change your display name, locale, or who may invite you",
         "players",
         Me,
         request=UpdateMeRequest,
         errors=(*PLAYER, *BODY),
         auth="player",
-        description="Seats already taken keep the name they were taken with.",
+        description="Seats already taken keep the name they were taken with. `invitations`: `nobody` "
+        "refuses every invitation (403 invitation_refused to the inviter), `everyone` takes them again "
+        "(but the players you block).",
     ),
     Op(
         "DELETE",
@@ -165,11 +172,59 @@ PLAYER_OPS: tuple[Op, ...] = (
             "game_full",
             "player_not_found",
             "already_seated",
+            "invitation_needs_player",
+            "invitation_refused",
+            "too_many_invitations_sent",
+            "too_many_pending_invitations",
             "too_many_invitations",
         ),
         auth="seat",
         description="The invitation reaches the player's stream and list, and expires after "
-        "ATOUT_INVITATION_TTL seconds (7 days by default). Accepting it joins even a private table.",
+        "ATOUT_INVITATION_TTL seconds (7 days by default). Accepting it joins even a private table. Only "
+        "a seat joined with a player's credential invites. Inviting the same player to the same table "
+        "again refreshes the one invitation (same id, later expiry). Bounds: ATOUT_INVITATIONS_PER_HOUR "
+        "sent an hour, ATOUT_INVITATIONS_PER_INVITER open in one player's list, "
+        "ATOUT_PLAYER_NOTICES_PER_SENDER notices an hour to one player (past it the invitation is listed "
+        "without a notice).",
+    ),
+    Op(
+        "GET",
+        "/v1/me/blocks",
+        my_blocks,
+        "listMyBlocks",
+        "The players you block",
+        "players",
+        BlockList,
+        errors=PLAYER,
+        auth="player",
+    ),
+    Op(
+        "POST",
+        "/v1/me/blocks",
+        block_player,
+        "blockPlayer",
+        "Block a player: refuse their invitations and rematch notices",
+        "players",
+        None,
+        204,
+        BlockRequest,
+        (*PLAYER, *BODY, "player_not_found", "too_many_blocks"),
+        auth="player",
+        description="Their invitations you hold go; their next ones get 403 invitation_refused (which "
+        "does not say they are blocked). At most ATOUT_PLAYER_MAX_BLOCKS players.",
+    ),
+    Op(
+        "DELETE",
+        "/v1/me/blocks/{player_id}",
+        unblock_player,
+        "unblockPlayer",
+        "Unblock a player: take their invitations again",
+        "players",
+        None,
+        204,
+        errors=PLAYER,
+        auth="player",
+        description="204 also when they were not blocked, or are gone.",
     ),
     Op(
         "GET",

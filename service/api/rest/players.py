@@ -1,5 +1,5 @@
 """The REST handlers of players: create a guest, the player's own record (read, change, link to an
-identity, delete), their list of games, invitations. The player's stream is
+identity, delete), their list of games, invitations, the players they block. The player's stream is
 :func:`service.api.rest.streams.player_stream`."""
 
 from __future__ import annotations
@@ -10,6 +10,8 @@ from starlette.responses import Response
 from schema.bodies import JoinResponse
 from schema.players import (
     AcceptInvitationRequest,
+    BlockList,
+    BlockRequest,
     Invitation,
     InvitationList,
     InviteRequest,
@@ -43,7 +45,7 @@ async def update_me(request: Request) -> Response:
     token = bearer(request)
     await games.require_player(token)  # 401 before a body error tells a stranger anything
     body = await parse_body(request, UpdateMeRequest)
-    await games.update_me(token, body.name, body.locale)
+    await games.update_me(token, body.name, body.locale, body.invitations)
     return await get_me(request)
 
 
@@ -100,3 +102,22 @@ async def accept_invitation(request: Request) -> Response:
 async def decline_invitation(request: Request) -> Response:
     await games_of(request).decline_invitation(bearer(request), request.path_params["invitation_id"])
     return Response(status_code=204)
+
+
+async def block_player(request: Request) -> Response:
+    games = games_of(request)
+    token = bearer(request)
+    await games.require_player(token)  # 401 before a body error tells a stranger anything
+    body = await parse_body(request, BlockRequest)
+    await games.block(token, body.player_id)
+    return Response(status_code=204)
+
+
+async def unblock_player(request: Request) -> Response:
+    await games_of(request).unblock(bearer(request), request.path_params["player_id"])
+    return Response(status_code=204)
+
+
+async def my_blocks(request: Request) -> Response:
+    held = await games_of(request).blocks(bearer(request))
+    return ok(BlockList(players=held), headers={"Cache-Control": "private, no-store"})
