@@ -14,6 +14,9 @@ a field as optional, never rename or remove one."""
 
 from __future__ import annotations
 
+import ipaddress
+import re
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from enum import StrEnum
 from typing import Annotated, Literal, get_args
@@ -30,9 +33,16 @@ GameKind = Literal["five_hundred", "rough", "euchre5"]
 ID_PATTERN = r"^[A-Za-z0-9_-]{1,64}$"
 Id = Annotated[str, Field(pattern=ID_PATTERN, examples=["k3Jx9aQ2pLmN"])]
 Seat = Annotated[int, Field(ge=0, le=4)]
-# https or http, a host (a name, an IPv4 address or a bracketed IPv6 one) without credentials, an
-# optional port, then a path or query of printable ASCII without a fragment.
-URL_PATTERN = r"^https?://(\[[0-9A-Fa-f:.]{2,45}\]|[A-Za-z0-9.-]{1,253})(:[0-9]{1,5})?([/?][!-\"$-~]*)?$"
+# https or http, a host (a name, an IPv4 address or a bracketed IPv6 one: hex groups and at least two
+# colons, perhaps ending in an IPv4 address) without credentials, an optional port, then a path or
+# query of printable ASCII without a fragment. The pattern only tells clients the shape: the server
+# parses the authority for real (:func:`webhook_target`), which no regular expression can do.
+IPV6_LITERAL = (
+    r"\[([0-9A-Fa-f]{0,4}(:[0-9A-Fa-f]{0,4}){2,8}"
+    r"|[0-9A-Fa-f]{0,4}(:[0-9A-Fa-f]{0,4}){1,6}:[0-9]{1,3}(\.[0-9]{1,3}){3})\]"
+)
+MAX_URL = 2000
+URL_PATTERN = r"^https?://(" + IPV6_LITERAL + r"|[A-Za-z0-9.-]{1,253})(:[0-9]{1,5})?([/?][!-\"$-~]*)?$"
 MOMENT_PATTERN = r"^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\.[0-9]{1,6})?Z$"
 
 
@@ -150,11 +160,13 @@ WebhookPayload = Annotated[
 
 class RegisterWebhookRequest(Model):
     url: str = Field(
-        max_length=2000,
+        max_length=MAX_URL,
         pattern=URL_PATTERN,
         examples=["https://backend.example.com/atout/webhooks"],
-        description="Where to POST the messages: http or https, no credentials, no fragment. It must "
-        "resolve to public addresses only (unless ATOUT_WEBHOOK_ALLOW_PRIVATE); redirects are not followed.",
+        description="Where to POST the messages: http or https, no credentials, no fragment; the host a "
+        "DNS name, a dotted IPv4 address a.b.c.d or a bracketed IPv6 address (a host that is a number, "
+        "such as `2130706433` or `127.1`, is refused). It must be or resolve to public addresses only "
+        "(unless ATOUT_WEBHOOK_ALLOW_PRIVATE); redirects are not followed.",
     )
     event_types: list[EventType] = Field(min_length=1, max_length=len(EVENT_TYPES))
     description: DisplayText = Field(
@@ -162,12 +174,14 @@ class RegisterWebhookRequest(Model):
     )
     enabled: bool = Field(default=True, description="false: registered, but sent nothing until enabled.")
 
-    @field_validator("url")
+    @field_validator("url", mode="before")
     @classmethod
-    def _port(cls, url: str) -> str:
-        port = url.split("://", 1)[1].split("/", 1)[0].split("?", 1)[0].rpartition("]")[2].rpartition(":")[2]
-        if port.isdigit() and not 1 <= int(port) <= 65535:
-            raise ValueError("the port must be from 1 to 65535")
+    def _authority(cls, url: object) -> object:
+        """The authority parsed before the pattern is matched, so that a refusal says what is wrong
+        with the host or port rather than quoting the pattern (a value that is not a string, or too
+        long, is left to the type and length checks)."""
+        if isinstance(url, str) and len(url) <= MAX_URL:
+            webhook_target(url)
         return url
 
     @field_validator("event_types")
@@ -256,3 +270,130 @@ class DeadLetterPage(BaseModel):
 class Redelivery(BaseModel):
     webhook_id: str
     message_id: str = Field(description="The same `webhook-id` as the dead letter's: receivers dedup on it.")
+
+
+# --- a webhook URL's authority -------------------------------------------------------------------
+
+_LABEL = re.compile(r"^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$")
+_NUMERIC_LABEL = re.compile(r"^(0x[0-9a-f]*|[0-9]+)$")
+_PORT = re.compile(r"^[0-9]{1,5}$")
+_AUTHORITY = re.compile(r"^[A-Za-z0-9.:\[\]-]*$")
+MAX_AUTHORITY = 300  # a name's 253 characters, a colon and a port, with room to say what is wrong
+
+
+@dataclass(frozen=True)
+class WebhookTarget:
+    """Where a webhook URL points: its scheme, its host (a lower-case name, or an IP address's text,
+    an IPv6 one without brackets), its port (the scheme's when the URL names none), and the address
+    when the host is one (None for a name, which must be resolved)."""
+
+    scheme: str
+    host: str
+    port: int
+    address: ipaddress.IPv4Address | ipaddress.IPv6Address | None
+
+
+def webhook_target(url: str) -> WebhookTarget:
+    """The scheme, host and port of a webhook URL; ``ValueError`` saying what is wrong otherwise.
+
+    Parsed by hand, strictly, because the URL is read by three parsers that must agree on the host:
+    this one, the resolver (``getaddrinfo``, whose ``inet_aton`` reads ``2130706433``, ``127.1`` or
+    ``0x7f.1`` as 127.0.0.1) and httpx at delivery. So a host is a bracketed IPv6 address, a dotted
+    IPv4 address ``a.b.c.d`` in decimal without leading zeros, or a DNS name whose last label is not
+    a number; anything else (``[00]``, ``[1.2.3]``, ``2130706433``, ``80``, ``127.1``) is malformed,
+    never guessed at. urllib's ``urlsplit`` raises a bare ``ValueError`` on some of these and lets
+    others through, which is how they reached the resolver (a 500) before."""
+    scheme, separator, rest = url.partition("://")
+    if not separator or scheme not in ("http", "https"):
+        raise ValueError("the URL must start with http:// or https://")
+    authority = re.split(r"[/?#]", rest, maxsplit=1)[0]
+    if "@" in authority:
+        raise ValueError("the URL must not carry credentials (user@ or user:password@ before the host)")
+    if len(authority) > MAX_AUTHORITY or not _AUTHORITY.fullmatch(authority):  # quoted below: only these
+        raise ValueError(
+            f"the host and port must be at most {MAX_AUTHORITY} ASCII letters, digits, dots, hyphens, "
+            "colons and brackets"
+        )
+    if authority.startswith("["):
+        host, closed, port_text = authority[1:].partition("]")
+        if not closed:
+            raise ValueError("the host's IPv6 address has no closing bracket")
+        address: ipaddress.IPv4Address | ipaddress.IPv6Address | None = _ipv6_literal(host)
+        host = str(address)
+    else:
+        host, colon, port = authority.partition(":")
+        port_text = colon + port
+        host, address = _name_or_ipv4(host.lower())
+    default = 443 if scheme == "https" else 80
+    return WebhookTarget(scheme, host, _port(port_text, default), address)
+
+
+def _ipv6_literal(text: str) -> ipaddress.IPv6Address:
+    if text.startswith(("v", "V")) or "%" in text:
+        raise ValueError(f"the host [{text}] is not an IPv6 address (no IPvFuture form, no zone index)")
+    try:
+        return ipaddress.IPv6Address(text)
+    except ValueError:
+        hint = " (an IPv4 address is written without brackets)" if "." in text and ":" not in text else ""
+        raise ValueError(f"the host [{text}] is not an IPv6 address{hint}") from None
+
+
+def _name_or_ipv4(host: str) -> tuple[str, ipaddress.IPv4Address | None]:
+    name = host[:-1] if host.endswith(".") else host  # an absolute name's final dot
+    if not name:
+        raise ValueError("the URL has no host")
+    labels = name.split(".")
+    if _NUMERIC_LABEL.fullmatch(labels[-1]):  # URL parsers and resolvers read it as an IPv4 address
+        try:
+            return host, ipaddress.IPv4Address(host)
+        except ValueError:
+            pass
+        read = _loose_ipv4(labels)
+        if read is not None:
+            raise ValueError(
+                f"the host {host} is not written as an IPv4 address a.b.c.d: resolvers read it as "
+                f"{read} (a short, numeric, octal or hex form); write {read} if that is the address meant"
+            )
+        raise ValueError(f"the host {host} ends in a number but is not an IPv4 address a.b.c.d")
+    if len(name) > 253 or not all(_LABEL.fullmatch(label) for label in labels):
+        raise ValueError(
+            f"the host {host} is not a DNS name: labels of 1 to 63 letters, digits and inner hyphens, "
+            "253 characters in all"
+        )
+    return host, None
+
+
+def _loose_ipv4(labels: list[str]) -> ipaddress.IPv4Address | None:
+    """The IPv4 address ``inet_aton`` (and the WHATWG URL standard) reads in 1 to 4 numbers, each
+    decimal, octal (leading 0) or hex (0x), the last filling the bytes left; None when it reads none.
+    Only to say, in a refusal, what a numeric host would have reached."""
+    if not 1 <= len(labels) <= 4:
+        return None
+    numbers: list[int] = []
+    for label in labels:
+        if label.startswith("0x"):
+            base, digits = 16, label[2:] or "0"
+        elif len(label) > 1 and label.startswith("0"):
+            base, digits = 8, label[1:]
+        else:
+            base, digits = 10, label
+        try:
+            numbers.append(int(digits, base))
+        except ValueError:
+            return None
+    *head, last = numbers
+    if any(n > 255 for n in head) or last >= 256 ** (4 - len(head)):
+        return None
+    value = last
+    for i, n in enumerate(head):
+        value += n << (8 * (3 - i))
+    return ipaddress.IPv4Address(value)
+
+
+def _port(text: str, default: int) -> int:
+    if not text:
+        return default
+    digits = text[1:]
+    if not text.startswith(":") or not _PORT.fullmatch(digits) or not 1 <= int(digits) <= 65535:
+        raise ValueError("the port must be a number from 1 to 65535, after the host and a colon")
+    return int(digits)

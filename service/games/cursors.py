@@ -12,6 +12,7 @@ import base64
 import binascii
 import json
 import math
+import re
 
 from service.base.problems import ProblemError
 from service.store.keys import GAME_ID
@@ -30,7 +31,7 @@ def encode_cursor(position: ListPosition) -> str:
 def decode_cursor(cursor: str, where: tuple[str, ...] = ("query", "cursor")) -> ListPosition:
     """The position a cursor names; 422 ``invalid_request`` for anything this module did not write
     (``where`` locates the parameter in the problem's ``errors``)."""
-    position = _position(cursor) if len(cursor) <= MAX_LENGTH and cursor.startswith(PREFIX) else None
+    position = _position(cursor)
     if position is None:
         raise not_a_cursor(where)
     return position
@@ -45,16 +46,34 @@ def not_a_cursor(where: tuple[str, ...]) -> ProblemError:
     )
 
 
-def _json_of(body: str) -> object:
+BASE64URL = re.compile(r"[A-Za-z0-9_-]*")  # the alphabet this module writes, unpadded
+
+
+def opaque_json(cursor: str, prefix: str, max_length: int = MAX_LENGTH) -> object:
+    """The JSON a ``prefix`` + base64url cursor carries, or None for anything else; never raises.
+
+    The cursors a client sends back (the open games', a player's list's) go through here, and the
+    ladders' (service/games/ratings.py) keeps the same order, because the order is the defence: the
+    length first (a cursor is at most ``max_length`` characters, so its JSON can neither be large nor
+    nest deeper than about 75 levels, far below the parser's recursion limit), then the alphabet (no
+    padding, whitespace or non-ASCII to be skipped or choked on), then base64, ASCII and JSON. Any
+    decoding error (``binascii.Error``, ``UnicodeDecodeError``, ``ValueError``, ``TypeError``, and
+    ``RecursionError`` should the limit ever be raised past the parser's) is "not a cursor": the
+    caller answers 422, never a 500 with a traceback. The caller still matches the value's shape:
+    this only parses."""
+    if len(cursor) > max_length or not cursor.startswith(prefix):
+        return None
+    body = cursor[len(prefix) :]
+    if not BASE64URL.fullmatch(body):
+        return None
     try:
         return json.loads(base64.urlsafe_b64decode(body + "=" * (-len(body) % 4)).decode("ascii"))
-    except (binascii.Error, ValueError):  # bad base64, not ASCII, not JSON (all ValueError or its kin)
+    except (binascii.Error, UnicodeDecodeError, ValueError, TypeError, RecursionError):
         return None
 
 
 def _position(cursor: str) -> ListPosition | None:
-    value = _json_of(cursor[len(PREFIX) :])
-    match value:
+    match opaque_json(cursor, PREFIX):
         case [float() | int() as created_at, str() as game_id] if (
             not isinstance(created_at, bool) and math.isfinite(created_at) and GAME_ID.fullmatch(game_id)
         ):
@@ -76,11 +95,9 @@ def decode_my_games_cursor(
 ) -> tuple[int, float, str]:
     """The position a player's list cursor names; 422 ``invalid_request`` otherwise (``where`` as in
     :func:`decode_cursor`)."""
-    value = _json_of(cursor[len(MY_GAMES_PREFIX) :]) if cursor.startswith(MY_GAMES_PREFIX) else None
-    match value:
+    match opaque_json(cursor, MY_GAMES_PREFIX):  # the length first: a cursor nested 1,000 deep is 422
         case [int() as rank, float() | int() as changed, str() as game_id] if (
-            len(cursor) <= MAX_LENGTH
-            and rank in (0, 1, 2)
+            rank in (0, 1, 2)
             and not isinstance(changed, bool)
             and math.isfinite(changed)
             and GAME_ID.fullmatch(game_id)

@@ -18,7 +18,6 @@ import secrets
 import time
 from collections.abc import Awaitable, Callable, Mapping
 from typing import Any
-from urllib.parse import urlsplit
 
 from pydantic import TypeAdapter
 
@@ -34,10 +33,11 @@ from schema.webhooks import (
     WebhookPayload,
     WebhookRegistered,
     iso_moment,
+    webhook_target,
 )
 from service.base import logs
 from service.base.counters import count_webhook_message
-from service.base.destinations import DestinationRefused, resolve_async
+from service.base.destinations import DestinationRefused, checked, resolve_async
 from service.base.problems import ProblemError
 from service.base.texts import Text
 from service.games.core import GameCore
@@ -160,13 +160,24 @@ class Webhooks(GameCore):
             raise ProblemError("admin_required", "Managing webhooks needs the administrator token.")
 
     async def register_webhook(self, token: str | None, request: RegisterWebhookRequest) -> WebhookRegistered:
-        """A new endpoint and its secret (shown this once). Its host must resolve to public addresses
-        only (service/base/destinations.py), unless the operator allows private ones."""
+        """A new endpoint and its secret (shown this once). Its URL is parsed strictly (a malformed
+        authority is 422 ``invalid_request``, never a 500), and its host must be, or resolve to, public
+        addresses only (service/base/destinations.py), unless the operator allows private ones."""
         self.require_admin(token)
-        parts = urlsplit(request.url)
-        host = parts.hostname or ""
+        try:  # the model parsed it already: this is for a request built without validation
+            target = webhook_target(request.url)
+        except ValueError as exc:
+            raise ProblemError(
+                "invalid_request",
+                Text("{field}: {message}", field="url", message=Text.verbatim(str(exc))),
+                errors=[{"loc": ["url"], "msg": str(exc), "type": "value_error"}],
+            ) from None
+        host = target.host
         try:
-            await resolve_async(host, parts.port or (443 if parts.scheme == "https" else 80), self._private())
+            if target.address is not None:  # an address is checked as it is, never handed to a resolver
+                checked(host, [host], self._private())
+            else:
+                await resolve_async(host, target.port, self._private())
         except DestinationRefused as refused:
             if refused.reason == "dns_failed":
                 raise ProblemError(

@@ -14,7 +14,8 @@ from datetime import UTC, datetime
 import httpx
 from standardwebhooks import Webhook
 
-from service.base.destinations import DestinationRefused, resolve_async
+from schema.webhooks import WebhookTarget, webhook_target
+from service.base.destinations import DestinationRefused, checked, resolve_async
 
 USER_AGENT = "Atout-Webhooks/1.0"
 
@@ -69,8 +70,15 @@ async def post(url: str, headers: dict[str, str], body: str, bounds: Bounds) -> 
     """POST ``body`` to ``url`` once, within ``bounds``."""
     status: list[int] = []  # set as soon as the receiver's status line is in
     try:
+        # Parsed again, as strictly as at registration: an endpoint registered under an older, looser
+        # rule (``http://80/``, ``http://[00]``) is refused here rather than failing the job.
+        target = webhook_target(url)
+        parsed = httpx.URL(url)
+    except (ValueError, httpx.InvalidURL):
+        return Answer(None, "address_refused")
+    try:
         async with asyncio.timeout(bounds.deadline):
-            await _exchange(httpx.URL(url), headers, body.encode(), bounds, status)
+            await _exchange(parsed, target, headers, body.encode(), bounds, status)
     except DestinationRefused as refused:
         return Answer(None, refused.reason)
     except (TimeoutError, httpx.TimeoutException):
@@ -86,10 +94,18 @@ async def post(url: str, headers: dict[str, str], body: str, bounds: Bounds) -> 
 
 
 async def _exchange(
-    url: httpx.URL, headers: dict[str, str], body: bytes, bounds: Bounds, status: list[int]
+    url: httpx.URL,
+    target: WebhookTarget,
+    headers: dict[str, str],
+    body: bytes,
+    bounds: Bounds,
+    status: list[int],
 ) -> None:
     https = url.scheme == "https"
-    addresses = await resolve_async(url.host, url.port or (443 if https else 80), bounds.allow_private)
+    if target.address is not None:  # an address is checked as it is, never handed to a resolver
+        addresses = checked(target.host, [target.host], bounds.allow_private)
+    else:
+        addresses = await resolve_async(target.host, target.port, bounds.allow_private)
     # Connect to the address just checked, never to a second resolution of the name (DNS rebinding):
     # the URL names the address, the Host header and TLS (SNI, the certificate's name) the host.
     pinned = url.copy_with(host=addresses[0])

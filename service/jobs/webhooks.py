@@ -5,8 +5,9 @@ A message is retried after each delay of ``ATOUT_WEBHOOK_RETRY_SCHEDULE`` (expon
 in all by default), each delay jittered between half and all of its value so that the retries of many
 messages failing at once (a receiver down) do not all come back at the same second. Every attempt sends
 the same ``webhook-id``: a receiver that got an attempt whose answer was lost applies the message once.
-An endpoint whose address is not public (DNS changed since its registration), or paused, gets nothing:
-the message is dead-lettered at once, for the administrator to redeliver.
+An endpoint whose address is not public (DNS changed since its registration), whose URL an older, looser
+rule let through (``http://[00]``, a host that is a number: parsed again at each attempt), or paused,
+gets nothing: the message is dead-lettered at once, for the administrator to redeliver.
 
 The job runs in the worker's runtime (``service.jobs.turns.runtime``: one event loop and Redis pool per
 process). Metrics (``atout_webhook_deliveries_total``, ``atout_webhook_delivery_seconds``) are counted
