@@ -14,8 +14,10 @@ RATING_ENTRIES = (
         "A rated game needs an identity",
         "Une partie classée exige une identité",
         "The game is rated and the join carries no player credential nor bot API key: an anonymous seat "
-        "cannot be rated.",
-        "Join with a player's token or JWT, or a bot account's API key; or play an unrated game.",
+        "cannot be rated. On a server with `ATOUT_RATED_IDENTITIES=identified`, a guest player cannot "
+        "either.",
+        "Join with a player's token or JWT, or a bot account's API key (there: a JWT, or a guest linked "
+        "to an identity with POST /v1/me/identity); or play an unrated game.",
     ),
     ErrorCode(
         "rated_game_refused",

@@ -3,6 +3,8 @@ a module of its own so each stays short (service/games/ratings.py reads them).""
 
 from __future__ import annotations
 
+from typing import Literal
+
 from pydantic import Field
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
@@ -52,4 +54,18 @@ class RatingSettings(BaseSettings):
         ge=1,
         le=10_000,
         description="Rating changes kept per account and game kind (the oldest are dropped).",
+    )
+    rating_newcomer_weight: float = Field(
+        default=0.1,
+        ge=0.0,
+        le=1.0,
+        description="The share of its change an established account's rating moves by in a rated match "
+        "against a provisional opponent (the provisional account moves in full): a win over a fresh guest "
+        "or bot account, which costs one request, is worth little (service/games/ratings.py).",
+    )
+    rated_identities: Literal["any", "identified"] = Field(
+        default="any",
+        description="Who sits at a rated table: `any` identity (a guest player, a player of a trusted "
+        "issuer, a bot account), or `identified` (never a guest player: only players signed in with a "
+        "trusted issuer's JWT, bot accounts and built-in bots).",
     )

@@ -16,6 +16,16 @@ the first of them counts in full while n ≤ ``rating_repeat_full``, then half a
 (weight 0.5, 0.25 …), and not at all past ``rating_repeat_max`` (the change is still in the history,
 with its weight). A weight w moves mu and sigma by w times openskill's change.
 
+The newcomer rule (rating farming): an established account (its provisional flag cleared) that meets a
+provisional opponent (on the other team; in euchre, any other seat) moves by ``rating_newcomer_weight``
+of its change (times the repeat weight), while the provisional account itself moves in full. A win over
+a fresh guest or a fresh bot account (each costs one request) tells little about strength, and at full
+weight it paid about +2.3 a match: at the default 0.1 it pays about a tenth of that, and a farmer must
+first play each puppet through ``rating_provisional_matches`` rated matches (limited by the repeat rule
+between the same accounts) before it counts in full. An operator who wants more sets
+``ATOUT_RATED_IDENTITIES=identified``: then only players with an identity of a trusted issuer (a JWT),
+bot accounts and built-in bots sit at a rated table, never a guest (:func:`check_rated_join`).
+
 A game is rated once: the finish that claims it (SET NX) rates it, a retried finish finds the claim;
 each account's new rating is written by compare-and-set, recomputed from its fresh rating when another
 rated end moved it meanwhile (its opponents' ratings as they were read). A rated game always runs on a
@@ -25,7 +35,6 @@ turn clock (:func:`rated_clock`), so a losing player cannot stall it until it ex
 from __future__ import annotations
 
 import base64
-import binascii
 import json
 import math
 import re
@@ -42,6 +51,7 @@ from service.base.problems import ProblemError
 from service.base.settings import Settings
 from service.base.texts import Text
 from service.games.core import GameCore
+from service.games.cursors import not_a_cursor, opaque_json
 from service.store.keys import account_keys, owner_player
 from service.store.ratings import BOARDS, LadderEntry, RatingWrite
 from service.store.records import GameRecord
@@ -103,9 +113,23 @@ def placings(record: GameRecord, m: engine.Match) -> list[Placing]:
     return [Placing(accounts[i], i, ranks[i], left[i]) for i in range(len(seats))]
 
 
-def rate(places: list[Placing], stored: list[dict[str, str]], weight: float) -> list[tuple[float, float]]:
+def newcomer_weights(
+    places: list[Placing], stored: list[dict[str, str]], provisional_until: int, newcomer: float
+) -> list[float]:
+    """Each account's factor under the newcomer rule (module docstring): ``newcomer`` for an established
+    account with a provisional opponent, else 1."""
+    fresh = [int(s.get("matches", "0")) < provisional_until for s in stored]
+    return [
+        newcomer if not fresh[i] and any(fresh[j] for j, q in enumerate(places) if q.team != p.team) else 1.0
+        for i, p in enumerate(places)
+    ]
+
+
+def rate(
+    places: list[Placing], stored: list[dict[str, str]], weights: list[float]
+) -> list[tuple[float, float]]:
     """The new (mu, sigma) of each placing's account from its stored rating (openskill's default when
-    none), by Plackett-Luce over the teams and their ranks, moved by ``weight`` of the change."""
+    none), by Plackett-Luce over the teams and their ranks, moved by its ``weights[i]`` of the change."""
     teams: dict[int, list[int]] = {}
     for i, p in enumerate(places):
         teams.setdefault(p.team, []).append(i)
@@ -119,7 +143,8 @@ def rate(places: list[Placing], stored: list[dict[str, str]], weight: float) -> 
     for t, team in zip(order, rated, strict=True):
         for i, r in zip(teams[t], team, strict=True):
             mu0, sigma0 = before[i]
-            after[i] = (mu0 + weight * (r.mu - mu0), sigma0 + weight * (r.sigma - sigma0))
+            w = weights[i]
+            after[i] = (mu0 + w * (r.mu - mu0), sigma0 + w * (r.sigma - sigma0))
     return after
 
 
@@ -134,25 +159,14 @@ def encode_ladder_cursor(entry: LadderEntry) -> str:
 
 
 def decode_ladder_cursor(cursor: str) -> tuple[float, str]:
-    """The (ordinal, account) a ladder cursor resumes after; 422 ``invalid_request`` for any other."""
-    value: object = None
-    if len(cursor) <= MAX_CURSOR and cursor.startswith(CURSOR_PREFIX):
-        body = cursor[len(CURSOR_PREFIX) :]
-        try:
-            value = json.loads(base64.urlsafe_b64decode(body + "=" * (-len(body) % 4)).decode("ascii"))
-        except (binascii.Error, ValueError):
-            value = None
-    match value:
+    """The (ordinal, account) a ladder cursor resumes after; 422 ``invalid_request`` for any other
+    (read by the one decoder of client cursors, length first: service/games/cursors.py)."""
+    match opaque_json(cursor, CURSOR_PREFIX, MAX_CURSOR):
         case [float() | int() as score, str() as account] if (
             not isinstance(score, bool) and math.isfinite(score) and ACCOUNT_ID.fullmatch(account)
         ):
             return float(score), account
-    raise ProblemError(
-        "invalid_request",
-        "cursor is not one this server gave: send the `next_cursor` of the previous page as it "
-        "came, or none for the first page.",
-        errors=[{"loc": ["query", "cursor"], "msg": "not a cursor of this list", "type": "value_error"}],
-    )
+    raise not_a_cursor(("query", "cursor"))
 
 
 class Ratings(GameCore):
@@ -169,9 +183,13 @@ class Ratings(GameCore):
         accounts = [p.account for p in places]
         n = await self.store.count_group_match(record.game, accounts)
         s = self.settings
-        weight = repeat_weight(n, s.rating_repeat_full, s.rating_repeat_max)
+        repeat = repeat_weight(n, s.rating_repeat_full, s.rating_repeat_max)
         before = await self.store.load_ratings(accounts, record.game)
-        after = rate(places, before, weight)
+        weights = [
+            repeat * w
+            for w in newcomer_weights(places, before, s.rating_provisional_matches, s.rating_newcomer_weight)
+        ]
+        after = rate(places, before, weights)
         keys = [self._name_key(a) for a in accounts]  # a deleted account's rating is not written again
         alive = iter(await self.store.accounts_exist([k for k in keys if k]))
         kept = [next(alive) if key else True for key in keys]
@@ -179,7 +197,7 @@ class Ratings(GameCore):
             own = before[i]
             for _ in range(RATE_ATTEMPTS):
                 if not kept[i] or await self.store.write_rating(
-                    self._write(gid, record.game, p, own, after[i], weight),
+                    self._write(gid, record.game, p, own, after[i], weights[i]),
                     own.get("mu", ""),
                     s.rating_history_length,
                 ):
@@ -187,7 +205,7 @@ class Ratings(GameCore):
                 # the account's rating moved meanwhile (another of its rated games ended at the same
                 # moment): its change is computed again from its new rating, the others' as they were
                 own = (await self.store.load_ratings([p.account], record.game))[0]
-                after[i] = rate(places, [own if j == i else b for j, b in enumerate(before)], weight)[i]
+                after[i] = rate(places, [own if j == i else b for j, b in enumerate(before)], weights)[i]
 
     def _write(
         self, gid: str, game: str, p: Placing, old: dict[str, str], new: tuple[float, float], weight: float
@@ -343,13 +361,25 @@ def check_rated_game(seats: list[str], chosen_deal: bool) -> None:
         )
 
 
-def check_rated_join(owner: str) -> None:
-    """A rated game's seat goes to an identity (a player's or a bot account's credential) only."""
+async def check_rated_join(core: GameCore, owner: str) -> None:
+    """A rated game's seat goes to an identity (a player's or a bot account's credential) only; with
+    ``ATOUT_RATED_IDENTITIES=identified`` not to a guest player either (the newcomer rule in the module
+    docstring says why an operator may want it). 403 ``rated_needs_identity``."""
     if not owner:
         raise ProblemError(
             "rated_needs_identity",
             "This game is rated: join with a player's credential or a bot account's API key, not "
             "anonymously.",
+        )
+    pid = owner_player(owner)
+    if pid is None or core.settings.rated_identities != "identified":
+        return
+    player = await core.store.load_player(pid, core.settings.player_idle_ttl)
+    if not (player or {}).get("issuer"):
+        raise ProblemError(
+            "rated_needs_identity",
+            "This server rates only players signed in with the app's identity provider: link your "
+            "guest player to it (POST /v1/me/identity) or join an unrated game.",
         )
 
 

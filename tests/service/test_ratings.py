@@ -329,7 +329,7 @@ def test_ladder_and_rating_refusals(client: TestClient, url: str, status: int, c
 def test_tied_ranks_share_a_rating_change_and_a_last_place_loses_most() -> None:
     """The rating step alone, as a five-handed match with a tie and a leaver ranks it."""
     places = [Placing(f"player:{i}", i, r, i == 4) for i, r in enumerate([1, 2, 2, 4, 5])]
-    after = rate(places, [{}] * 5, 1.0)
+    after = rate(places, [{}] * 5, [1.0] * 5)
     want = expected([[START]] * 5, [1, 2, 2, 4, 5])
     assert [a[0] for a in after] == pytest.approx([w[0][0] for w in want])
     assert after[1] == after[2]
