@@ -17,7 +17,7 @@ from starlette.requests import ClientDisconnect, Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import BaseRoute, Route, WebSocketRoute
 
-from service.api import docs_pages, graphql, rest
+from service.api import docs_pages, graphql, problem_types, rest
 from service.api.edge import EdgeMiddleware
 from service.api.metrics import serve as serve_metrics
 from service.api.problems import handle_problem, problem_response
@@ -147,6 +147,7 @@ def routes(settings: Settings) -> list[BaseRoute]:
         Route("/readyz", readyz, include_in_schema=False),
         *rest.routes(),
         *docs_pages.routes(),
+        *problem_types.routes(),
         Route("/graphql", gql, methods=["GET", "POST"]),
         WebSocketRoute("/graphql", gql),
     ]

@@ -18,7 +18,7 @@ INTRO = """\
 Every error of the REST API is an `application/problem+json` body (RFC 9457):
 
 ```json
-{"type": "https://atout.dev/problems/version_conflict", "title": "The game has moved on", "status": 409,
+{"type": "/problems/version_conflict", "title": "The game has moved on", "status": 409,
  "code": "version_conflict", "detail": "The game is at version 12: reload the view and decide again.",
  "instance": "urn:atout:request:3f9c2a7e1b4d8c6a0e5f9b21", "current_version": 12}
 ```
@@ -28,6 +28,12 @@ listed below, in the OpenAPI document (the `Problem.code` enum) and in the Graph
 `ErrorCode` enum). `title` and `detail` are for people: do not parse them. `instance` names the
 request (its `X-Request-ID`, and the server's log lines); quote it when you report a problem.
 A 429 or 503 says when to come back in `Retry-After` (GraphQL: `extensions.retry_after`).
+
+**`type`** is `/problems/<code>`, a reference relative to the answer's URL (RFC 9457 allows it): the
+server that answered serves that code's entry of this catalogue there, as JSON (`GET
+/problems/version_conflict` on your server: `code`, `status`, `retry`, `title`, `title_fr`, `meaning`,
+`action`), and the same entry is this page's section of that name (`#version_conflict`). An unknown
+code there is a 404 `not_found` problem.
 
 **Languages.** `title` and `detail` are in English, or in French when the request's
 `Accept-Language` prefers it (`fr`, `fr-CA`, `fr-CA,fr;q=0.9,en;q=0.8`; weights are honoured, and

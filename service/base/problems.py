@@ -22,6 +22,11 @@ from service.base.texts import Text
 
 PROBLEM_JSON = "application/problem+json"
 INSTANCE_PREFIX = "urn:atout:request:"
+TYPE_PREFIX = "/problems/"
+"""A problem's ``type`` is ``/problems/<code>``: a relative reference (RFC 9457 §3.1.1), resolved
+against the answer's own URL, so it names the catalogue entry on the very server that answered
+(``GET /problems/<code>``, service/api/problem_types.py) whatever host or proxy it is reached
+through, and it is the same string on every deployment, for clients that compare it."""
 
 CODES: Mapping[str, ErrorCode] = CATALOGUE
 """Every code with its HTTP status and titles (``service.base.catalogue``, docs/errors.md)."""
@@ -57,7 +62,7 @@ class ProblemError(Exception):
         (``instance`` given here is used only outside a request, where no id is bound)."""
         instance = request_instance() or instance
         body: dict[str, Any] = {
-            "type": f"https://atout.dev/problems/{self.code}",
+            "type": TYPE_PREFIX + self.code,
             "title": self.title,
             "status": self.status,
             "code": self.code,

@@ -6,9 +6,11 @@ from __future__ import annotations
 
 import json
 import re
+from urllib.parse import urljoin
 
 import pytest
 from error_sources import ROOT, scan_engine, scan_service
+from starlette.testclient import TestClient
 
 from service.api.graphql import sdl
 from service.api.rest import openapi_document
@@ -169,3 +171,31 @@ def test_a_text_renders_each_language_and_nested_phrases() -> None:
         languages.language.reset(token)
     quoted = Text.verbatim('Expecting value: {"a"}')
     assert quoted.render(languages.FRENCH) == quoted.render(languages.ENGLISH) == 'Expecting value: {"a"}'
+
+
+def test_a_problem_type_resolves_to_its_catalogue_entry_on_the_server_that_answered(
+    client: TestClient,
+) -> None:
+    """A problem's ``type`` is a reference relative to the answer's URL: followed, it reaches that code's
+    entry of the catalogue (docs/errors.md's section of the same name) on the same server."""
+    problem = client.get("/v1/games/nosuchgame")
+    assert problem.status_code == 404
+    kind = problem.json()["type"]
+    assert kind == "/problems/game_not_found"
+    entry = client.get(urljoin(str(problem.url), kind))
+    assert entry.status_code == 200 and entry.headers["content-type"].startswith("application/json")
+    want = CATALOGUE["game_not_found"]
+    assert entry.json() == {
+        "type": kind,
+        "code": "game_not_found",
+        "status": 404,
+        "retry": str(want.retry),
+        "title": want.title,
+        "title_fr": want.title_fr,
+        "meaning": want.meaning,
+        "action": want.action,
+    }
+    for unknown in ("no_such_code", "x" * 5000):
+        missing = client.get(f"/problems/{unknown}")
+        assert missing.status_code == 404 and missing.json()["code"] == "not_found"
+        assert len(missing.text) < 1000
