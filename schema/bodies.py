@@ -121,6 +121,20 @@ SEATS_RULE = "One entry per seat, `open` or `bot:random|heuristic|expert`; omitt
 OPTIONS_RULE = "Rule options, see /v1/rules: the game's own names and allowed values."
 
 
+class ExplicitDeal(Model):
+    """An explicit first deal (administrator only; ALL-3): typed here so that the contract says its
+    shape and a malformed one is a 422 ``invalid_request`` naming the field; the engine then checks it
+    is exactly a partition of the game's deck (422 ``invalid_deal``)."""
+
+    dealer: int = Field(ge=0, le=4, description="The dealer's seat.")
+    hands: list[Annotated[list[CARD], Field(max_length=13)]] = Field(
+        min_length=4, max_length=5, description="Each seat's cards, seat 0 first."
+    )
+    kitty: list[CARD] = Field(
+        default_factory=list, max_length=8, description="The kitty in dealt order (euchre: the upcard first)."
+    )
+
+
 class NewGame(Model):
     """What creating a game of any kind takes; a request is one of the subclasses, by ``game``."""
 
@@ -145,9 +159,14 @@ class NewGame(Model):
         description="Administrator only (403 admin_required otherwise): whoever knows it knows every hand. "
         "Without it the match key comes from `secrets`.",
     )
-    deal: dict[str, Any] | None = Field(
+    deal: ExplicitDeal | None = Field(
         default=None, description="Explicit first deal (administrator only): dealer, hands, kitty."
     )
+
+    def deal_json(self) -> dict[str, Any] | None:
+        """The explicit deal as the engine and the game record take it (plain JSON), or None."""
+        return None if self.deal is None else self.deal.model_dump()
+
     listed: bool = Field(default=True, description="False: private, joined with the invite code.")
     turn_seconds: int | None = Field(
         default=None,

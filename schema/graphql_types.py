@@ -242,9 +242,9 @@ def game_event(delivered: dict[str, Any]) -> GameEvent:
 
 @strawberry.input(description="An explicit first deal (administrator only): each seat's cards, the kitty.")
 class DealInput:
+    dealer: int
     hands: list[list[Card]]
     kitty: list[Card] = strawberry.field(default_factory=list)
-    dealer: int | None = None
 
 
 @strawberry.input

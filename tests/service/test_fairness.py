@@ -109,7 +109,7 @@ def test_without_the_admin_token_no_seed_and_no_deal_can_be_chosen_over_rest(
 def test_without_the_admin_token_no_seed_and_no_deal_can_be_chosen_over_graphql(
     client: TestClient, admin_token: str
 ) -> None:
-    for extra in ({"seed": "12345"}, {"deal": {"dealer": 0, "hands": [], "kitty": []}}):
+    for extra in ({"seed": "12345"}, {"deal": {"dealer": 0, "hands": [["AS"]] * 4, "kitty": []}}):
         body = gql(client, CREATE, input={"game": "rough", **extra})
         assert body["errors"][0]["extensions"]["code"] == "admin_required", body
     body = gql(client, CREATE, admin_token, input={"game": "rough", "seed": "12345"})

@@ -225,7 +225,7 @@ def test_create_and_join_errors_carry_the_rest_codes(client: TestClient) -> None
     assert error_code(client, CREATE, input={**other, "game": "bridge"}) == "invalid_request"
     two = {"game": "rough", "options": {"rough": {}, "fiveHundred": {}}}
     assert "exactly one" in gql(client, CREATE, input=two)["errors"][0]["message"].lower()
-    deal = {"dealer": 0, "hands": [], "kitty": []}
+    deal = {"dealer": 0, "hands": [["AS"]] * 4, "kitty": []}
     assert error_code(client, CREATE, input={"game": "rough", "deal": deal}) == "admin_required"
     created = data(client, CREATE, input={"game": "rough", "listed": False})["createGame"]
     gid = created["game"]["id"]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
 import redis
 from starlette.testclient import TestClient
 from svc_helpers import auth, create, seated
@@ -139,8 +140,30 @@ def test_a_body_that_is_not_an_object_is_422(client: TestClient) -> None:
 
 
 def test_an_explicit_deal_needs_the_admin_token(client: TestClient) -> None:
-    deal = {"dealer": 0, "hands": [], "kitty": []}
+    deal = {"dealer": 0, "hands": [["AS"]] * 4, "kitty": []}
     problem(client.post("/v1/games", json={"game": "rough", "deal": deal}), 403, "admin_required")
+
+
+@pytest.mark.parametrize(
+    "deal",
+    [
+        {"anything": "at all"},
+        {"dealer": 0, "hands": [["AS"]] * 4, "kitty": [], "extra": 1},
+        {"dealer": "0", "hands": [["AS"]] * 4},
+        {"dealer": 9, "hands": [["AS"]] * 4},
+        {"dealer": 0, "hands": [["ZZ"]] * 4},
+        {"dealer": 0, "hands": [["AS"] * 14] * 4},
+        {"dealer": 0, "hands": [["AS"]] * 6},
+        {"dealer": 0, "hands": "AS KS"},
+    ],
+)
+def test_an_explicit_deal_is_typed_a_malformed_one_is_422_naming_the_field(
+    client: TestClient, admin_token: str, deal: dict[str, Any]
+) -> None:
+    """ALL-3: the contract says a deal's shape; a body of another shape never reaches the engine."""
+    response = client.post("/v1/games", json={"game": "rough", "deal": deal}, headers=auth(admin_token))
+    body = problem(response, 422, "invalid_request")
+    assert body["errors"][0]["loc"][:2] == ["body", "deal"] or "deal" in body["errors"][0]["loc"]
 
 
 def test_a_bad_explicit_deal_is_422_invalid_deal(client: TestClient, admin_token: str) -> None:

@@ -7,7 +7,6 @@ problem codes by status, auth, stream frames, links) and shapes the schemas for 
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Mapping
 from typing import Any
 
@@ -19,12 +18,11 @@ from starlette.responses import JSONResponse, Response
 from schema.bodies import Problem
 from service.api.rest.endpoints import OPS
 from service.api.rest.headers import HEADERS, IF_NONE_MATCH, NOT_MODIFIED, answer_headers
-from service.api.rest.operation import EVERY_OPERATION, Op
+from service.api.rest.operation import EVERY_OPERATION, ID_SCHEMA, PATH_PARAM, Op, not_found_code
 from service.api.rest.streams import NDJSON
 from service.base.problems import CODES, PROBLEM_JSON
 
 API_VERSION = "1.0.0"
-PATH_PARAM = re.compile(r"\{(\w+)\}")
 JSON_TYPES = {int: "integer", float: "number", str: "string"}
 
 Refs = Mapping[tuple[Any, JsonSchemaMode], JsonSchemaValue]
@@ -122,7 +120,7 @@ def _parameters(op: Op) -> list[dict[str, Any]]:
     typed = {p.name: p for p in op.params if p.where == "path"}  # a path parameter the server checks
     for name in PATH_PARAM.findall(op.path):
         given = typed.get(name)
-        schema = given.schema if given else {"type": "string"}
+        schema = given.schema if given else ID_SCHEMA
         described = {"description": given.description} if given else {}
         parameters.append({"name": name, "in": "path", "required": True, "schema": schema, **described})
     for p in op.params:
@@ -176,7 +174,9 @@ def _responses(op: Op, refs: Refs) -> dict[str, Any]:
         responses["304"] = {"description": NOT_MODIFIED, "headers": answer_headers(304, own=op.headers)}
     by_status: dict[int, list[str]] = {}
     # Any call may meet the store down (503 store_unavailable, with Retry-After): say so everywhere.
-    for code in (*op.errors, *(c for c in EVERY_OPERATION if c not in op.errors)):
+    # A path id no id of ours can be is a 404 before the handler (operation.check_path_ids).
+    every = tuple(dict.fromkeys((*EVERY_OPERATION, *(not_found_code(name) for name in op.path_ids()))))
+    for code in (*op.errors, *(c for c in every if c not in op.errors)):
         by_status.setdefault(CODES[code].status, []).append(code)
     for status, codes in sorted(by_status.items()):
         responses[str(status)] = {

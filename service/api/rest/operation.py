@@ -4,6 +4,7 @@ endpoints in a module of its own (:mod:`service.api.rest.webhook_table`) which t
 
 from __future__ import annotations
 
+import re
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any
@@ -13,10 +14,43 @@ from starlette.requests import Request
 from starlette.responses import Response
 
 from service.api.rest.deprecation import Deprecation
+from service.base.problems import CODES, ProblemError
+from service.base.texts import Text
 from service.store.keys import RESUME_AFTER_PATTERN
 
 Endpoint = Callable[[Request], Awaitable[Response]]
 """A REST handler: a request in, a response out."""
+
+
+PATH_PARAM = re.compile(r"\{(\w+)\}")
+ID = re.compile(r"[A-Za-z0-9_-]{1,64}")
+ID_SCHEMA: dict[str, Any] = {"type": "string", "pattern": f"^{ID.pattern}$", "minLength": 1, "maxLength": 64}
+"""Every id the server gives (games, bots, tournaments, invitations, webhooks, dead letters) is at most
+64 URL-safe characters: a path id that is not is refused before any handler reads it (the contract
+says so, and no store key is ever built from a client's megabyte)."""
+
+
+def check_path_ids(request: Request, names: tuple[str, ...]) -> None:
+    """A path id of ``names`` that no id of this server can be is answered as an unknown one: 404 with
+    the resource's own code (``game_id``: ``game_not_found``, ``webhook_id``: ``webhook_not_found`` …;
+    ``not_found`` where the resource has none), so a client handles both the same way."""
+    for name in names:
+        value = str(request.path_params.get(name, ""))
+        if not ID.fullmatch(value):
+            raise ProblemError(
+                not_found_code(name),
+                Text(
+                    "{name} {value!r} is not an id this server gives (1 to 64 letters, digits, - or _).",
+                    name=name,
+                    value=value[:64],
+                ),
+            )
+
+
+def not_found_code(name: str) -> str:
+    """The 404 code of the resource a path id ``name`` names (``<resource>_id``)."""
+    code = f"{name.removesuffix('_id')}_not_found"
+    return code if code in CODES else "not_found"
 
 
 @dataclass(frozen=True)
@@ -56,6 +90,11 @@ class Op:
     description: str = ""
     deprecation: Deprecation | None = None
     headers: tuple[str, ...] = ()
+
+    def path_ids(self) -> tuple[str, ...]:
+        """The path parameters that are ids (:data:`ID_SCHEMA`): those the op does not type itself."""
+        typed = {p.name for p in self.params if p.where == "path"}
+        return tuple(name for name in PATH_PARAM.findall(self.path) if name not in typed)
 
 
 EVERY_OPERATION = ("store_unavailable",)

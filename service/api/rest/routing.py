@@ -10,7 +10,7 @@ from starlette.routing import BaseRoute, Route
 from service.api.rest.deprecation import announcing
 from service.api.rest.endpoints import OPS
 from service.api.rest.openapi import openapi_json
-from service.api.rest.operation import Endpoint, Op
+from service.api.rest.operation import Endpoint, Op, check_path_ids
 
 HOT_PATHS = {"/v1/games/{game_id}/actions", "/v1/games/{game_id}/view"}
 
@@ -24,8 +24,18 @@ def _dispatch(by_method: dict[str, Endpoint]) -> Endpoint:
 
 
 def _endpoint(op: Op) -> Endpoint:
-    """The op's handler; a deprecated op's announces its deprecation on every answer."""
-    return op.endpoint if op.deprecation is None else announcing(op.deprecation, op.endpoint)
+    """The op's handler, its path ids checked first; a deprecated op's announces its deprecation on
+    every answer."""
+    endpoint = op.endpoint if op.deprecation is None else announcing(op.deprecation, op.endpoint)
+    ids = op.path_ids()
+    if not ids:
+        return endpoint
+
+    async def checked(request: Request) -> Response:
+        check_path_ids(request, ids)
+        return await endpoint(request)
+
+    return checked
 
 
 def routes(ops: tuple[Op, ...] = OPS) -> list[BaseRoute]:
