@@ -44,6 +44,11 @@ Attacks (``held`` when the server behaved as required):
 - ``page_headers``: ``/play``, ``/docs`` and ``/graphql`` (HTML) carry Content-Security-Policy,
   ``X-Content-Type-Options: nosniff``, frame-ancestors (or X-Frame-Options) and Referrer-Policy.
 
+The third round's attacks (issue 32: tournament_caps, tournament_entrants, tournament_streams,
+invitation_lockout, deleted_name, deep_cursor, webhook_urls, small_doors) are in
+``bench/abuse_doors.py``, whose docstring says what each sends and when it holds; they run with the
+others, and the server runs with ``ATOUT_PLAYER_MAX_GAMES=1`` for deleted_name.
+
 Held list (fixed before, must stay held): ``wrong_tokens`` (2,000 made-up tokens, quick 300, all
 401), ``idempotency`` (a key reused with another body is 422; ten concurrent identical requests
 with one key make one move), ``concurrent_joins`` (50 joins of one seat give one token),
@@ -96,6 +101,8 @@ from websockets.typing import Subprotocol
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+import abuse_doors as doors  # noqa: E402  (beside this file: the third round's attacks)
+
 from service.base.settings import Settings  # noqa: E402
 
 HOST = "127.0.0.1"
@@ -108,6 +115,8 @@ SERVER_ENV = {
     "ATOUT_RATE_ACT": f"{ACT_LIMIT}/minute;1000/hour;10000/day",
     # the junk flood comes from one address: only the per-token limit may refuse the real token
     "ATOUT_RATE_ACT_PER_ADDRESS": "1000000/minute",
+    # deleted_name (bench/abuse_doors.py): a finished game drops off a player's list of one game
+    "ATOUT_PLAYER_MAX_GAMES": str(doors.PLAYER_MAX_GAMES),
 }
 RSS_LIMIT_MB = 64.0
 HEALTHZ_LIMIT_MS = 1000.0
@@ -1241,6 +1250,20 @@ async def attack_all(server: Server, quick: bool, junk: int | None) -> list[Outc
         outcomes.append(
             await guarded("log_until_end", on(game, lambda gid, seat: log_until_end(server, http, gid, seat)))
         )
+        # the third round (issue 32): bench/abuse_doors.py; tournament_caps's account now, its attack last
+        organiser = (await doors.bot_account(http, "abuse-organiser"))["api_key"]
+        server.issued.append(organiser)
+        outcomes.append(await guarded("tournament_entrants", doors.tournament_entrants(http, Outcome)))
+        outcomes.append(await guarded("tournament_streams", doors.tournament_streams(server, http, Outcome)))
+        outcomes.append(await guarded("invitation_lockout", doors.invitation_lockout(http, Outcome)))
+        outcomes.append(await guarded("deleted_name", doors.deleted_name(http, Outcome)))
+        outcomes.append(await guarded("deep_cursor", doors.deep_cursor(server, http, Outcome)))
+        outcomes.append(await guarded("webhook_urls", doors.webhook_urls(server, http, Outcome)))
+        outcomes.append(await guarded("small_doors", doors.small_doors(server, http, Outcome)))
+        # once the connection deadlines are measured: the games tournament_caps starts keep the bot
+        # workers busy (as the finding's did) for the rest of the run
+        outcomes += await asyncio.gather(*slow)
+        outcomes.append(await guarded("tournament_caps", doors.tournament_caps(http, Outcome, organiser)))
         # last: when they hold they spend this address's budgets of creates and registrations
         outcomes.append(await guarded("spoofed_xff", spoofed_xff(server, http)))
         outcomes.append(await guarded("spoofed_register", spoofed_register(server, http)))
@@ -1250,7 +1273,6 @@ async def attack_all(server: Server, quick: bool, junk: int | None) -> list[Outc
                 "token_in_query", on(game, lambda gid, seat: token_in_query(server, http, gid, seat))
             )
         )
-    outcomes += await asyncio.gather(*slow)
     return outcomes
 
 
