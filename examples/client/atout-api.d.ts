@@ -304,8 +304,8 @@ export interface paths {
         options?: never;
         head?: never;
         /**
-         * Change your display name or locale
-         * @description Seats already taken keep the name they were taken with.
+         * Change your display name, locale, or who may invite you
+         * @description Seats already taken keep the name they were taken with. `invitations`: `nobody` refuses every invitation (403 invitation_refused to the inviter), `everyone` takes them again (but the players you block).
          */
         patch: operations["updateMe"];
         trace?: never;
@@ -378,10 +378,51 @@ export interface paths {
         put?: never;
         /**
          * Invite a player, by id, to this table (from your seat)
-         * @description The invitation reaches the player's stream and list, and expires after ATOUT_INVITATION_TTL seconds (7 days by default). Accepting it joins even a private table.
+         * @description The invitation reaches the player's stream and list, and expires after ATOUT_INVITATION_TTL seconds (7 days by default). Accepting it joins even a private table. Only a seat joined with a player's credential invites. Inviting the same player to the same table again refreshes the one invitation (same id, later expiry). Bounds: ATOUT_INVITATIONS_PER_HOUR sent an hour, ATOUT_INVITATIONS_PER_INVITER open in one player's list, ATOUT_PLAYER_NOTICES_PER_SENDER notices an hour to one player (past it the invitation is listed without a notice).
          */
         post: operations["invitePlayer"];
         delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/me/blocks": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The players you block */
+        get: operations["listMyBlocks"];
+        put?: never;
+        /**
+         * Block a player: refuse their invitations and rematch notices
+         * @description Their invitations you hold go; their next ones get 403 invitation_refused (which does not say they are blocked). At most ATOUT_PLAYER_MAX_BLOCKS players.
+         */
+        post: operations["blockPlayer"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/me/blocks/{player_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Unblock a player: take their invitations again
+         * @description 204 also when they were not blocked, or are gone.
+         */
+        delete: operations["unblockPlayer"];
         options?: never;
         head?: never;
         patch?: never;
@@ -613,6 +654,10 @@ export interface paths {
         /**
          * Create a tournament on duplicate deals (the administrator or a bot account)
          * @description Round robin or Swiss between built-in bots (`bot:<level>`) and bot accounts (`account:<bot_id>`) in Le 500 or Le Rough. Each pairing plays each of its duplicate deals twice, the teams swapped on the same hands. The answer's `commitment` is SHA-256 of the tournament key, revealed as `key` when it ends; every game's match key is derived from it. A bot account gets each of its games as a `tournament_game` notice on its stream, with its two seat tokens, then `your_turn` notices as in any game.
+         *
+         *     Entrants: a built-in level (`random`, `heuristic`, `expert`), or a bot account that exists; the administrator may enter any bot account, a bot account itself only (403 `entrant_not_allowed`). `target_score` is one the game takes (422 `invalid_options` otherwise).
+         *
+         *     Caps: a tournament's games count as games created by its creator (the administrator is exempt from the per-creator cap only), and each round is admitted whole, against the creator's cap on unfinished games (429 `too_many_games`), the server's (503 `server_full`) and the server's running tournament games (503 `tournaments_full`), all with `Retry-After`; nothing is created when the first round is refused. A round larger than a cap could ever admit is 422 `invalid_tournament`. A later round that does not fit yet waits (`waiting`) and is retried.
          */
         post: operations["createTournament"];
         delete?: never;
@@ -647,7 +692,7 @@ export interface paths {
         };
         /**
          * A tournament's events: created, rounds started and finished (standings), games over, the end
-         * @description Server-Sent Events by default; NDJSON with `Accept: application/x-ndjson`. The stream ends when the tournament's record expires; `tournament_finished` reveals the key.
+         * @description Server-Sent Events by default; NDJSON with `Accept: application/x-ndjson`. The stream ends when the tournament's record expires; `tournament_finished` reveals the key. No credential is needed; the stream counts against the caps on open streams of its caller (its bot key, player credential or administrator token if one is sent and holds, else its address), never against the tournament.
          */
         get: operations["streamTournamentEvents"];
         put?: never;
@@ -796,6 +841,22 @@ export interface components {
             suit?: ("S" | "C" | "D" | "H" | "NT") | null;
             /** Points */
             points?: number | null;
+        };
+        /** BlockList */
+        BlockList: {
+            /**
+             * Players
+             * @description The ids of the players you block, in order.
+             */
+            players: string[];
+        };
+        /** BlockRequest */
+        BlockRequest: {
+            /**
+             * Player Id
+             * @description The player whose invitations you refuse from now on.
+             */
+            player_id: string;
         };
         /**
          * BotNotice
@@ -1052,7 +1113,7 @@ export interface components {
             duplicate?: boolean;
             /**
              * Entrants
-             * @description `bot:random`, `bot:heuristic`, `bot:expert` (a built-in bot; enter one several times to have several) or `account:<bot_id>` (a bot account, once at most).
+             * @description `bot:random`, `bot:heuristic`, `bot:expert` (a built-in bot; enter one several times to have several) or `account:<bot_id>` (a bot account, once at most; its name, under the display rule, is the seats' name). The administrator may enter any bot account; a bot account may enter itself and built-in bots only (403 entrant_not_allowed): another account's consent is the administrator's to arrange. Anything else: 422 invalid_request (type `invalid_entrant`).
              * @example [
              *       "bot:random",
              *       "bot:heuristic",
@@ -1067,12 +1128,12 @@ export interface components {
             move_seconds?: number;
             /**
              * Target Score
-             * @description The games' target score (shorter tournaments); default the game's.
+             * @description The games' target score (shorter tournaments); default the game's. One the game takes: Le 500 (five_hundred): 300, 500, 1000, 1500, 2000; Le Rough (rough): 200, 250, 300, 350, 400, 500 (another: 422 invalid_options).
              */
             target_score?: number | null;
             /**
              * Name
-             * @description Default: `""`.
+             * @description Any text but control characters, bidirectional controls, invisible format characters (the zero-width joiners excepted) and unassigned, surrogate or private-use code points (422 invalid_request with type `unsafe_character`); `pattern` (ECMA-262, `u` flag) lists the allowed code points (Unicode 14.0.0). Default: `""`.
              */
             name?: string;
         };
@@ -1575,6 +1636,29 @@ export interface components {
              * @description The game's version once this event happened.
              */
             version: number;
+        };
+        /**
+         * ExplicitDeal
+         * @description An explicit first deal (administrator only; ALL-3): typed here so that the contract says its
+         *     shape and a malformed one is a 422 ``invalid_request`` naming the field; the engine then checks it
+         *     is exactly a partition of the game's deck (422 ``invalid_deal``).
+         */
+        ExplicitDeal: {
+            /**
+             * Dealer
+             * @description The dealer's seat.
+             */
+            dealer: number;
+            /**
+             * Hands
+             * @description Each seat's cards, seat 0 first.
+             */
+            hands: string[][];
+            /**
+             * Kitty
+             * @description The kitty in dealt order (euchre: the upcard first).
+             */
+            kitty?: string[];
         };
         /** FiveHundredContract */
         FiveHundredContract: {
@@ -2773,6 +2857,12 @@ export interface components {
             identity?: components["schemas"]["Identity"] | null;
             /** Created At */
             created_at: number;
+            /**
+             * Invitations
+             * @description Who may invite you: `everyone` (but the players you block) or `nobody`.
+             * @enum {string}
+             */
+            invitations: "everyone" | "nobody";
         };
         /** MyGame */
         MyGame: {
@@ -2855,13 +2945,8 @@ export interface components {
              * @description Administrator only (403 admin_required otherwise): whoever knows it knows every hand. Without it the match key comes from `secrets`.
              */
             seed?: number | null;
-            /**
-             * Deal
-             * @description Explicit first deal (administrator only): dealer, hands, kitty.
-             */
-            deal?: {
-                [key: string]: unknown;
-            } | null;
+            /** @description Explicit first deal (administrator only): dealer, hands, kitty. */
+            deal?: components["schemas"]["ExplicitDeal"] | null;
             /**
              * Listed
              * @description False: private, joined with the invite code. Default: `true`.
@@ -2914,13 +2999,8 @@ export interface components {
              * @description Administrator only (403 admin_required otherwise): whoever knows it knows every hand. Without it the match key comes from `secrets`.
              */
             seed?: number | null;
-            /**
-             * Deal
-             * @description Explicit first deal (administrator only): dealer, hands, kitty.
-             */
-            deal?: {
-                [key: string]: unknown;
-            } | null;
+            /** @description Explicit first deal (administrator only): dealer, hands, kitty. */
+            deal?: components["schemas"]["ExplicitDeal"] | null;
             /**
              * Listed
              * @description False: private, joined with the invite code. Default: `true`.
@@ -2985,13 +3065,8 @@ export interface components {
              * @description Administrator only (403 admin_required otherwise): whoever knows it knows every hand. Without it the match key comes from `secrets`.
              */
             seed?: number | null;
-            /**
-             * Deal
-             * @description Explicit first deal (administrator only): dealer, hands, kitty.
-             */
-            deal?: {
-                [key: string]: unknown;
-            } | null;
+            /** @description Explicit first deal (administrator only): dealer, hands, kitty. */
+            deal?: components["schemas"]["ExplicitDeal"] | null;
             /**
              * Listed
              * @description False: private, joined with the invite code. Default: `true`.
@@ -3331,7 +3406,7 @@ export interface components {
              * @example not_your_turn
              * @enum {string}
              */
-            code: "malformed_body" | "invalid_request" | "unsupported_media_type" | "payload_too_large" | "header_too_large" | "request_timeout" | "not_found" | "method_not_allowed" | "missing_token" | "invalid_token" | "wrong_seat" | "admin_required" | "invalid_invite" | "game_not_found" | "unknown_game" | "invalid_options" | "invalid_deal" | "invalid_seats" | "seat_taken" | "game_full" | "game_not_started" | "game_over" | "game_not_over" | "illegal_action" | "not_your_turn" | "version_conflict" | "idempotency_key_reused" | "invalid_query" | "query_too_complex" | "introspection_disabled" | "rate_limited" | "too_many_connections" | "too_many_streams" | "too_many_games" | "server_full" | "store_unavailable" | "stream_lagged" | "server_closing" | "stream_window_passed" | "events_expired" | "bot_not_found" | "token_malformed" | "token_unknown_issuer" | "token_algorithm_refused" | "token_unknown_key" | "token_bad_signature" | "token_expired" | "token_not_yet_valid" | "token_wrong_audience" | "identity_provider_unavailable" | "already_seated" | "identity_taken" | "game_not_waiting" | "player_not_found" | "too_many_invitations" | "invitation_not_found" | "rated_needs_identity" | "rated_game_refused" | "rating_not_found" | "tournament_not_found" | "invalid_tournament" | "too_many_tournaments" | "tournament_forbidden" | "webhook_not_found" | "dead_letter_not_found" | "webhook_address_refused" | "webhook_limit" | "internal_error" | "client_closed" | "unavailable";
+            code: "malformed_body" | "invalid_request" | "unsupported_media_type" | "payload_too_large" | "header_too_large" | "request_timeout" | "not_found" | "method_not_allowed" | "missing_token" | "invalid_token" | "wrong_seat" | "admin_required" | "invalid_invite" | "game_not_found" | "unknown_game" | "invalid_options" | "invalid_deal" | "invalid_seats" | "seat_taken" | "game_full" | "game_not_started" | "game_over" | "game_not_over" | "illegal_action" | "not_your_turn" | "version_conflict" | "idempotency_key_reused" | "invalid_query" | "query_too_complex" | "introspection_disabled" | "rate_limited" | "too_many_connections" | "too_many_streams" | "too_many_games" | "server_full" | "store_unavailable" | "stream_lagged" | "server_closing" | "stream_window_passed" | "events_expired" | "bot_not_found" | "token_malformed" | "token_unknown_issuer" | "token_algorithm_refused" | "token_unknown_key" | "token_bad_signature" | "token_expired" | "token_not_yet_valid" | "token_wrong_audience" | "identity_provider_unavailable" | "already_seated" | "identity_taken" | "game_not_waiting" | "player_not_found" | "too_many_invitations" | "too_many_pending_invitations" | "too_many_invitations_sent" | "invitation_needs_player" | "invitation_refused" | "too_many_blocks" | "invitation_not_found" | "rated_needs_identity" | "rated_game_refused" | "rating_not_found" | "tournament_not_found" | "invalid_tournament" | "too_many_tournaments" | "tournaments_full" | "entrant_not_allowed" | "tournament_forbidden" | "webhook_not_found" | "dead_letter_not_found" | "webhook_address_refused" | "webhook_limit" | "internal_error" | "client_closed" | "unavailable";
             /** Detail */
             detail: string;
             /**
@@ -3479,7 +3554,7 @@ export interface components {
         RegisterWebhookRequest: {
             /**
              * Url
-             * @description Where to POST the messages: http or https, no credentials, no fragment. It must resolve to public addresses only (unless ATOUT_WEBHOOK_ALLOW_PRIVATE); redirects are not followed.
+             * @description Where to POST the messages: http or https, no credentials, no fragment; the host a DNS name, a dotted IPv4 address a.b.c.d or a bracketed IPv6 address (a host that is a number, such as `2130706433` or `127.1`, is refused). It must be or resolve to public addresses only (unless ATOUT_WEBHOOK_ALLOW_PRIVATE); redirects are not followed.
              * @example https://backend.example.com/atout/webhooks
              */
             url: string;
@@ -4073,6 +4148,11 @@ export interface components {
             standings: components["schemas"]["TournamentStanding"][];
             /** Head To Head */
             head_to_head: components["schemas"]["HeadToHeadRecord"][];
+            /**
+             * Waiting
+             * @description Why the next round has not started although the last one is over: the code of the cap on open games it waits for (`too_many_games`, the creator's; `server_full`; `tournaments_full`). It is retried every `ATOUT_TOURNAMENT_POLL_SECONDS` until it fits, or the tournament runs out of time (`stopped`). Null otherwise.
+             */
+            waiting?: string | null;
             /** Created At */
             created_at: number;
             /** Finished At */
@@ -4569,6 +4649,11 @@ export interface components {
             name?: string | null;
             /** Locale */
             locale?: string | null;
+            /**
+             * Invitations
+             * @description Who may invite you: `everyone` (but the players you block) or `nobody`.
+             */
+            invitations?: ("everyone" | "nobody") | null;
         };
         /** UpdateWebhookRequest */
         UpdateWebhookRequest: {
@@ -6726,7 +6811,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Change your display name or locale */
+            /** @description Change your display name, locale, or who may invite you */
             200: {
                 headers: {
                     "X-Request-ID": components["headers"]["X-Request-ID"];
@@ -7152,6 +7237,19 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Problem: `invitation_needs_player`, `invitation_refused` */
+            403: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Content-Language": components["headers"]["Content-Language"];
+                    Vary: components["headers"]["Vary"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Problem: `game_not_found`, `player_not_found` */
             404: {
                 headers: {
@@ -7217,7 +7315,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Problem: `rate_limited`, `too_many_invitations` */
+            /** @description Problem: `rate_limited`, `too_many_invitations_sent`, `too_many_pending_invitations`, `too_many_invitations` */
             429: {
                 headers: {
                     "X-Request-ID": components["headers"]["X-Request-ID"];
@@ -7235,6 +7333,246 @@ export interface operations {
                 };
             };
             /** @description Problem: `store_unavailable` */
+            503: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Content-Language": components["headers"]["Content-Language"];
+                    Vary: components["headers"]["Vary"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    listMyBlocks: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The players you block */
+            200: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BlockList"];
+                };
+            };
+            /** @description Problem: `missing_token`, `invalid_token`, `token_malformed`, `token_unknown_issuer`, `token_algorithm_refused`, `token_unknown_key`, `token_bad_signature`, `token_expired`, `token_not_yet_valid`, `token_wrong_audience` */
+            401: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Content-Language": components["headers"]["Content-Language"];
+                    Vary: components["headers"]["Vary"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: `identity_provider_unavailable`, `store_unavailable` */
+            503: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Content-Language": components["headers"]["Content-Language"];
+                    Vary: components["headers"]["Vary"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    blockPlayer: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["BlockRequest"];
+            };
+        };
+        responses: {
+            /** @description Block a player: refuse their invitations and rematch notices */
+            204: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Problem: `malformed_body` */
+            400: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Content-Language": components["headers"]["Content-Language"];
+                    Vary: components["headers"]["Vary"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: `missing_token`, `invalid_token`, `token_malformed`, `token_unknown_issuer`, `token_algorithm_refused`, `token_unknown_key`, `token_bad_signature`, `token_expired`, `token_not_yet_valid`, `token_wrong_audience` */
+            401: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Content-Language": components["headers"]["Content-Language"];
+                    Vary: components["headers"]["Vary"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: `player_not_found` */
+            404: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Content-Language": components["headers"]["Content-Language"];
+                    Vary: components["headers"]["Vary"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: `too_many_blocks` */
+            409: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Content-Language": components["headers"]["Content-Language"];
+                    Vary: components["headers"]["Vary"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: `payload_too_large` */
+            413: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Content-Language": components["headers"]["Content-Language"];
+                    Vary: components["headers"]["Vary"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: `unsupported_media_type` */
+            415: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Content-Language": components["headers"]["Content-Language"];
+                    Vary: components["headers"]["Vary"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: `invalid_request` */
+            422: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Content-Language": components["headers"]["Content-Language"];
+                    Vary: components["headers"]["Vary"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: `identity_provider_unavailable`, `store_unavailable` */
+            503: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Content-Language": components["headers"]["Content-Language"];
+                    Vary: components["headers"]["Vary"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    unblockPlayer: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                player_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Unblock a player: take their invitations again */
+            204: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Problem: `missing_token`, `invalid_token`, `token_malformed`, `token_unknown_issuer`, `token_algorithm_refused`, `token_unknown_key`, `token_bad_signature`, `token_expired`, `token_not_yet_valid`, `token_wrong_audience` */
+            401: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Content-Language": components["headers"]["Content-Language"];
+                    Vary: components["headers"]["Vary"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: `player_not_found` */
+            404: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Content-Language": components["headers"]["Content-Language"];
+                    Vary: components["headers"]["Vary"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: `identity_provider_unavailable`, `store_unavailable` */
             503: {
                 headers: {
                     "X-Request-ID": components["headers"]["X-Request-ID"];
@@ -8510,7 +8848,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Problem: `tournament_forbidden` */
+            /** @description Problem: `tournament_forbidden`, `entrant_not_allowed` */
             403: {
                 headers: {
                     "X-Request-ID": components["headers"]["X-Request-ID"];
@@ -8575,7 +8913,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Problem: `rate_limited`, `too_many_tournaments` */
+            /** @description Problem: `rate_limited`, `too_many_tournaments`, `too_many_games` */
             429: {
                 headers: {
                     "X-Request-ID": components["headers"]["X-Request-ID"];
@@ -8592,7 +8930,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Problem: `store_unavailable` */
+            /** @description Problem: `server_full`, `tournaments_full`, `store_unavailable` */
             503: {
                 headers: {
                     "X-Request-ID": components["headers"]["X-Request-ID"];

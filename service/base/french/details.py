@@ -177,6 +177,16 @@ DETAILS: dict[str, str] = {
     "That player holds a seat of this game already.": "Ce joueur a déjà un siège à cette table.",
     "That player holds {cap} open invitations already; try again later.":
         "Ce joueur a déjà {cap} invitations ouvertes ; réessayez plus tard.",
+    "That player holds {cap} open invitations of yours already; wait for an answer.":
+        "Ce joueur a déjà {cap} invitations ouvertes de votre part ; attendez une réponse.",
+    "You sent {cap} invitations this hour; try again later.":
+        "Vous avez envoyé {cap} invitations cette heure-ci ; réessayez plus tard.",
+    "Only a seat joined with a player's credential invites: join with your player token.":
+        "Seul un siège pris avec l'identifiant d'un joueur peut inviter : rejoignez avec votre jeton de "
+        "joueur.",
+    "That player does not take invitations from you.": "Ce joueur n'accepte pas vos invitations.",
+    "You block {cap} players already: unblock one, or refuse everyone's invitations.":
+        "Vous bloquez déjà {cap} joueurs : débloquez-en un, ou refusez les invitations de tous.",
     "You hold no open invitation {iid!r} (it may have expired or been answered).":
         "Vous n'avez pas d'invitation ouverte {iid!r} (elle a peut-être expiré ou reçu une réponse).",
     "status is one of waiting, active, finished.": "status vaut waiting, active ou finished.",
@@ -353,6 +363,14 @@ DETAILS: dict[str, str] = {
     "anonymously.":
         "Cette partie est classée : rejoignez-la avec l'identifiant d'un joueur ou la clé d'API d'un "
         "compte de bot, pas anonymement.",
+    "This server rates only players signed in with the app's identity provider: link your "
+    "guest player to it (POST /v1/me/identity) or join an unrated game.":
+        "Ce serveur ne classe que les joueurs connectés par le fournisseur d'identité de l'application : "
+        "liez-y votre joueur invité (POST /v1/me/identity) ou rejoignez une partie non classée.",
+    "{name} {value!r} is not an id this server gives (1 to 64 letters, digits, - or _).":
+        "{name} {value!r} n'est pas un identifiant que ce serveur donne (1 à 64 lettres, chiffres, - ou _).",
+    "There is no problem code {code!r}; docs/errors.md lists them all.":
+        "Il n'y a pas de code de problème {code!r} ; docs/errors.md les liste tous.",
     "There is no game kind {game!r}; see GET /v1/rules.":
         "Il n'y a pas de jeu {game!r} ; voyez GET /v1/rules.",
     "board must be `people` or `bots`.": "board doit valoir `people` ou `bots`.",
@@ -375,4 +393,20 @@ DETAILS: dict[str, str] = {
         "Ce compte de bot a déjà {cap} tournois en cours ; attendez que l'un d'eux se termine.",
     "There is no tournament {tid!r} (it may have expired).":
         "Il n'y a pas de tournoi {tid!r} (il a peut-être expiré).",
+    "A round of this tournament starts {per_round} games at once, and at most {most} may run at once "
+    "here: enter fewer entrants or deals.":
+        "Une ronde de ce tournoi lance {per_round} parties à la fois, et {most} au plus peuvent se jouer à "
+        "la fois ici : inscrivez moins de participants ou de donnes.",
+    "The bot account {bid} is not yours: a bot account enters itself and built-in bots only; ask the "
+    "administrator to organise a tournament with other accounts.":
+        "Le compte de bot {bid} n'est pas le vôtre : un compte de bot s'inscrit lui-même et des bots "
+        "intégrés seulement ; demandez à l'administrateur d'organiser un tournoi avec d'autres comptes.",
+    "The server runs its most tournament games at once ({cap}); {wanted} more must wait until some "
+    "have finished.":
+        "Le serveur joue déjà le plus de parties de tournoi à la fois ({cap}) ; {wanted} de plus doivent "
+        "attendre que certaines se terminent.",
+    "These {wanted} games do not fit: you have {count} unfinished games and one creator may have {cap}; "
+    "retry once enough of them have finished.":
+        "Ces {wanted} parties ne tiennent pas : vous avez {count} parties non terminées et un créateur peut "
+        "en avoir {cap} ; réessayez quand assez d'entre elles seront terminées.",
 }  # fmt: skip
