@@ -7,12 +7,12 @@ openskill computed here. Real Redis, real HTTP, a real JWKS server on loopback."
 from __future__ import annotations
 
 import random
-from collections.abc import Iterator
 
 import pytest
 from starlette.testclient import TestClient
 from svc_helpers import auth
-from test_jwt_identity import AUDIENCE, ISSUER, JwksServer, Keys, jwks, keys, sign
+from test_jwt_identity import AUDIENCE, ISSUER, JwksServer, Keys, keys, sign
+from test_player_identity import jwks_server
 from test_ratings import START, _final_scores, bot_account, expected, guest, rated_table, rating
 
 from service.api.app import create_app
@@ -20,7 +20,7 @@ from service.base.issuers import JwtIssuer
 from service.base.settings import Settings
 from service.games.ratings import Placing, newcomer_weights
 
-__all__ = ["keys"]  # the module-scoped keys fixture of the verifier's tests
+__all__ = ["jwks_server", "keys"]  # the fixtures of the identity tests, shared
 
 
 def test_only_an_established_account_facing_a_provisional_opponent_is_weighted() -> None:
@@ -79,17 +79,6 @@ def test_farming_fresh_guests_moves_an_established_rating_by_the_newcomer_weight
             assert got["history"][0]["weight"] == pytest.approx(weight)
             assert got["rating"]["mu"] == pytest.approx(mu0 + weight * (full[seat][0][0] - mu0))
             assert got["rating"]["sigma"] == pytest.approx(sigma0 + weight * (full[seat][0][1] - sigma0))
-
-
-@pytest.fixture
-def jwks_server(keys: Keys) -> Iterator[JwksServer]:
-    server = JwksServer()
-    server.document = jwks(keys.rsa, keys.ec, keys.ed)
-    server.start()
-    try:
-        yield server
-    finally:
-        server.stop()
 
 
 def test_an_identified_only_server_seats_no_guest_at_a_rated_table(
