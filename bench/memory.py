@@ -42,9 +42,9 @@ import httpx
 import redis
 
 from bench.servers import start_server, stop_server
-from service.jobs.queue import DUE_KEY
 from service.runtime.embedded_redis import EmbeddedRedis, free_port
 from service.store.keys import events_key, game_key, log_key
+from workers.jobs.queue import DUE_KEY
 
 BOTS = ["bot:heuristic"] * 4
 LINGER = 3  # seconds a finished match's stream is kept here (ATOUT_FINISHED_STREAM_TTL; 900 by default)

@@ -28,8 +28,9 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "tests" / "cluster"))  # embedded_cluster: dev-only, not in the package
 
-from tests.cluster.reshard_drill import drill_service, slow_migration_run  # noqa: E402
+from reshard_drill import drill_service, slow_migration_run  # noqa: E402
 
 
 def main() -> int:

@@ -1,17 +1,17 @@
 """Scale-out over a Redis Cluster: 1, 2 and 3 API processes and 2 bot workers, every request of a
 game sent to a random instance and its event stream read from yet another.
 
-A real cluster of 3 masters and 3 replicas (``service.runtime.embedded_cluster``) holds the games; a plain
-redis-server holds the RQ queues. For each count of API processes (``atout serve`` against the
-cluster, one uvicorn process each, rate limits off, access log off), ``--clients`` clients play Le
-Rough: each creates a table with three open seats and one heuristic bot, joins the three seats,
-opens the game's SSE stream on an instance other than the one it created the game on, and plays
-its seats — each request (GET the legal actions, POST a random one, GET the game) to an instance
-drawn at random. When the bot is to act, the client waits for the bot's move to arrive on the
-stream (a bot worker plays it; the move is then read on yet another instance). A match that ends
-is followed by a new one. At the end of a phase every stream is checked against the game's whole
-event list (read once more, after the last move): **lost** counts events the stream never
-delivered, **duplicated** the events it delivered twice.
+A real cluster of 3 masters and 3 replicas (``tests/cluster/embedded_cluster.py``, a dev-only helper the
+package does not ship) holds the games; a plain redis-server holds the RQ queues. For each count of API
+processes (``atout serve`` against the cluster, one uvicorn process each, rate limits off, access log
+off), ``--clients`` clients play Le Rough: each creates a table with three open seats and one heuristic
+bot, joins the three seats, opens the game's SSE stream on an instance other than the one it created the
+game on, and plays its seats — each request (GET the legal actions, POST a random one, GET the game) to
+an instance drawn at random. When the bot is to act, the client waits for the bot's move to arrive on
+the stream (a bot worker plays it; the move is then read on yet another instance). A match that ends is
+followed by a new one. At the end of a phase every stream is checked against the game's whole event list
+(read once more, after the last move): **lost** counts events the stream never delivered, **duplicated**
+the events it delivered twice.
 
 Printed per instance count: moves/s (the players' and the bot's), the players' action latency
 p50/p99 (the POST), the stream delivery lag p50 (from the POST's response to the event on the
@@ -47,10 +47,11 @@ import aiohttp
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "tests" / "cluster"))  # embedded_cluster: dev-only, not in the package
 
+from embedded_cluster import EmbeddedCluster  # noqa: E402
 from servers import call, percentile, sse_events, start_server, stop_server  # noqa: E402
 
-from service.runtime.embedded_cluster import EmbeddedCluster  # noqa: E402
 from service.runtime.embedded_redis import EmbeddedRedis, free_port  # noqa: E402
 
 SEATS = ["open", "open", "open", "bot:heuristic"]

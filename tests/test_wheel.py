@@ -96,6 +96,24 @@ def test_the_wheel_holds_every_static_file(installed: Path) -> None:
         assert f"service/static/play/{module}" in names
 
 
+def test_the_wheel_holds_the_workers_and_the_old_job_paths_but_no_dev_helper(installed: Path) -> None:
+    """The RQ jobs and worker process moved to ``workers/jobs/`` (a package the wheel must carry), the
+    previous release's job paths stay importable (``service/jobs/``, shims), and the dev-only cluster
+    helper lives in tests/cluster, not in the package."""
+    names = set(zipfile.ZipFile(next((installed.parent / "dist").glob("atout-*.whl"))).namelist())
+    jobs = ("queue", "turns", "tournaments", "watchdog", "webhook_queue", "webhooks", "deliveries", "worker")
+    for module in ("__init__", *jobs):
+        assert f"workers/jobs/{module}.py" in names
+    for shim in (
+        "service/bots.py",
+        "service/jobs/turns.py",
+        "service/jobs/tournaments.py",
+        "service/jobs/webhooks.py",
+    ):
+        assert shim in names
+    assert not any("embedded_cluster" in name for name in names)
+
+
 def test_the_installed_wheel_serves_every_page_and_asset(
     installed: Path, tmp_path: Path, serves_everything: Callable[[str], None]
 ) -> None:

@@ -48,8 +48,8 @@ from starlette.responses import Response
 from starlette.types import Scope
 
 from service.base.counters import MULTIPROCESS, PROCESS, Metrics, count_redis_error
-from service.jobs.queue import queues as bot_queues
 from service.store.keys import OPEN_GAME_SHARDS, open_games_shard
+from workers.jobs.queue import queues as bot_queues
 
 SCRAPE_TIMEOUT = 2.0
 """Seconds the Redis reads of one scrape may take; past that the gauges are left out and

@@ -1,4 +1,4 @@
-"""The settings of tournaments (service/games/tournaments.py, service/jobs/tournaments.py): a part of
+"""The settings of tournaments (service/games/tournaments.py, workers/jobs/tournaments.py): a part of
 :class:`service.base.settings.Settings`, kept in a module of its own so each stays short."""
 
 from __future__ import annotations

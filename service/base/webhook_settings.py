@@ -36,7 +36,7 @@ ScheduleText = Annotated[str, AfterValidator(_schedule_text)]
 
 
 class WebhookSettings(BaseSettings):
-    """Webhooks to the apps' backends (service/games/webhooks.py, service/jobs/webhooks.py)."""
+    """Webhooks to the apps' backends (service/games/webhooks.py, workers/jobs/webhooks.py)."""
 
     model_config = SettingsConfigDict(env_prefix="ATOUT_", extra="ignore", populate_by_name=True)
 

@@ -29,7 +29,7 @@ code and ``Retry-After``, before anything is written; a later round that does no
 tournament's ``waiting`` names the cap) and is tried again at each check, until it fits or the
 tournament runs out of time.
 
-Rounds. A job (service/jobs/tournaments.py) checks the round every ``tournament_poll_seconds``:
+Rounds. A job (workers/jobs/tournaments.py) checks the round every ``tournament_poll_seconds``:
 once all its games are over it scores them and starts the next round, or ends the tournament. The
 check holds the tournament's lock, and a round is started by writing its games to the record, so a
 repeated or late check finds the work done. A tournament running past ``tournament_max_seconds``

@@ -1,6 +1,6 @@
 """Webhooks to the apps' backends: the administrator registers endpoints (a URL, event types, a secret
 we make), and the game code emits events (:meth:`Webhooks.emit_webhook`), each enqueued once per
-subscribed endpoint and delivered by a worker (service/jobs/webhooks.py), signed per Standard
+subscribed endpoint and delivered by a worker (workers/jobs/webhooks.py), signed per Standard
 Webhooks and retried, then dead-lettered.
 
 The games layer may not import the jobs layer: the enqueue is given to it as a callback
@@ -47,7 +47,7 @@ from service.store.webhooks import DeadLetter as StoredDeadLetter
 from service.store.webhooks import WebhookEndpoint, WebhookMessage
 
 EnqueueWebhook = Callable[[WebhookMessage], Awaitable[None]]
-"""Enqueue the first attempt at delivering a message (service/jobs/webhook_queue.py)."""
+"""Enqueue the first attempt at delivering a message (workers/jobs/webhook_queue.py)."""
 
 PAYLOAD: TypeAdapter[Any] = TypeAdapter(WebhookPayload)
 STREAM_PATTERN = re.compile(STREAM_ID)  # a log's or the dead letters' entry id: the cursors

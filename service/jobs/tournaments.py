@@ -1,49 +1,7 @@
-"""Tournament rounds as RQ jobs: a check of a tournament every ``tournament_poll_seconds`` until it ends.
+"""Shim: the tournament check under its previous path ``service.jobs.tournaments`` (see
+``service/jobs/__init__.py``; remove after 2027-06-01, once no release that enqueues this path can be
+running)."""
 
-A check (``Games.advance_tournament``, service/games/tournaments.py) scores the round's finished
-games and starts the next round once all are over (or, when the caps on open games leave no room
-for it yet, leaves it waiting for a later check). Each check schedules the next one itself, so a
-tournament costs one scheduled job at a time; a check that finds another at work (the tournament's
-lock) schedules nothing, and the one at work carries on. A tournament ends (finished, or stopped past
-``tournament_max_seconds``), and with it the checks: bounded.
-"""
+from workers.jobs.tournaments import check_tournament
 
-from __future__ import annotations
-
-import time
-from datetime import timedelta
-
-import redis
-from rq import Queue, Retry
-from rq.serializers import JSONSerializer
-
-from service.jobs.queue import FAILURE_TTL, JOB_TIMEOUT
-from service.jobs.turns import runtime
-
-CONTINUE = ("running", "round started", "waiting")
-"""A check's outcomes after which the tournament goes on: ``waiting``, a round over whose next cannot
-start yet (a cap on open games, service/games/quotas.py), is tried again at the next check."""
-
-
-def check_tournament(tournament_id: str) -> str:
-    """RQ job: one check of the tournament; the next is scheduled while it runs."""
-    rt = runtime()
-    outcome = rt.loop.run_until_complete(rt.games.advance_tournament(tournament_id))
-    if outcome in CONTINUE:
-        schedule_check(rt.sync, rt.settings.bot_queue, tournament_id, rt.settings.tournament_poll_seconds)
-    return outcome
-
-
-def schedule_check(connection: redis.Redis, queue_name: str, tournament_id: str, seconds: float) -> None:
-    """The tournament's next check in ``seconds`` (on the fast bot queue: a check takes milliseconds)."""
-    queue = Queue(queue_name, connection=connection, serializer=JSONSerializer)
-    queue.enqueue_in(
-        timedelta(seconds=seconds),
-        "service.jobs.tournaments.check_tournament",
-        tournament_id,
-        job_id=f"tournament-{tournament_id}-{time.time_ns()}",
-        retry=Retry(max=2),
-        job_timeout=JOB_TIMEOUT,
-        result_ttl=0,
-        failure_ttl=FAILURE_TTL,
-    )
+__all__ = ["check_tournament"]

@@ -1,5 +1,6 @@
-"""Redis: clients, keys, records and their scripts, the game and bot-account store, retention and
-the stream fan-out. Above ``service.base``; knows nothing of HTTP, RQ or the rules engine's moves.
+"""Redis: clients, keys, records and their scripts, the six stores (games, bot accounts, players,
+ratings, webhooks, tournaments), retention and the stream fan-out. Above ``service.base``; knows
+nothing of HTTP, RQ or the rules engine's moves.
 
 One module per concern:
 
@@ -12,16 +13,17 @@ One module per concern:
 - ``games``: :class:`GameStore`; ``bot_accounts``: :class:`BotAccountStore`; ``players``:
   :class:`PlayerStore`; ``ratings``: :class:`RatingStore` (ratings, their histories, the ladders);
   ``webhooks``: :class:`WebhookStore` (the webhook endpoints, their delivery logs, the dead letters);
+  ``tournaments``: :class:`TournamentStore` (the tournaments, their entrants, rounds and locks);
 - ``retention``, ``fanout``, ``faults``: the move log and stream bounds, the streams hub, Redis
   faults as answers.
 
-:class:`Store` is the game store and the bot-account store composed on one connection, as
-:class:`service.games.Games` composes its concerns. Why one object rather than one store per caller:
-the server loop (``Games``) needs both at every step (a move notifies the bot accounts seated, a
-bot's join takes a seat), so it would hold both anyway, and two objects on one client would leave
-it unclear which one closes it; with one, the API and a worker build it once
+:class:`Store` is the six stores composed on one connection, as :class:`service.games.Games` composes
+its concerns. Why one object rather than one store per caller: the server loop (``Games``) needs
+several at every step (a move notifies the bot accounts seated and rates a finished game, a bot's
+join takes a seat), so it would hold them anyway, and several objects on one client would leave it
+unclear which one closes it; with one, the API and a worker build it once
 (:meth:`StoreConnection.from_settings`) and close it once. Code that needs one concern only can say
-so in its type (``GameStore``, ``BotAccountStore``).
+so in its type (``GameStore``, ``BotAccountStore``, ...).
 """
 
 from __future__ import annotations

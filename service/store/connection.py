@@ -1,10 +1,10 @@
 """What every part of the store shares: its Redis client, the lifetimes of what it keeps, and writes
 acknowledged only once replicated (``WAIT``), with the replica and failover handling that needs.
 
-:class:`StoreConnection` is the base of :class:`service.store.games.GameStore` and
-:class:`service.store.bot_accounts.BotAccountStore` (composed as :class:`service.store.Store`). Why
-the TTLs live here and not with the games: a bot account's indexes expire with the games they list,
-so both stores need a game's lifetime. A store class names the Lua scripts it runs with
+:class:`StoreConnection` is the base of each of the six stores (games, bot accounts, players, ratings,
+webhooks, tournaments), composed as :class:`service.store.Store`. Why the TTLs live here and not with
+the games: a bot account's indexes expire with the games they list, so the game store and the
+bot-account store both need a game's lifetime. A store class names the Lua scripts it runs with
 :class:`RegisteredScript`.
 """
 

@@ -1,6 +1,6 @@
 """The one place the service's async Redis clients are built (a plain Redis or a Redis Cluster), and
 the one place the options live that make every client of the service, async or synchronous (the RQ
-connection of service/jobs/queue.py), survive a Redis restart or a failover: :func:`resilience`.
+connection of workers/jobs/queue.py), survive a Redis restart or a failover: :func:`resilience`.
 
 Connecting gives up after a couple of seconds (a request fails fast with 503 instead of hanging), a
 command that meets a dead connection is retried on a fresh one, and idle pooled connections are

@@ -2,7 +2,7 @@
 
 The record is small and written whole: the entrants, the rounds' games with their outcomes, the key
 (secret until the end; the API shows only its commitment before). Whoever advances a tournament
-(service/jobs/tournaments.py) holds its lock, so two checks of one round never both start the next;
+(workers/jobs/tournaments.py) holds its lock, so two checks of one round never both start the next;
 the lock expires by itself, so a job that died holding it delays the tournament, never stops it.
 """
 

@@ -1,5 +1,5 @@
 """The service's tests against a real Redis Cluster: 3 masters and 3 replicas on free loopback ports
-(service/runtime/embedded_cluster.py), the RQ queues on a plain redis-server (RQ does not speak Cluster).
+(tests/cluster/embedded_cluster.py), the RQ queues on a plain redis-server (RQ does not speak Cluster).
 
 The fixtures here replace the plain-Redis ones of tests/conftest.py and tests/service/conftest.py
 for every test collected under tests/cluster, including the game, event and bot tests that
@@ -13,10 +13,10 @@ from collections.abc import Iterator
 
 import pytest
 import redis
+from embedded_cluster import EmbeddedCluster, redis_cli
 from redis.cluster import RedisCluster
 
 from service.base.settings import Settings, get_settings
-from service.runtime.embedded_cluster import EmbeddedCluster, redis_cli
 from service.runtime.embedded_redis import EmbeddedRedisError
 from tests.conftest import ADMIN_TOKEN, HIGH_RATES
 

@@ -1,7 +1,7 @@
 """The reshard drill: games played through a real API and real bot workers while the Redis Cluster
 under them moves slots (tests/cluster/test_reshard.py runs it, bench/reshard.py runs it N times).
 
-:class:`DrillService` starts a 3+3 cluster (service/runtime/embedded_cluster.py), a plain
+:class:`DrillService` starts a 3+3 cluster (tests/cluster/embedded_cluster.py), a plain
 redis-server for the RQ queues, one ``atout serve`` and two ``atout worker`` processes, all on
 loopback ports, each stopped by its PID on the way out. :func:`play_during` has ``clients`` clients
 play Le Rough (one REST seat each, three heuristic bots) while ``migrate`` runs in a thread, started
@@ -34,9 +34,9 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+from embedded_cluster import ClusterNode, EmbeddedCluster
 from redis.crc import key_slot
 
-from service.runtime.embedded_cluster import ClusterNode, EmbeddedCluster
 from service.runtime.embedded_redis import EmbeddedRedis, free_port
 from service.store.keys import game_key
 

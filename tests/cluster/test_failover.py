@@ -12,13 +12,13 @@ import time
 from typing import Any
 
 import pytest
+from embedded_cluster import EmbeddedCluster
 from redis.cluster import RedisCluster
 from redis.crc import key_slot
 from starlette.testclient import TestClient
 from svc_helpers import Table, fill, seated
 
 from service.base.settings import Settings
-from service.runtime.embedded_cluster import EmbeddedCluster
 from service.store import Store
 from service.store.keys import game_key
 

@@ -22,6 +22,7 @@ from typing import Any
 import httpx
 import pytest
 import redis.exceptions as rx
+from embedded_cluster import ClusterNode, EmbeddedCluster, redis_cli
 from redis.crc import key_slot
 from reshard_drill import (
     ADMIN_TOKEN,
@@ -37,7 +38,6 @@ from reshard_drill import (
 )
 
 from service.base.counters import REDIS_ERRORS
-from service.runtime.embedded_cluster import ClusterNode, EmbeddedCluster, redis_cli
 from service.runtime.embedded_redis import EmbeddedRedisError
 from service.store import Store
 from service.store.connection import RegisteredScript, StoreConnection

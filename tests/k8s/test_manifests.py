@@ -366,7 +366,7 @@ def test_prod_api_is_replicated_spread_autoscaled_and_protected() -> None:
 @needs_kubectl
 def test_prod_workers_per_queue_scaled_by_keda_on_their_rq_list() -> None:
     from service.base.settings import Settings
-    from service.jobs.queue import queues
+    from workers.jobs.queue import queues
 
     objects = render("prod")
     bot_queue = named(objects, "ConfigMap", "atout-config")["data"]["ATOUT_BOT_QUEUE"]

@@ -9,7 +9,7 @@ import pytest
 import redis
 
 from service.base.settings import Settings, get_settings
-from service.jobs import turns as bot_turns
+from workers.jobs import turns as bot_turns
 
 
 @pytest.fixture

@@ -12,9 +12,9 @@ from starlette.testclient import TestClient
 from svc_helpers import FAST_OPTIONS, Table, admin_headers, fill, wait_for_human
 
 from service.base.settings import Settings
-from service.jobs import queue as bot_jobs
-from service.jobs import turns as bot_turns
-from service.jobs.workers import TurnWorker
+from workers.jobs import queue as bot_jobs
+from workers.jobs import turns as bot_turns
+from workers.jobs.worker import TurnWorker
 
 
 def drain(connection: redis.Redis, queue_name: str) -> None:

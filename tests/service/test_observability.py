@@ -27,9 +27,9 @@ from svc_helpers import auth, seated, served_app
 from service.api.app import create_app
 from service.base.problems import ProblemError
 from service.base.settings import Settings
-from service.jobs import queue as bot_jobs
-from service.jobs import turns as bot_turns
 from service.runtime.embedded_redis import EmbeddedRedis, free_port
+from workers.jobs import queue as bot_jobs
+from workers.jobs import turns as bot_turns
 
 ROOT = Path(__file__).resolve().parents[2]
 ACTIONS_ROUTE = "/v1/games/{game_id}/actions"

@@ -1,6 +1,8 @@
-"""A rolling upgrade across the move of ``service/`` into layers (issue 20): RQ stores a job's function
-by its import path, so a bot turn queued by an API of the old layout (``service.bots.play_turn``)
-must still be played by a worker of the new one. ``service/bots.py`` keeps that path importable."""
+"""A rolling upgrade across the moves of the job functions: RQ stores a job's function by its import
+path, so a bot turn queued by an API of an old layout must still be played by a worker of the new one.
+Issue 20 moved them from ``service/bots.py`` (kept as a shim) to ``service/jobs/``; issue 33 moved them
+on to ``workers/jobs/``, and this release still enqueues the ``service.jobs.*`` paths the previous
+release's workers import (``service/jobs/`` keeps them importable: shims with an end date)."""
 
 from __future__ import annotations
 
@@ -15,15 +17,40 @@ import redis
 from rq import Queue
 from rq.job import Job
 from rq.serializers import JSONSerializer
+from rq.utils import import_attribute
 from starlette.testclient import TestClient
 from svc_helpers import FAST_OPTIONS, admin_headers, auth
 
 from service.api.app import create_app
 from service.base.settings import Settings
-from service.jobs import queue as bot_jobs
 from service.store.keys import game_key
+from workers.jobs import queue as bot_jobs
+from workers.jobs import tournaments, turns, webhooks
 
 ROOT = Path(__file__).resolve().parents[2]
+
+ENQUEUED = {
+    bot_jobs.PLAY_TURN: ("service.jobs.turns.play_turn", turns.play_turn),
+    bot_jobs.TURN_TIMEOUT: ("service.jobs.turns.turn_timeout", turns.turn_timeout),
+    bot_jobs.TURN_REMINDER: ("service.jobs.turns.turn_reminder", turns.turn_reminder),
+    bot_jobs.CHECK_TOURNAMENT: ("service.jobs.tournaments.check_tournament", tournaments.check_tournament),
+    bot_jobs.DELIVER_WEBHOOK: ("service.jobs.webhooks.deliver", webhooks.deliver),
+}
+"""The paths this release enqueues, the previous release's (5c5cea1), and the function each runs."""
+
+
+def test_every_job_is_enqueued_under_a_path_the_previous_release_imports() -> None:
+    """A worker of the previous release takes this release's jobs during a deploy: it has no
+    ``workers.jobs``, so the paths stay ``service.jobs.*`` for one more release (docs/operations.md,
+    "Rolling upgrade"). Each resolves, as RQ resolves it, to the function in ``workers.jobs``; so do the
+    new paths the next release will enqueue, and the first layout's ``service.bots``."""
+    for path, (previous, function) in ENQUEUED.items():
+        assert path == previous
+        assert import_attribute(path) is function
+        assert import_attribute(f"{function.__module__}.{function.__name__}") is function
+        assert function.__module__.startswith("workers.jobs.")
+    assert import_attribute("service.bots.play_turn") is turns.play_turn
+    assert import_attribute("service.bots.turn_timeout") is turns.turn_timeout
 
 
 def test_a_bot_turn_queued_under_the_old_job_path_is_played_by_a_new_worker(
@@ -54,7 +81,8 @@ def test_a_bot_turn_queued_under_the_old_job_path_is_played_by_a_new_worker(
     connection = redis.Redis.from_url(settings.redis_url or "")
     try:
         queue = Queue(settings.bot_queue, connection=connection, serializer=JSONSerializer)
-        assert queue.job_ids == [bot_jobs.job_id(gid, version)]  # queued by this API, under the new path
+        assert queue.job_ids == [bot_jobs.job_id(gid, version)]  # queued by this API
+        # under the path both releases import
         assert queue.fetch_job(queue.job_ids[0]).func_name == "service.jobs.turns.play_turn"
         queue.empty()
         # as an API of the old layout queued it

@@ -38,10 +38,10 @@ from websockets.exceptions import ConnectionClosed
 from websockets.sync.client import connect as websocket_connect
 
 import engine
-from service.jobs import queue as bot_jobs
 from service.runtime.embedded_redis import EmbeddedRedis, free_port
 from service.runtime.supervisor import cmdline, descendants
 from service.store.keys import game_key
+from workers.jobs import queue as bot_jobs
 
 ROOT = Path(__file__).resolve().parents[2]
 SIGNALS = [pytest.param(signal.SIGINT, id="SIGINT"), pytest.param(signal.SIGTERM, id="SIGTERM")]

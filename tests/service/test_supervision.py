@@ -24,10 +24,10 @@ from svc_helpers import FAST_OPTIONS, Table, fill, wait_for_human
 from test_cli import _state, serve_without_redis_url, wait_until_ready
 
 from service.base.settings import Settings
-from service.jobs import queue as bot_jobs
-from service.jobs import watchdog as bot_watchdog
 from service.runtime.embedded_redis import free_port
 from service.runtime.supervisor import Supervisor, WorkerChild, children, cmdline, descendants
+from workers.jobs import queue as bot_jobs
+from workers.jobs import watchdog as bot_watchdog
 
 ROOT = Path(__file__).resolve().parents[2]
 BOTS_GAME = {"game": "rough", "options": FAST_OPTIONS["rough"], "seats": ["open", *["bot:random"] * 3]}

@@ -21,9 +21,9 @@ from starlette.testclient import TestClient
 from svc_helpers import FAST_OPTIONS, admin_headers, fill
 
 from service.base.settings import Settings
-from service.jobs import queue as bot_jobs
-from service.jobs import turns as bot_turns
-from service.jobs import watchdog as bot_watchdog
+from workers.jobs import queue as bot_jobs
+from workers.jobs import turns as bot_turns
+from workers.jobs import watchdog as bot_watchdog
 
 BOTS_ONLY = {"game": "rough", "options": FAST_OPTIONS["rough"], "seats": ["bot:random"] * 4}
 

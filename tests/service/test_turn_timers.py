@@ -12,8 +12,8 @@ from starlette.testclient import TestClient
 from svc_helpers import Table, auth, seated
 
 from service.base.settings import Settings
-from service.jobs import queue as bot_jobs
-from service.jobs import turns as bot_turns
+from workers.jobs import queue as bot_jobs
+from workers.jobs import turns as bot_turns
 
 
 def scheduled(connection: redis.Redis, settings: Settings) -> list[str]:

@@ -30,8 +30,8 @@ from schema.webhooks import URL_PATTERN, RegisterWebhookRequest, WebhookTarget, 
 from service.api.app import create_app
 from service.base.destinations import DestinationRefused, _rfc6052, checked, is_public
 from service.base.settings import Settings
-from service.jobs.deliveries import Answer, Bounds, post
 from service.store.webhooks import WebhookEndpoint
+from workers.jobs.deliveries import Answer, Bounds, post
 
 __all__ = ["receiver", "webhook_worker"]  # the fixtures, shared with test_webhooks
 

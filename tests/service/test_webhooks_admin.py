@@ -27,8 +27,8 @@ from service.api.rest.webhook_table import WEBHOOK_OPS
 from service.base.destinations import DestinationRefused, checked, is_public
 from service.base.settings import Settings
 from service.base.webhook_settings import retry_delays
-from service.jobs.webhooks import jittered
 from service.store.webhooks import WebhookMessage
+from workers.jobs.webhooks import jittered
 
 HOOK = "http://127.0.0.1:9/hooks"
 

@@ -19,9 +19,9 @@ from svc_helpers import Table, admin_headers
 
 import engine
 from service.base.settings import Settings
-from service.jobs import queue as bot_jobs
-from service.jobs import turns as bot_turns
-from service.jobs.workers import TurnWorker
+from workers.jobs import queue as bot_jobs
+from workers.jobs import turns as bot_turns
+from workers.jobs.worker import TurnWorker
 
 
 def bot_first_game(client: TestClient) -> Table:

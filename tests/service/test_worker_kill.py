@@ -28,7 +28,7 @@ from svc_helpers import admin_headers
 
 import engine
 from service.base.settings import Settings
-from service.jobs import queue as bot_jobs
+from workers.jobs import queue as bot_jobs
 
 
 def start_worker(redis_url: str, budget: str, log: Path) -> subprocess.Popen[bytes]:

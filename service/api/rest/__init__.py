@@ -4,7 +4,9 @@
   its answer;
 - :mod:`~service.api.rest.games` and :mod:`~service.api.rest.bots`: the handlers, by resource;
 - :mod:`~service.api.rest.streams`: the SSE and NDJSON streams (a game's events, a bot's turns);
-- :mod:`~service.api.rest.table`: the endpoints declared once (:data:`OPS`);
+- :mod:`~service.api.rest.endpoints`: every endpoint declared once (:data:`OPS`), gathered from the
+  tables by resource: the games' and bots' (:mod:`~service.api.rest.table`), the players', ratings',
+  tournaments' and webhooks' (``player_ops``, ``rating_ops``, ``tournament_table``, ``webhook_table``);
 - :mod:`~service.api.rest.routing`: the Starlette routes read from the table;
 - :mod:`~service.api.rest.openapi`: the OpenAPI document read from the table.
 """

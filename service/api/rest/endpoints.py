@@ -1,6 +1,7 @@
 """Every REST endpoint: the games' and bots' (:mod:`service.api.rest.table`), the players'
-(:mod:`service.api.rest.player_ops`), the ratings' (:mod:`service.api.rest.rating_ops`) and the webhooks'
-(:mod:`service.api.rest.webhook_table`), the one list the routes and the OpenAPI document read."""
+(:mod:`service.api.rest.player_ops`), the ratings' (:mod:`service.api.rest.rating_ops`), the webhooks'
+(:mod:`service.api.rest.webhook_table`) and the tournaments' (:mod:`service.api.rest.tournament_table`),
+the one list the routes and the OpenAPI document read."""
 
 from __future__ import annotations
 

@@ -1,9 +1,9 @@
 """The REST endpoints under /v1, declared once: each :class:`Op` is a method and path, its handler, and
 what the OpenAPI document says of it (summary, bodies, problem codes, auth, parameters). The Starlette
 routes (:mod:`service.api.rest.routing`) and the document (:mod:`service.api.rest.openapi`) are both
-read from :data:`service.api.rest.endpoints.OPS` (these, the players' of
-:mod:`service.api.rest.player_ops` and the webhooks' of :mod:`service.api.rest.webhook_table`), so an
-endpoint cannot be served without being described, nor the reverse."""
+read from :data:`service.api.rest.endpoints.OPS` (these and the other resources' tables), so an
+endpoint cannot be served without being described, nor the reverse. This table holds the games' and
+the bots' endpoints (:data:`GAME_OPS`)."""
 
 from __future__ import annotations
 

@@ -1,5 +1,6 @@
 """The administrator's webhook endpoints under /v1/admin/webhooks, declared as the table declares every
-endpoint (:class:`service.api.rest.operation.Op`) and included in it (:data:`service.api.rest.table.OPS`).
+endpoint (:class:`service.api.rest.operation.Op`) and included in it
+(:data:`service.api.rest.endpoints.OPS`).
 
 The dead letters come before the endpoints' own paths: the router tries the routes in this order, and
 ``/v1/admin/webhooks/dead-letters`` must not be read as the endpoint ``dead-letters``."""

@@ -3,7 +3,7 @@ is to act, a timer job per turn with a time limit, and the workers' health.
 
 The job sees only the bot seat's view and legal actions, and commits through the same
 compare-and-set path as a human (``Games.act_as``), so a duplicate or late job is harmless.
-The worker side is ``service.jobs.turns``; the watchdog ``service.jobs.watchdog``.
+The worker side is ``workers.jobs.turns``; the watchdog ``workers.jobs.watchdog``.
 """
 
 from __future__ import annotations
@@ -41,6 +41,19 @@ RETRY_INTERVALS = [1, 2, 4, 8, 15]
 """Seconds before each new try of a bot or timer job that failed (a store fault: a failover, a slot
 migration that outlasted ``ATOUT_REDIS_MIGRATION_WAIT_MS``): about half a minute of tries, scheduled by
 the workers' RQ scheduler, before the job is left failed for the watchdog (``ATOUT_BOT_TURN_TIMEOUT``)."""
+
+PLAY_TURN = "service.jobs.turns.play_turn"
+TURN_TIMEOUT = "service.jobs.turns.turn_timeout"
+TURN_REMINDER = "service.jobs.turns.turn_reminder"
+CHECK_TOURNAMENT = "service.jobs.tournaments.check_tournament"
+DELIVER_WEBHOOK = "service.jobs.webhooks.deliver"
+"""The import paths the jobs are enqueued under. RQ stores a job's function by its path, so a path is
+the job's version (docs/operations.md, "Rolling upgrade"): these are still the previous release's
+(5c5cea1, when the job functions lived in ``service/jobs/``), because during a rolling deploy a worker
+of that release runs the jobs this release's API enqueues, and it cannot import ``workers.jobs``. This
+release's workers import them through the shims left in ``service/jobs/``. The next release enqueues
+``workers.jobs.*`` (its previous release, this one, imports both); the one after drops the shims
+(their end date is in ``service/jobs/__init__.py``)."""
 
 WATCHDOG_LOCK = "atout:botdue:lock"
 WATCHDOG_BATCH = 100
@@ -101,7 +114,7 @@ def enqueue(
     queue = Queue(queue_for(queue_name, level), connection=connection, serializer=JSONSerializer)
     with contextlib.suppress(DuplicateJobError):
         queue.enqueue_call(
-            "service.jobs.turns.play_turn",
+            PLAY_TURN,
             args=(game_id, version),
             job_id=job_id(game_id, version),
             unique=True,
@@ -125,11 +138,11 @@ def schedule_timeout(
     remind_in: int | None = None,
 ) -> None:
     """In ``seconds``, if the game is still at ``version``, a bot plays the absent seat's move; in
-    ``remind_in`` seconds (if given) the player to act is reminded (``service.jobs.turns.turn_reminder``)."""
+    ``remind_in`` seconds (if given) the player to act is reminded (``workers.jobs.turns.turn_reminder``)."""
     queue = Queue(queue_name, connection=connection, serializer=JSONSerializer)
-    jobs = [(seconds, "service.jobs.turns.turn_timeout", timer_id(game_id, version))]
+    jobs = [(seconds, TURN_TIMEOUT, timer_id(game_id, version))]
     if remind_in is not None:
-        jobs.append((remind_in, "service.jobs.turns.turn_reminder", f"reminder-{game_id}-{version}"))
+        jobs.append((remind_in, TURN_REMINDER, f"reminder-{game_id}-{version}"))
     for delay, function, job in jobs:
         queue.enqueue_in(
             timedelta(seconds=delay),

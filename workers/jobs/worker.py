@@ -11,7 +11,7 @@ Two changes to RQ's workers, each for a failure seen here:
   tries, so a worker could sleep most of a minute after Redis is back; bot turns are interactive.
 
 With ``settings``, each maintenance pass also runs the watchdog of lost bot turns
-(:func:`service.jobs.watchdog.requeue_stuck_turns`).
+(:func:`workers.jobs.watchdog.requeue_stuck_turns`).
 
 - **Jobs handed back at a warm shutdown.** RQ takes a job by moving its id from the queue to an
   "intermediate" list (``BLMOVE``), then marks it started. A SIGTERM to an idle worker raises at once,
@@ -33,7 +33,7 @@ from rq.exceptions import StopRequested
 
 from service.base import logs
 from service.base.settings import Settings
-from service.jobs.watchdog import requeue_stuck_turns
+from workers.jobs.watchdog import requeue_stuck_turns
 
 log = logs.get_logger("atout.worker")
 

@@ -15,8 +15,8 @@ from rq.job import Job, JobStatus
 from rq.serializers import JSONSerializer
 
 from service.base.settings import Settings
-from service.jobs.queue import DUE_KEY, WATCHDOG_BATCH, WATCHDOG_LOCK, enqueue, job_id, log
-from service.jobs.turns import runtime
+from workers.jobs.queue import DUE_KEY, WATCHDOG_BATCH, WATCHDOG_LOCK, enqueue, job_id, log
+from workers.jobs.turns import runtime
 
 
 def requeue_stuck_turns(connection: redis.Redis, settings: Settings) -> int:

@@ -1,7 +1,7 @@
 """Webhook deliveries as RQ jobs, the producer side: the first attempt at a message (emitted by the
 game code, or redelivered by the administrator) and each retry, on the webhooks' own queue
 (``ATOUT_WEBHOOK_QUEUE``), so that a slow receiver never delays a bot's move. The worker side is
-``service.jobs.webhooks``; a retry is scheduled with RQ's ``enqueue_in``, moved to the queue when due by
+``workers.jobs.webhooks``; a retry is scheduled with RQ's ``enqueue_in``, moved to the queue when due by
 the scheduler every ``atout worker`` runs (``with_scheduler``)."""
 
 from __future__ import annotations
@@ -13,11 +13,8 @@ from rq import Queue, Retry
 from rq.serializers import JSONSerializer
 
 from service.base.settings import Settings
-from service.jobs.queue import FAILURE_TTL
 from service.store.webhooks import WebhookMessage
-
-JOB = "service.jobs.webhooks.deliver"
-"""The job's import path, stored with every job: keep it importable while jobs may be queued."""
+from workers.jobs.queue import DELIVER_WEBHOOK, FAILURE_TTL
 
 JOB_MARGIN = 30
 """Seconds a delivery job may run beyond its own deadline (connect and read timeouts) before RQ kills
@@ -49,6 +46,6 @@ def enqueue_delivery(
         "retry": Retry(max=2),
     }
     if delay > 0:
-        queue.enqueue_in(timedelta(seconds=delay), JOB, *args, **options)
+        queue.enqueue_in(timedelta(seconds=delay), DELIVER_WEBHOOK, *args, **options)
     else:
-        queue.enqueue(JOB, *args, **options)
+        queue.enqueue(DELIVER_WEBHOOK, *args, **options)
