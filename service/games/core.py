@@ -72,6 +72,22 @@ class Caller:
     token_hash: str = ""
 
 
+def missing_token() -> ProblemError:
+    """401 for a seat's request without a credential."""
+    return ProblemError(
+        "missing_token", "Send your seat token as `Authorization: Bearer <token>` (from the join)."
+    )
+
+
+def wrong_seat(held: int, claimed: int) -> ProblemError:
+    """403 for a request claiming seat ``claimed`` with the credential of seat ``held``."""
+    return ProblemError(
+        "wrong_seat",
+        Text("Your token is for seat {seat}, not seat {claimed}.", seat=held, claimed=claimed),
+        token_seat=held,
+    )
+
+
 def new_game_id() -> str:
     return secrets.token_urlsafe(9).replace("-", "x").replace("_", "y")
 
@@ -169,20 +185,11 @@ class GameCore:
                     "invalid_token", Text("This player holds no seat in game {gid}.", gid=record.id)
                 )
             if claimed_seat is not None and claimed_seat != held:
-                raise ProblemError(
-                    "wrong_seat",
-                    Text(
-                        "Your token is for seat {seat}, not seat {claimed}.", seat=held, claimed=claimed_seat
-                    ),
-                    token_seat=held,
-                )
+                raise wrong_seat(held, claimed_seat)
             return Caller(seat=held, token_hash=record.seats[held].token_hash)
         if not token:
             if required:
-                raise ProblemError(
-                    "missing_token",
-                    "Send your seat token as `Authorization: Bearer <token>` (from the join).",
-                )
+                raise missing_token()
             return Caller()
         if self.is_admin(token):
             if required:
@@ -190,29 +197,23 @@ class GameCore:
                     "invalid_token", "The administrator token is not a seat token; join a seat."
                 )
             return Caller(admin=True)
-        digest = hash_token(token)
-        for i, seat in enumerate(record.seats):
-            if seat.token_hash and hmac.compare_digest(seat.token_hash, digest):
-                if claimed_seat is not None and claimed_seat != i:
-                    raise ProblemError(
-                        "wrong_seat",
-                        Text(
-                            "Your token is for seat {seat}, not seat {claimed}.", seat=i, claimed=claimed_seat
-                        ),
-                        token_seat=i,
-                    )
-                return Caller(seat=i, token_hash=digest)
-        raise ProblemError(
-            "invalid_token", Text("This token does not hold a seat in game {gid}.", gid=record.id)
-        )
+        holder = self.seat_holder(record, token)
+        if holder is None:
+            raise ProblemError(
+                "invalid_token", Text("This token does not hold a seat in game {gid}.", gid=record.id)
+            )
+        if claimed_seat is not None and claimed_seat != holder.seat:
+            assert holder.seat is not None
+            raise wrong_seat(holder.seat, claimed_seat)
+        return holder
 
     @staticmethod
-    def seat_of(record: GameRecord, token: str) -> int | None:
-        """The seat of ``record`` that ``token`` holds, or None."""
+    def seat_holder(record: GameRecord, token: str) -> Caller | None:
+        """The caller holding the seat of ``record`` that the seat token ``token`` is for, or None."""
         digest = hash_token(token)
         for i, seat in enumerate(record.seats):
             if seat.token_hash and hmac.compare_digest(seat.token_hash, digest):
-                return i
+                return Caller(seat=i, token_hash=digest)
         return None
 
     async def get(self, gid: str) -> GameRecord:

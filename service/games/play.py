@@ -1,8 +1,11 @@
 """Play: the seat's view, its legal actions, and the move itself (the server loop).
 
-A move is checked in boardgame.io's order (credentials, game exists and is running, the state
-version matches, it is this seat's turn), applied by the engine, then committed with the
-store's compare-and-set together with its events. Every refusal is a :class:`ProblemError`.
+A move has one entry, :meth:`Play.submit`, which REST and GraphQL both call: it holds the one
+ordered list of checks (boardgame.io's master: credential, game, seat, the request's shape, the
+version, legality), the transports only parsing the request and encoding the answer. The move is
+applied by the engine, then committed with the store's compare-and-set together with its events
+(:meth:`Play.act_as`, where a bot's job and a turn timer come in). Every refusal is a
+:class:`ProblemError`.
 """
 
 from __future__ import annotations
@@ -10,12 +13,14 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import json
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 import orjson
 
 import engine
 from schema.bodies import (
+    ActionRequest,
     ActionResponse,
     HandRecord,
     LegalActionsResponse,
@@ -30,11 +35,64 @@ from service.games.core import (
     Caller,
     GameCore,
     engine_problem,
+    missing_token,
+    wrong_seat,
     your_turn,
 )
 from service.store import retention
 from service.store.keys import STATUS_ACTIVE, STATUS_FINISHED, STATUS_WAITING
-from service.store.records import GameMissing, GameRecord, SeatLost, VersionConflict
+from service.store.records import CommitResult, GameMissing, GameRecord, SeatLost, VersionConflict
+
+
+def key_fits(key: str | None) -> bool:
+    """An Idempotency-Key, when one is sent, is 1 to 200 characters (checked by each transport's
+    parse, which names the key as its caller sent it)."""
+    return key is None or 1 <= len(key) <= 200
+
+
+Count = Callable[[str | None], Awaitable[None]]
+"""A transport's rate limit of a move: awaited with the credential once it proved to hold a seat,
+with None when it did not (the request then counts for its address alone)."""
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class Move:
+    """A move to apply: who plays what, on which version, under which Idempotency-Key (and the
+    fingerprint its stored answer is kept with), with which credential (a seat token's hash, "bot")
+    or by whom (``by``: "timer")."""
+
+    seat: int
+    action: dict[str, Any]
+    expected_version: int | None
+    key: str | None
+    credential: str
+    by: str
+    fingerprint: str = dataclasses.field(init=False)
+
+    def __post_init__(self) -> None:
+        fingerprint = ""
+        if self.key:
+            body = {"action": self.action, "expected_version": self.expected_version}
+            fingerprint = hashlib.sha256(json.dumps(body, sort_keys=True).encode()).hexdigest()
+        object.__setattr__(self, "fingerprint", fingerprint)
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class Planned:
+    """A move the engine applied, ready to commit: the next match, its version, status and state,
+    the action as applied, the stream's events and the caller's answer."""
+
+    nxt: engine.Match
+    version: int
+    status: str
+    state: str
+    applied: dict[str, Any]
+    events: list[dict[str, Any]]
+    response: ActionResponse
+
+    @property
+    def running(self) -> bool:
+        return self.status == STATUS_ACTIVE
 
 
 class Play(GameCore):
@@ -150,37 +208,90 @@ class Play(GameCore):
             events += replay.events
         return [e for e in events if engine.event_for(e, None) is not None]
 
-    async def act(
+    async def submit(
         self,
         gid: str,
-        token: str | None,
-        action: dict[str, Any],
-        expected_version: int | None = None,
-        claimed_seat: int | None = None,
+        credential: str | None,
+        parse: Callable[[], Awaitable[ActionRequest]],
         idempotency_key: str | None = None,
-    ) -> tuple[ActionResponse, bool]:
-        """Apply ``action`` for the caller's seat. Returns the response and whether it is a replay."""
-        record = await self.get(gid)
-        caller = await self.caller_of(record, token, required=True, claimed_seat=claimed_seat)
-        assert caller.seat is not None
-        return await self.act_as(
-            record, caller.seat, action, expected_version, idempotency_key, credential=caller.token_hash
-        )
+        count: Count | None = None,
+    ) -> ActionResponse:
+        """A seat's move, as REST and GraphQL submit it: every check in one order, the first refusal
+        told (``response.replayed`` says whether the answer is a stored one). The transport parses
+        and encodes only: ``parse`` (its Idempotency-Key's and body's reading, with the names it
+        gives them) runs at step 4, and ``count`` (its rate limit) at step 3.
 
-    async def act_checked(
-        self,
-        record: GameRecord,
-        caller: Caller,
-        action: dict[str, Any],
-        expected_version: int | None = None,
-        idempotency_key: str | None = None,
-        fresh: bool = True,
-    ) -> tuple[ActionResponse, bool]:
-        """``act`` for a caller already resolved against ``record`` (saves reading the game twice)."""
+        1. a credential is sent — 401 ``missing_token``: nothing is read, so a request without
+           one learns nothing, not even whether the game exists;
+        2. the game exists — 404 ``game_not_found``;
+        3. the credential holds a seat of it — 401 ``invalid_token`` (forged, another game's, the
+           administrator's, a player not seated here). Then the request is counted (``count``, the
+           transport's rate limit): by its address whatever steps 1-3 said, and by its token once
+           proven (a made-up token makes no counter of its own); over a limit, 429
+           ``rate_limited`` is the answer;
+        4. the request's shape, its Idempotency-Key (1 to 200 characters) then its body — 422
+           ``invalid_request``: only a seat learns what its request lacks;
+        5. the seat the body claims, if any, is the credential's — 403 ``wrong_seat``;
+        6. the key seen before for this seat: its stored answer, or 422 ``idempotency_key_reused``
+           for another body — before the game's state, so a retried move gets its first answer
+           however the game went on;
+        7. the game runs — 409 ``game_not_started``, ``game_over``;
+        8. the expected version is the game's — 409 ``version_conflict``;
+        9. the action is legal — the engine's order: 409 ``not_your_turn``, 422 ``illegal_action``
+           (or its named reason);
+        10. the commit (compare-and-set with the seat's credential) — 409 ``version_conflict``, 401
+            ``invalid_token`` for a seat given up meanwhile, 404 for a game expired meanwhile.
+
+        The transports refuse a malformed ``Authorization`` header (401) and REST a malformed path
+        id (404) before this, from the request alone. Steps 2-3 start from this process's last copy
+        of the game (the hot path): steps 7-9 on that copy are decided again on a fresh read before
+        any refusal, and the commit checks the version and the seat's credential again.
+        """
+        record, caller, fresh = await self._counted(self._mover(gid, credential), credential, count)
+        request = await parse()
         assert caller.seat is not None
-        return await self.act_as(
-            record, caller.seat, action, expected_version, idempotency_key, fresh, caller.token_hash
+        if request.seat is not None and request.seat != caller.seat:
+            raise wrong_seat(caller.seat, request.seat)
+        response, _ = await self.act_as(
+            record,
+            caller.seat,
+            request.action.model_dump(exclude_none=True),
+            request.expected_version,
+            idempotency_key,
+            fresh,
+            caller.token_hash,
         )
+        return response
+
+    @staticmethod
+    async def _counted(
+        mover: Awaitable[tuple[GameRecord, Caller, bool]], credential: str | None, count: Count | None
+    ) -> tuple[GameRecord, Caller, bool]:
+        """``mover`` (steps 1-3 of :meth:`submit`), then its rate limit: the request counts by address
+        whatever it says, and by ``credential`` once proven."""
+        if count is None:
+            return await mover
+        try:
+            found = await mover
+        except ProblemError:
+            await count(None)
+            raise
+        await count(credential)
+        return found
+
+    async def _mover(self, gid: str, credential: str | None) -> tuple[GameRecord, Caller, bool]:
+        """Steps 1-3 of :meth:`submit`: the game, the seat ``credential`` holds in it, and whether
+        the record is a fresh read (a seat token holding a seat of the cached copy is not re-read: a
+        token's seat never changes, and the commit checks that the token still holds it)."""
+        if not credential:
+            raise missing_token()
+        player = await self.player_of(credential)  # a player's credential holds the seat of its player
+        if player is None and (cached := self.cached(gid)) is not None:
+            holder = self.seat_holder(cached, credential)
+            if holder is not None:
+                return cached, holder, False
+        record = await self.get(gid)
+        return record, self.caller(record, credential, True, None, player), True
 
     async def act_as(
         self,
@@ -193,142 +304,167 @@ class Play(GameCore):
         credential: str = "",
         by: str = "",
     ) -> tuple[ActionResponse, bool]:
-        """Apply ``action`` for ``seat``. ``fresh=False``: ``record`` may be stale (from the cache);
-        every refusal is then decided again on a fresh read. ``credential`` (the seat token's hash,
-        or "bot") is checked again in the atomic write."""
-        gid = record.id
-        fingerprint = (
-            hashlib.sha256(
-                json.dumps({"action": action, "expected_version": expected_version}, sort_keys=True).encode()
-            ).hexdigest()
-            if idempotency_key
-            else ""
-        )
-        scope = str(seat)
-        if idempotency_key:
-            prior = await self.store.idempotent_result(gid, scope, idempotency_key)
+        """Apply ``action`` for ``seat`` (steps 6-10 of :meth:`submit`; a bot's job and a turn timer
+        start here). Returns the response and whether it is a replay. ``fresh=False``: ``record`` may
+        be stale (from the cache); every refusal is then decided again on a fresh read.
+        ``credential`` (the seat token's hash, or "bot") is checked again in the atomic write."""
+        move = Move(seat, action, expected_version, idempotency_key or None, credential, by)
+        if move.key:
+            prior = await self.store.idempotent_result(record.id, str(seat), move.key)
             if prior is not None:
-                replayed = self._replay(prior, fingerprint)
-                await self.resume_bot_turn(gid)
-                return replayed, True
+                return await self._replayed(record.id, prior, move.fingerprint), True
         retries = 0
         while True:
-            refused = record.status != STATUS_ACTIVE or (
-                expected_version is not None and expected_version != record.version
-            )
-            if refused and not fresh:
-                record, fresh = await self.get(gid), True
+            if not fresh and not self._runs_at(record, expected_version):
+                record, fresh = await self.get(record.id), True
+            self._check_runs_at(record, expected_version)
+            planned = self._plan(record, move, fresh)
+            if planned is None:  # refused on a copy that may be stale: decided on a fresh read
+                record, fresh = await self.get(record.id), True
                 continue
-            if record.status == STATUS_WAITING:
-                raise ProblemError("game_not_started", "The game starts when every seat is taken.")
-            if record.status == STATUS_FINISHED:
-                raise ProblemError("game_over", "The match is over; see /log for the replay.")
-            if expected_version is not None and expected_version != record.version:
-                raise self._conflict(record.version)
-            m = self.match_of(record)
             try:
-                applied = engine.parse(action).to_json()
-                nxt = engine.apply(m, seat, action)
-            except engine.IllegalAction as error:
-                if not fresh:
-                    record, fresh = await self.get(gid), True
-                    continue
-                if self.metrics:
-                    self.metrics.actions.labels(record.game, "refused").inc()
-                raise engine_problem(error) from None
-            version = record.version + 1
-            status = STATUS_FINISHED if nxt.over else STATUS_ACTIVE
-            timed_out = [{"type": "turn_timed_out", "seat": seat}] if by == "timer" else []
-            of_move = [*timed_out, *nxt.events, {"type": "turn", "to_act": nxt.to_act, "status": status}]
-            turn = your_turn(nxt, version, record)  # the stream's; the answer says it as next_turn
-            events = [*of_move, *turn]
-            response = ActionResponse.model_construct(  # built from trusted values: no validation
-                game_id=gid,
-                version=version,
-                seat=seat,
-                action=applied,
-                events=[e for e in (engine.event_for(ev, seat) for ev in of_move) if e is not None],
-                to_act=nxt.to_act,
-                status=status,
-                winners=nxt.winners,
-                next_turn=self._next_turn(record, seat, nxt, turn) if credential and not by else None,
-            )
-            state = orjson.dumps(engine.to_dict(nxt)).decode()  # engine.to_json's text, faster
-            turn_notice = self.account_turn(record, nxt, version) if status == STATUS_ACTIVE else None
-            try:
-                result = await self.store.commit(
-                    gid,
-                    record.version,
-                    state,
-                    status,
-                    [orjson.dumps(e).decode() for e in events],
-                    log_entry=retention.log_entry(version, seat, applied, by),
-                    idempotency=(scope, idempotency_key) if idempotency_key else None,
-                    idempotent_result=json.dumps(
-                        {
-                            "fingerprint": fingerprint,
-                            "response": response.model_dump(mode="json", warnings=False),
-                        }
-                    )
-                    if idempotency_key
-                    else "",
-                    seat=seat if credential or by else None,
-                    credential=credential or by,
-                    notice=None if turn_notice is None else (turn_notice[0], json.dumps(turn_notice[1])),
-                    to_act=nxt.to_act,
-                )
-            except SeatLost:
-                raise ProblemError(
-                    "invalid_token",
-                    Text("This token no longer holds seat {seat}: the seat was given up.", seat=seat),
-                ) from None
+                result = await self._commit(record, move, planned)
             except VersionConflict as conflict:
-                if not fresh:
-                    record, fresh = await self.get(gid), True
-                    continue
-                if self.metrics:
-                    self.metrics.conflicts.inc()
-                if expected_version is not None or retries >= self.settings.cas_retries:
-                    raise self._conflict(conflict.current) from None
-                retries += 1
-                record = await self.get(gid)
+                if fresh:
+                    self._conflicted(conflict, expected_version, retries)
+                    retries += 1
+                record, fresh = await self.get(record.id), True
                 continue
-            except GameMissing:
-                raise ProblemError(
-                    "game_not_found", Text("There is no game {gid!r} (it may have expired).", gid=gid)
-                ) from None
             if result.replayed is not None:
-                replayed = self._replay(result.replayed, fingerprint)
-                await self.resume_bot_turn(gid)
-                return replayed, True
+                return await self._replayed(record.id, result.replayed, move.fingerprint), True
+            await self._after_move(record, move, planned, result)
+            return planned.response, False
+
+    @staticmethod
+    def _runs_at(record: GameRecord, expected_version: int | None) -> bool:
+        """Whether ``record`` is running, at ``expected_version`` if one is given (steps 7-8)."""
+        return record.status == STATUS_ACTIVE and (
+            expected_version is None or expected_version == record.version
+        )
+
+    def _check_runs_at(self, record: GameRecord, expected_version: int | None) -> None:
+        """Steps 7-8 of :meth:`submit`: 409 unless the game runs at the expected version."""
+        if record.status == STATUS_WAITING:
+            raise ProblemError("game_not_started", "The game starts when every seat is taken.")
+        if record.status == STATUS_FINISHED:
+            raise ProblemError("game_over", "The match is over; see /log for the replay.")
+        if expected_version is not None and expected_version != record.version:
+            raise self._conflict(record.version)
+
+    def _conflicted(self, conflict: VersionConflict, expected_version: int | None, retries: int) -> None:
+        """A fresh record's commit met another write: 409 when the caller named its version or the
+        retries are spent; otherwise the move is tried again on the new version."""
+        if self.metrics:
+            self.metrics.conflicts.inc()
+        if expected_version is not None or retries >= self.settings.cas_retries:
+            raise self._conflict(conflict.current) from None
+
+    def _plan(self, record: GameRecord, move: Move, fresh: bool) -> Planned | None:
+        """Step 9 of :meth:`submit`, and what the commit writes: the engine applies the move to
+        ``record``; None when it refuses on a copy that may be stale (``fresh`` false)."""
+        seat = move.seat
+        try:
+            applied = engine.parse(move.action).to_json()
+            nxt = engine.apply(self.match_of(record), seat, move.action)
+        except engine.IllegalAction as error:
+            if not fresh:
+                return None
             if self.metrics:
-                self.metrics.actions.labels(record.game, "applied").inc()
-            record = dataclasses.replace(record, version=version, state=state, status=status)
-            limit = record.extra.get("timeouts_to_bot")
-            if by == "timer" and limit and result.timeouts >= int(limit) and status == STATUS_ACTIVE:
-                await self.store.replace_seat(
-                    gid, seat, "bot:heuristic", f"{result.timeouts} turns timed out"
-                )
-                record = await self.get(gid)
-            self._keep(record)
-            self._remember((gid, version), nxt)
-            # The next turn is enqueued before anything else can fail: the move is written, and a
-            # request failing after it (its client then replays it) must not leave the game
-            # without its turn (seen in the reshard drill: a fold refused mid-migration).
-            await self._maybe_enqueue_bot(record, nxt)
-            await retention.after_move(
-                self.store,
-                gid,
-                version,
-                status == STATUS_FINISHED,
-                self.settings.stream_window,
-                self.settings.finished_stream_ttl,
+                self.metrics.actions.labels(record.game, "refused").inc()
+            raise engine_problem(error) from None
+        version = record.version + 1
+        status = STATUS_FINISHED if nxt.over else STATUS_ACTIVE
+        timed_out = [{"type": "turn_timed_out", "seat": seat}] if move.by == "timer" else []
+        of_move = [*timed_out, *nxt.events, {"type": "turn", "to_act": nxt.to_act, "status": status}]
+        turn = your_turn(nxt, version, record)  # the stream's; the answer says it as next_turn
+        response = ActionResponse.model_construct(  # built from trusted values: no validation
+            game_id=record.id,
+            version=version,
+            seat=seat,
+            action=applied,
+            events=[e for e in (engine.event_for(ev, seat) for ev in of_move) if e is not None],
+            to_act=nxt.to_act,
+            status=status,
+            winners=nxt.winners,
+            next_turn=self._next_turn(record, seat, nxt, turn) if move.credential and not move.by else None,
+        )
+        state = orjson.dumps(engine.to_dict(nxt)).decode()  # engine.to_json's text, faster
+        return Planned(nxt, version, status, state, applied, [*of_move, *turn], response)
+
+    async def _commit(self, record: GameRecord, move: Move, planned: Planned) -> CommitResult:
+        """Step 10 of :meth:`submit`: the compare-and-set of the move with its events, log entry,
+        stored answer (with a key) and turn notice. A :class:`VersionConflict` goes to the caller."""
+        notice = self.account_turn(record, planned.nxt, planned.version) if planned.running else None
+        stored = ""  # the answer a retry with the same key gets
+        if move.key:
+            answer = planned.response.model_dump(mode="json", warnings=False)
+            stored = json.dumps({"fingerprint": move.fingerprint, "response": answer})
+        try:
+            return await self.store.commit(
+                record.id,
+                record.version,
+                planned.state,
+                planned.status,
+                [orjson.dumps(e).decode() for e in planned.events],
+                log_entry=retention.log_entry(planned.version, move.seat, planned.applied, move.by),
+                idempotency=(str(move.seat), move.key) if move.key else None,
+                idempotent_result=stored,
+                seat=move.seat if move.credential or move.by else None,
+                credential=move.credential or move.by,
+                notice=None if notice is None else (notice[0], json.dumps(notice[1])),
+                to_act=planned.nxt.to_act,
             )
-            if status == STATUS_FINISHED and record.extra.get("rated"):
-                await self.rate_match(gid, nxt)  # every finish passes here: a person's, a bot's, a timer's
-            if any(s.owner for s in record.seats):
-                await self._notify_accounts(record, nxt, told=result.notified)
-            return response, False
+        except SeatLost:
+            raise ProblemError(
+                "invalid_token",
+                Text("This token no longer holds seat {seat}: the seat was given up.", seat=move.seat),
+            ) from None
+        except GameMissing:
+            raise ProblemError(
+                "game_not_found", Text("There is no game {gid!r} (it may have expired).", gid=record.id)
+            ) from None
+
+    async def _after_move(
+        self, record: GameRecord, move: Move, planned: Planned, result: CommitResult
+    ) -> None:
+        """What a written move sets going: the next turn (a bot's job, a timer), the stream's
+        retention, the rating of a finished rated match, the seated accounts' notices."""
+        gid, nxt, status = record.id, planned.nxt, planned.status
+        if self.metrics:
+            self.metrics.actions.labels(record.game, "applied").inc()
+        record = dataclasses.replace(record, version=planned.version, state=planned.state, status=status)
+        limit = record.extra.get("timeouts_to_bot")
+        if move.by == "timer" and limit and result.timeouts >= int(limit) and planned.running:
+            await self.store.replace_seat(
+                gid, move.seat, "bot:heuristic", f"{result.timeouts} turns timed out"
+            )
+            record = await self.get(gid)
+        self._keep(record)
+        self._remember((gid, planned.version), nxt)
+        # The next turn is enqueued before anything else can fail: the move is written, and a
+        # request failing after it (its client then replays it) must not leave the game
+        # without its turn (seen in the reshard drill: a fold refused mid-migration).
+        await self._maybe_enqueue_bot(record, nxt)
+        finished = status == STATUS_FINISHED
+        await retention.after_move(
+            self.store,
+            gid,
+            planned.version,
+            finished,
+            self.settings.stream_window,
+            self.settings.finished_stream_ttl,
+        )
+        if finished and record.extra.get("rated"):
+            await self.rate_match(gid, nxt)  # every finish passes here: a person's, a bot's, a timer's
+        if any(s.owner for s in record.seats):
+            await self._notify_accounts(record, nxt, told=result.notified)
+
+    async def _replayed(self, gid: str, stored: str, fingerprint: str) -> ActionResponse:
+        """The stored answer of a key seen before (step 6), once the bot turn the game is at is
+        enqueued again (see :meth:`resume_bot_turn`)."""
+        replayed = self._replay(stored, fingerprint)
+        await self.resume_bot_turn(gid)
+        return replayed
 
     @staticmethod
     def _next_turn(

@@ -9,16 +9,16 @@ The resolvers are plain functions given to ``strawberry.mutation(resolver=…)``
 
 from __future__ import annotations
 
+import functools
 import re
 from typing import Any
 
 import strawberry
-from pydantic import TypeAdapter, ValidationError
+from pydantic import ValidationError
 from strawberry.types import Info
 
 from schema import graphql_types as t
-from schema.actions import Action
-from schema.bodies import CLIENT_SEED, CreateGameRequest
+from schema.bodies import CLIENT_SEED, ActionRequest, CreateGameRequest
 from schema.graphql_models import NoAction, action_of, camel, given, options_of
 from service.api.graphql.context import games_of, guarded, token_of
 from service.api.graphql.players import (
@@ -35,11 +35,10 @@ from service.api.graphql.tournaments import MUTATIONS as TOURNAMENTS
 from service.api.graphql.webhooks import MUTATIONS as WEBHOOKS
 from service.api.limits import refuse_unsafe_names
 from service.api.problems import invalid_request, problem_error
-from service.api.ratelimit import counted_graphql, rate_limit_graphql
+from service.api.ratelimit import rate_limit_graphql
 from service.base.problems import ProblemError
 from service.base.texts import Text
-
-ACTION = TypeAdapter(Action)
+from service.games.play import key_fits
 
 
 def check_client_seed(client_seed: str) -> None:
@@ -148,6 +147,23 @@ async def resolve_delete_bot(info: Info, bot_id: strawberry.ID) -> bool:
     return True
 
 
+def move_request(action: Any, expected_version: int | None) -> ActionRequest:
+    """``submitAction``'s arguments as REST's body (``ActionRequest``): the same model, the same 422s."""
+    try:
+        raw = action_of(action)
+    except NoAction as exc:
+        raise ProblemError(
+            "invalid_request",
+            Text("{field}: false names no action: send {field}: true", field=exc.field),
+        ) from None
+    except ValueError as exc:  # unreachable through the API (@oneOf): said as it is
+        raise ProblemError("invalid_request", Text.verbatim(str(exc))) from None
+    try:
+        return ActionRequest.model_validate({"action": raw, "expected_version": expected_version})
+    except ValidationError as exc:
+        raise invalid_request(exc) from None
+
+
 async def resolve_submit_action(
     info: Info,
     game_id: strawberry.ID,
@@ -155,38 +171,24 @@ async def resolve_submit_action(
     expected_version: int | None = None,
     idempotency_key: str | None = None,
 ) -> t.ActionResult:
-    games = games_of(info)
-    token = token_of(info)
+    """A move: the arguments parsed, the checks and their order are :meth:`Games.submit`'s."""
 
-    async def run() -> t.ActionResult:
-        async with counted_graphql(info, "act", token):
-            record = await games.get(str(game_id))
-            await games.caller_of(record, token, required=True)
-        try:
-            parsed = ACTION.validate_python(action_of(action))
-        except ValidationError as exc:
-            raise invalid_request(exc) from None
-        except NoAction as exc:
-            raise ProblemError(
-                "invalid_request",
-                Text("{field}: false names no action: send {field}: true", field=exc.field),
-            ) from None
-        except ValueError as exc:  # unreachable through the API (@oneOf): said as it is
-            raise ProblemError("invalid_request", Text.verbatim(str(exc))) from None
-        if expected_version is not None and expected_version < 0:
-            raise ProblemError("invalid_request", "expected_version must be 0 or more.")
-        if idempotency_key is not None and not 1 <= len(idempotency_key) <= 200:
+    async def parse() -> ActionRequest:
+        if not key_fits(idempotency_key):
             raise ProblemError("invalid_request", "idempotencyKey must be 1 to 200 characters.")
-        response, replayed = await games.act(
+        return move_request(action, expected_version)
+
+    token = token_of(info)
+    response = await guarded(
+        lambda: games_of(info).submit(
             str(game_id),
             token,
-            parsed.model_dump(exclude_none=True),
-            expected_version=expected_version,
-            idempotency_key=idempotency_key,
+            parse,
+            idempotency_key,
+            count=functools.partial(rate_limit_graphql, info, "act"),
         )
-        return t.ActionResult.of(response, replayed)
-
-    return await guarded(run)
+    )
+    return t.ActionResult.of(response, response.replayed)
 
 
 @strawberry.type

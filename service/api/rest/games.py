@@ -24,10 +24,11 @@ from schema.bodies import (
     RematchResponse,
     RulesResponse,
 )
-from service.api.ratelimit import counted, rate_limit
+from service.api.ratelimit import rate_limit
 from service.api.rest import caching
 from service.api.rest.requests import bearer, games_of, int_query, ok, parse_body
 from service.base.problems import ProblemError
+from service.games.play import key_fits
 from service.store.keys import STATUS_FINISHED
 
 
@@ -109,29 +110,20 @@ async def get_legal_actions(request: Request) -> Response:
 
 
 async def post_action(request: Request) -> Response:
-    gid = request.path_params["game_id"]
-    games = games_of(request)
-    token = bearer(request)
+    """A move: the request parsed, the checks and their order are :meth:`Games.submit`'s."""
     key = request.headers.get("idempotency-key")
-    if key is not None and not 1 <= len(key) <= 200:
-        raise ProblemError("invalid_request", "Idempotency-Key must be 1 to 200 characters.")
-    # Start from this process's last copy of the game when the token holds a seat in it: the atomic
-    # write checks the version and the seat's token again, and any refusal is decided on a fresh read.
-    record, fresh = games.cached(gid), False
-    async with counted(request, "act", token):
-        player = await games.player_of(token)  # a player's credential holds the seat of its player
-        if record is None or not token or player is not None or games.seat_of(record, token) is None:
-            record, fresh = await games.get(gid), True
-        games.caller(record, token, True, None, player)  # 401 before a body error tells a stranger anything
-    body = await parse_body(request, ActionRequest)
-    caller = games.caller(record, token, True, body.seat, player)
-    response, _ = await games.act_checked(
-        record,
-        caller,
-        body.action.model_dump(exclude_none=True),
-        expected_version=body.expected_version,
-        idempotency_key=key,
-        fresh=fresh,
+
+    async def parse() -> ActionRequest:
+        if not key_fits(key):
+            raise ProblemError("invalid_request", "Idempotency-Key must be 1 to 200 characters.")
+        return await parse_body(request, ActionRequest)
+
+    response = await games_of(request).submit(
+        request.path_params["game_id"],
+        bearer(request),
+        parse,
+        key,
+        count=functools.partial(rate_limit, request, "act"),
     )
     return ok(response, headers={"Idempotent-Replayed": "true"} if response.replayed else None)
 

@@ -327,7 +327,6 @@ DETAILS: dict[str, str] = {
     "seat is 0..4 and name at most 40 characters.": "seat va de 0 à 4 et name compte au plus 40 caractères.",
     "name is 1 to 40 characters, contact at most 200.":
         "name compte de 1 à 40 caractères, contact au plus 200.",
-    "expected_version must be 0 or more.": "expected_version doit valoir 0 ou plus.",
     "idempotencyKey must be 1 to 200 characters.": "idempotencyKey doit compter de 1 à 200 caractères.",
     "limit must be from 1 to 100.": "limit doit aller de 1 à 100.",
     "{field}: false names no action: send {field}: true":
