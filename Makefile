@@ -4,7 +4,7 @@ VENV   := .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 
-.PHONY: serve test lint typecheck unit redis tools browser java vendor image bench bench-quick openapi clean compile
+.PHONY: serve test check lint typecheck unit redis tools browser java vendor image bench bench-quick openapi clean compile
 
 $(STAMP): pyproject.toml setup.py
 	$(PYTHON) -m venv $(VENV)
@@ -103,11 +103,11 @@ lint: $(STAMP)
 	$(VENV)/bin/lint-imports
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check engine
-	$(VENV)/bin/ruff format --check service schema atout bench tests/toolkit tests/service tests/browser tests/cluster tests/image tests/conftest.py
+	$(VENV)/bin/ruff format --check service schema atout workers/jobs bench tests/toolkit tests/service tests/browser tests/cluster tests/image tests/conftest.py
 
 typecheck: $(STAMP)
 	$(VENV)/bin/mypy engine
-	$(VENV)/bin/mypy --strict service schema atout
+	$(VENV)/bin/mypy --strict service schema atout workers/jobs
 
 # Everything on the compiled engine, then the rules (golden hands, rule and property tests) again on
 # the plain modules: both builds of the engine are tested.
@@ -129,6 +129,16 @@ unit: $(ENGINE) redis tools $(NODE) browser java
 	 ATOUT_PURE_ENGINE=1 $(PYTEST) -p no:cacheprovider $(PURE_ENGINE_TESTS); pure=$$?; \
 	 wait $$serial; serial_status=$$?; echo "--- the serial pass:"; cat var/serial.log; \
 	 [ $$pure = 0 ] && [ $$serial_status = 0 ]
+
+# The developer's edit-test loop (under 2 minutes here): lint, types, and the fast tests (the engine's
+# rules and properties, the layer and function-length checks, the error catalogue, the contracts as
+# committed, the move path on both APIs). `make test` is the whole suite CI runs.
+CHECK_TESTS := tests/engine tests/test_layers.py tests/service/test_errors_catalogue.py \
+  tests/service/test_contracts.py tests/service/test_rest_play.py tests/service/test_graphql.py \
+  tests/service/test_one_move_path.py tests/service/test_path_ids.py
+check: $(ENGINE) redis
+	$(MAKE) lint typecheck
+	$(PYTEST) $(PARALLEL) -m "not serial" $(CHECK_TESTS)
 
 # The install with the engine's build (pip, then gcc on one core) and npm's install (mostly waiting on the
 # disk) side by side. $(STAMP), not $(ENGINE): the install compiles the engine and touches $(ENGINE), which a

@@ -2,7 +2,9 @@
 ``pyproject.toml`` (no upward import between the layers, no import cycle among the modules or
 sub-packages of any package, the engine on the standard library alone), also run by ``make lint``;
 no import inside a function body in ``service/`` and ``atout/`` (but an optional dependency, named so in
-a comment on its line); and no module of either over 450 lines."""
+a comment on its line); and no function of either over 60 lines, but the exceptions named below with
+their reason (issue 33: a cap on functions, not on modules, so that a module holds one concept whole
+instead of being cut in fragments to stay under a line count)."""
 
 from __future__ import annotations
 
@@ -12,7 +14,12 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-MAX_LINES = 450
+MAX_FUNCTION_LINES = 60
+LONG_FUNCTIONS = {
+    # (module, function): why it stays longer than MAX_FUNCTION_LINES
+    ("service/runtime/cli.py", "parser"): "argparse's table of the commands and their flags: one call a "
+    "flag, read as a table; split, the table would be scattered",
+}
 OPTIONAL = "optional dependency"
 
 
@@ -25,8 +32,15 @@ def test_the_layer_contracts_hold() -> None:
 
 
 def service_modules() -> list[Path]:
-    """The service's modules and the bot authors' toolkit's (``atout/``), held to the same rules."""
-    return sorted([*(ROOT / "service").rglob("*.py"), *(ROOT / "atout").rglob("*.py")])
+    """The service's modules, its RQ jobs and workers (``workers/jobs/``, moved out of ``service/``) and the
+    bot authors' toolkit's (``atout/``), held to the same rules."""
+    return sorted(
+        [
+            *(ROOT / "service").rglob("*.py"),
+            *(ROOT / "workers" / "jobs").rglob("*.py"),
+            *(ROOT / "atout").rglob("*.py"),
+        ]
+    )
 
 
 def test_no_import_inside_a_function_of_the_service_but_an_optional_dependency() -> None:
@@ -45,10 +59,14 @@ def test_no_import_inside_a_function_of_the_service_but_an_optional_dependency()
     assert hidden == []
 
 
-def test_no_module_of_the_service_is_over_450_lines() -> None:
-    long = {
-        str(p.relative_to(ROOT)): n
-        for p in service_modules()
-        if (n := len(p.read_text().splitlines())) > MAX_LINES
-    }
-    assert long == {}
+def test_no_function_of_the_service_is_over_60_lines_but_the_named_exceptions() -> None:
+    """A function a reader takes in at once: past about 60 lines, its parts want names of their own."""
+    long = set()
+    for path in service_modules():
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                lines = (node.end_lineno or node.lineno) - node.lineno + 1
+                if lines > MAX_FUNCTION_LINES:
+                    long.add((str(path.relative_to(ROOT)), node.name))
+    assert long - set(LONG_FUNCTIONS) == set()
+    assert set(LONG_FUNCTIONS) - long == set(), "an exception no longer needed: take it off the list"

@@ -6,6 +6,7 @@ import asyncio
 import contextlib
 import gc
 from collections.abc import AsyncIterator, Awaitable, Callable
+from typing import Any
 
 import redis
 from starlette.applications import Starlette
@@ -30,13 +31,13 @@ from service.base.settings import Settings, get_settings
 from service.base.texts import Text
 from service.games import Games
 from service.identity import IdentityVerifier
-from service.jobs.queue import enqueue, queue_connection, schedule_timeout, worker_health
-from service.jobs.tournaments import schedule_check
-from service.jobs.webhook_queue import enqueue_delivery
 from service.store import Store
 from service.store.fanout import Fanout
 from service.store.faults import store_fault
 from service.store.webhooks import WebhookMessage
+from workers.jobs.queue import enqueue, queue_connection, schedule_timeout, worker_health
+from workers.jobs.tournaments import schedule_check
+from workers.jobs.webhook_queue import enqueue_delivery
 
 Endpoint = Callable[[Request], Awaitable[Response]]
 
@@ -169,6 +170,8 @@ def _freeze_once() -> None:
 
 
 def create_app(settings: Settings | None = None) -> Starlette:
+    """The API: its routes, its middleware and a lifespan that opens the store, the bot, timer, webhook
+    and tournament queues, the stream hub and the identity verifier, and closes each, bounded."""
     settings = settings or get_settings()
     logs.configure(settings.log_json, settings.log_level)
     metrics = Metrics()
@@ -184,47 +187,12 @@ def create_app(settings: Settings | None = None) -> Starlette:
             pool_wait=settings.redis_pool_wait,
         )
         sync_redis = queue_connection(settings)
-        app.state.sync_redis = sync_redis
-        bot_queue = settings.bot_queue
-
-        async def enqueue_bot(game_id: str, version: int, level: str) -> None:
-            await run_in_threadpool(enqueue, sync_redis, bot_queue, game_id, version, level)
-
-        app.state.store = store
-
-        async def schedule_timer(game_id: str, version: int, seconds: int, remind_in: int | None) -> None:
-            await run_in_threadpool(
-                schedule_timeout, sync_redis, bot_queue, game_id, version, seconds, remind_in
-            )
-
-        async def enqueue_webhook(message: WebhookMessage) -> None:
-            await run_in_threadpool(enqueue_delivery, sync_redis, settings, message)
-
-        app.state.games = Games(store, settings, metrics, enqueue_bot, schedule_timer)
-        app.state.games.use_webhook_queue(enqueue_webhook)
-
-        async def enqueue_tournament(tournament_id: str) -> None:
-            seconds = settings.tournament_poll_seconds
-            await run_in_threadpool(schedule_check, sync_redis, bot_queue, tournament_id, seconds)
-
-        app.state.games.use_tournament_queue(enqueue_tournament)
-        # Streams read through a hub with a Redis pool of its own: they never hold a request's connection.
-        streams = Fanout.from_url(
-            settings.redis_url,
-            settings.stream_pool,
-            readers=settings.stream_readers,
-            queue_size=settings.stream_queue,
-            per_client=settings.streams_per_client,
-            per_process=settings.streams_per_process,
-            cluster=settings.redis_cluster,
-            poll_ms=settings.stream_poll_ms,
-        )
-        streams.gauge = metrics.open_streams
-        await streams.start()
-        app.state.streams = streams
-        app.state.games.use_streams(streams)
+        app.state.sync_redis, app.state.store = sync_redis, store
+        app.state.games = games = wired_games(store, settings, metrics, sync_redis)
+        app.state.streams = streams = await started_streams(settings, metrics)
+        games.use_streams(streams)
         identities = IdentityVerifier(settings)  # players' JWTs: keys fetched now, kept per issuer
-        app.state.games.use_identities(identities)
+        games.use_identities(identities)
         if identities.configured:
             await identities.prefetch()
         # The schemas, models and modules loaded so far live as long as the process: keep them out
@@ -234,18 +202,13 @@ def create_app(settings: Settings | None = None) -> Starlette:
         try:
             yield
         finally:
-            # Each step bounded: a shutdown that waits forever on one of them (seen once in a full test
-            # run, cause not found) would keep a replica from ever leaving; close what the others hold.
-            for name, step in (
+            steps = (
                 ("streams", streams.stop),
                 ("store", store.close),
                 ("rate_limits", app.state.rate_limits.close),
                 ("identities", identities.aclose),
-            ):
-                try:
-                    await asyncio.wait_for(step(), SHUTDOWN_STEP_SECONDS)
-                except TimeoutError:
-                    log.warning("shutdown_step_timed_out", step=name, seconds=SHUTDOWN_STEP_SECONDS)
+            )
+            await close_bounded(steps)
             sync_redis.close()
             log.info("stopped")
 
@@ -254,56 +217,116 @@ def create_app(settings: Settings | None = None) -> Starlette:
             *routes(settings),
             Route("/metrics", metrics_endpoint(metrics, settings), include_in_schema=False),
         ],
-        middleware=[
-            Middleware(
-                CORSMiddleware,
-                allow_origins=[o.strip() for o in settings.cors_origins.split(",") if o.strip()],
-                allow_methods=["GET", "POST", "PATCH", "DELETE", "OPTIONS"],  # PATCH: updateWebhook
-                allow_headers=[
-                    "Authorization",
-                    "Content-Type",
-                    "Idempotency-Key",
-                    "If-None-Match",  # revalidating a cached game or view (service/api/rest/caching.py)
-                    "Last-Event-ID",
-                    "X-Request-ID",
-                ],
-                expose_headers=[
-                    "Deprecation",  # a deprecated operation's answers (service/api/rest/deprecation.py)
-                    "ETag",
-                    "Idempotent-Replayed",
-                    "Link",
-                    "Location",
-                    "Retry-After",
-                    "Sunset",
-                    "X-Request-ID",
-                    *RATE_LIMIT_HEADERS,
-                ],
-                max_age=3600,
-            ),
-            # request id, metrics, client address, input limits, Redis faults outside the routes: one layer
-            Middleware(
-                EdgeMiddleware,
-                metrics=metrics,
-                access_log=settings.access_log,
-                max_body_bytes=settings.max_body_bytes,
-                body_timeout=settings.body_timeout,
-                ws_per_address=settings.ws_connections_per_address,
-                ws_messages_per_second=settings.ws_messages_per_second,
-            ),
-        ],
-        exception_handlers={
-            ProblemError: handle_problem,
-            ClientDisconnect: handle_client_closed,
-            HTTPException: handle_http_exception,
-            redis.RedisError: handle_store_fault,
-            Exception: handle_unexpected,
-        },
+        middleware=middleware(settings, metrics),
+        exception_handlers=EXCEPTION_HANDLERS,
         lifespan=lifespan,
     )
     app.state.settings = settings
     app.state.rate_limits = RateLimits(settings)
     app.state.metrics = metrics
     return app
+
+
+def wired_games(store: Store, settings: Settings, metrics: Metrics, sync_redis: redis.Redis) -> Games:
+    """The API process's :class:`Games`, its bot turns, turn timers, webhook deliveries and tournament
+    checks enqueued on RQ (through the synchronous client ``sync_redis``, off the event loop)."""
+    bot_queue = settings.bot_queue
+
+    async def enqueue_bot(game_id: str, version: int, level: str) -> None:
+        await run_in_threadpool(enqueue, sync_redis, bot_queue, game_id, version, level)
+
+    async def schedule_timer(game_id: str, version: int, seconds: int, remind_in: int | None) -> None:
+        await run_in_threadpool(schedule_timeout, sync_redis, bot_queue, game_id, version, seconds, remind_in)
+
+    async def enqueue_webhook(message: WebhookMessage) -> None:
+        await run_in_threadpool(enqueue_delivery, sync_redis, settings, message)
+
+    async def enqueue_tournament(tournament_id: str) -> None:
+        seconds = settings.tournament_poll_seconds
+        await run_in_threadpool(schedule_check, sync_redis, bot_queue, tournament_id, seconds)
+
+    games = Games(store, settings, metrics, enqueue_bot, schedule_timer)
+    games.use_webhook_queue(enqueue_webhook)
+    games.use_tournament_queue(enqueue_tournament)
+    return games
+
+
+async def started_streams(settings: Settings, metrics: Metrics) -> Fanout:
+    """The process's stream hub, started: streams read through it with a Redis pool of its own, so they
+    never hold a request's connection."""
+    assert settings.redis_url  # the lifespan refused to start without one
+    streams = Fanout.from_url(
+        settings.redis_url,
+        settings.stream_pool,
+        readers=settings.stream_readers,
+        queue_size=settings.stream_queue,
+        per_client=settings.streams_per_client,
+        per_process=settings.streams_per_process,
+        cluster=settings.redis_cluster,
+        poll_ms=settings.stream_poll_ms,
+    )
+    streams.gauge = metrics.open_streams
+    await streams.start()
+    return streams
+
+
+async def close_bounded(steps: tuple[tuple[str, Callable[[], Awaitable[Any]]], ...]) -> None:
+    """Each shutdown step bounded: a shutdown that waits forever on one of them (seen once in a full
+    test run, cause not found) would keep a replica from ever leaving; close what the others hold."""
+    for name, step in steps:
+        try:
+            await asyncio.wait_for(step(), SHUTDOWN_STEP_SECONDS)
+        except TimeoutError:
+            log.warning("shutdown_step_timed_out", step=name, seconds=SHUTDOWN_STEP_SECONDS)
+
+
+def middleware(settings: Settings, metrics: Metrics) -> list[Middleware]:
+    """CORS for the origins allowed, then the edge: request id, metrics, client address, input limits,
+    Redis faults outside the routes (one layer)."""
+    cors = Middleware(
+        CORSMiddleware,
+        allow_origins=[o.strip() for o in settings.cors_origins.split(",") if o.strip()],
+        allow_methods=["GET", "POST", "PATCH", "DELETE", "OPTIONS"],  # PATCH: updateWebhook
+        allow_headers=[
+            "Authorization",
+            "Content-Type",
+            "Idempotency-Key",
+            "If-None-Match",  # revalidating a cached game or view (service/api/rest/caching.py)
+            "Last-Event-ID",
+            "X-Request-ID",
+        ],
+        expose_headers=[
+            "Deprecation",  # a deprecated operation's answers (service/api/rest/deprecation.py)
+            "ETag",
+            "Idempotent-Replayed",
+            "Link",
+            "Location",
+            "Retry-After",
+            "Sunset",
+            "X-Request-ID",
+            *RATE_LIMIT_HEADERS,
+        ],
+        max_age=3600,
+    )
+    edge = Middleware(
+        EdgeMiddleware,
+        metrics=metrics,
+        access_log=settings.access_log,
+        max_body_bytes=settings.max_body_bytes,
+        body_timeout=settings.body_timeout,
+        ws_per_address=settings.ws_connections_per_address,
+        ws_messages_per_second=settings.ws_messages_per_second,
+    )
+    return [cors, edge]
+
+
+EXCEPTION_HANDLERS: dict[Any, Callable[[Request, Exception], Awaitable[Response]]] = {
+    ProblemError: handle_problem,
+    ClientDisconnect: handle_client_closed,
+    HTTPException: handle_http_exception,
+    redis.RedisError: handle_store_fault,
+    Exception: handle_unexpected,
+}
 
 
 def _redact(url: str) -> str:

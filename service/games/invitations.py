@@ -31,6 +31,7 @@ from service.base.texts import Text
 from service.games.core import new_game_id
 from service.games.lobby import Lobby
 from service.store.keys import STATUS_WAITING, invites_sent_key, owner_player, player_owner
+from service.store.records import GameRecord
 
 
 class Invitations(Lobby):
@@ -39,6 +40,28 @@ class Invitations(Lobby):
     async def invite(self, gid: str, token: str | None, invitee: str) -> dict[str, Any]:
         """Invite ``invitee`` to ``gid`` on behalf of the caller's seat; the invitation, with the
         inviter's name (the one already held when it refreshes an invitation to the same table)."""
+        record, inviter = await self._checked_invitation(gid, token, invitee)
+        invitation = {
+            "invitation_id": new_game_id(),
+            "game_id": gid,
+            "game": record.game,
+            "from_player": inviter,
+            "expires_at": time.time() + self.settings.invitation_ttl,
+        }
+        iid = await self._put_invitation(invitee, invitation)
+        invitation["invitation_id"] = iid
+        if await self.may_notify(invitee, inviter):  # the app's webhook is a notice too (a push)
+            await self._notify_players([player_owner(invitee)], {"type": "invitation", **invitation})
+            sent_fields = {k: invitation[k] for k in ("invitation_id", "game_id", "game", "expires_at")}
+            await self.emit_webhook(
+                "invitation", {**sent_fields, "player_id": invitee, "from_player_id": inviter}, key=iid
+            )
+        return {**invitation, "from_name": await self.store.player_name(inviter)}
+
+    async def _checked_invitation(self, gid: str, token: str | None, invitee: str) -> tuple[GameRecord, str]:
+        """The game and the inviting player, once every refusal is ruled out: the caller's seat must be a
+        player's, the table waiting with a seat open, the invitee a player not seated there who takes
+        invitations from the inviter, and the inviter within its invitations of the hour."""
         record = await self.get(gid)
         caller = await self.caller_of(record, token, required=True)
         assert caller.seat is not None
@@ -67,13 +90,11 @@ class Invitations(Lobby):
                 headers={"Retry-After": str(left)},
                 limit=per_hour,
             )
-        invitation = {
-            "invitation_id": new_game_id(),
-            "game_id": gid,
-            "game": record.game,
-            "from_player": inviter,
-            "expires_at": time.time() + self.settings.invitation_ttl,
-        }
+        return record, inviter
+
+    async def _put_invitation(self, invitee: str, invitation: dict[str, Any]) -> str:
+        """Add ``invitation`` to the invitee's list (or refresh the inviter's one to the same table) and
+        return its id; 429 when the list is full or holds the inviter's share of it already."""
         cap, per_inviter = self.settings.invitations_per_player, self.settings.invitations_per_inviter
         outcome, iid = await self.store.put_invitation(
             invitee, str(invitation["invitation_id"]), invitation, cap, per_inviter
@@ -96,14 +117,7 @@ class Invitations(Lobby):
                 Text("That player holds {cap} open invitations already; try again later.", cap=cap),
                 headers={"Retry-After": "3600"},
             )
-        invitation["invitation_id"] = iid
-        if await self.may_notify(invitee, inviter):  # the app's webhook is a notice too (a push)
-            await self._notify_players([player_owner(invitee)], {"type": "invitation", **invitation})
-            sent_fields = {k: invitation[k] for k in ("invitation_id", "game_id", "game", "expires_at")}
-            await self.emit_webhook(
-                "invitation", {**sent_fields, "player_id": invitee, "from_player_id": inviter}, key=iid
-            )
-        return {**invitation, "from_name": await self.store.player_name(inviter)}
+        return iid
 
     async def my_invitations(self, token: str | None) -> list[dict[str, Any]]:
         """The caller's open invitations, soonest to expire first, each with the inviter's name now."""

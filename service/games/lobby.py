@@ -6,6 +6,7 @@ import hmac
 import json
 import secrets
 import time
+from typing import Any
 
 import engine
 from schema.bodies import (
@@ -90,7 +91,37 @@ class Lobby(Players):
         )
 
     async def create(self, request: NewGame, token: str | None) -> tuple[GameRecord, str | None]:
-        admin = self.is_admin(token)
+        """A new game and its invite code (a private game's): checked, dealt or waiting for its seats,
+        admitted by the caps on unfinished games, written with its opening events."""
+        request, seats = self._checked_request(request, self.is_admin(token))
+        # The match key K: fresh from `secrets` for every game (docs/fairness.md); its commitment is
+        # published now, before any seat joins. A waiting game deals when its last seat is taken.
+        key: int | bytes = request.seed if request.seed is not None else secrets.token_bytes(32)
+        status = STATUS_WAITING if "open" in seats else STATUS_ACTIVE
+        try:
+            m = engine.new_match(
+                request.game,
+                seed=key,
+                options=request.options or None,
+                deal=request.deal_json(),
+                wait=status == STATUS_WAITING,
+            )
+        except engine.IllegalAction as error:
+            raise engine_problem(error) from None
+        invite = None if request.listed else secrets.token_urlsafe(12)
+        record = new_record(request, seats, key, m, status, invite)
+        await quotas.admit(self, record, token)  # 429/503 past the caps on unfinished games
+        await self.store.create(record, [json.dumps(e) for e in opening_events(request, seats, m, record)])
+        if self.metrics:
+            self.metrics.games_created.labels(request.game).inc()
+        if status == STATUS_ACTIVE:
+            await self._maybe_enqueue_bot(record, m)
+        return record, invite
+
+    def _checked_request(self, request: NewGame, admin: bool) -> tuple[NewGame, list[str]]:
+        """``request`` as it will be played (a rated game's clock filled in) and its seats, or the
+        refusal: a chosen seed or deal without the administrator token (403), a rated game that cannot
+        be rated, a seat count that is not the game's (422)."""
         if (request.deal is not None or request.seed is not None) and not admin:
             chosen = Text("an explicit deal") if request.deal is not None else Text("a chosen seed")
             raise ProblemError(
@@ -116,63 +147,7 @@ class Lobby(Players):
                     given=len(seats),
                 ),
             )
-        # The match key K: fresh from `secrets` for every game (docs/fairness.md); its commitment is
-        # published now, before any seat joins. A waiting game deals when its last seat is taken.
-        key: int | bytes = request.seed if request.seed is not None else secrets.token_bytes(32)
-        status = STATUS_WAITING if "open" in seats else STATUS_ACTIVE
-        try:
-            m = engine.new_match(
-                request.game,
-                seed=key,
-                options=request.options or None,
-                deal=request.deal_json(),
-                wait=status == STATUS_WAITING,
-            )
-        except engine.IllegalAction as error:
-            raise engine_problem(error) from None
-        invite = None if request.listed else secrets.token_urlsafe(12)
-        now = time.time()
-        record = GameRecord(
-            id=new_game_id(),
-            game=request.game,
-            players=players,
-            options=engine.view(m, None).get("options", request.options),
-            seed=key.hex() if isinstance(key, bytes) else key,
-            version=0,
-            state=engine.to_json(m),
-            status=status,
-            seats=[Seat(kind=k, name=k if k.startswith("bot:") else "") for k in seats],
-            listed=request.listed,
-            invite_hash=hash_token(invite) if invite else "",
-            explicit_deal=request.deal is not None,
-            created_at=now,
-            updated_at=now,
-            extra={
-                **({"deal": request.deal_json()} if request.deal is not None else {}),
-                **({"turn_seconds": request.turn_seconds} if request.turn_seconds else {}),
-                **({"timeouts_to_bot": request.timeouts_to_bot} if request.timeouts_to_bot else {}),
-                **({"rated": True} if request.rated else {}),
-            },
-        )
-        created = {
-            "type": "game_created",
-            "game": request.game,
-            "seats": seats,
-            "commitment": engine.match_commitment(m),
-        }
-        events = [created]
-        if status == STATUS_ACTIVE:  # no seat to wait for: no client seed either
-            events.append({"type": "game_started", "client_seeds": list(m.client_seeds)})
-        events += m.events
-        if status == STATUS_ACTIVE:
-            events += your_turn(m, record.version, record)
-        await quotas.admit(self, record, token)  # 429/503 past the caps on unfinished games
-        await self.store.create(record, [json.dumps(e) for e in events])
-        if self.metrics:
-            self.metrics.games_created.labels(request.game).inc()
-        if status == STATUS_ACTIVE:
-            await self._maybe_enqueue_bot(record, m)
-        return record, invite
+        return request, seats
 
     async def join(
         self,
@@ -348,57 +323,7 @@ class Lobby(Players):
         assert caller.seat is not None
         if record.status != STATUS_FINISHED:
             raise ProblemError("game_not_over", "A rematch is offered once the match is over.")
-        rid = record.rematch
-        if not rid:
-            key = secrets.token_bytes(32)
-            m = engine.new_match(record.game, seed=key, options=record.options, wait=True)
-            now = time.time()
-            seats = [
-                Seat(kind=s.kind, name=s.name)
-                if s.is_bot
-                else Seat(kind="reserved", name=s.name, reserved_for=s.token_hash, owner=s.owner)
-                for s in record.seats
-            ]
-            rematch = GameRecord(
-                id=new_game_id(),
-                game=record.game,
-                players=record.players,
-                options=record.options,
-                seed=key.hex(),
-                version=0,
-                state=engine.to_json(m),
-                status=STATUS_WAITING,
-                seats=seats,
-                listed=False,
-                created_at=now,
-                updated_at=now,
-                extra={
-                    "rematch_of": gid,
-                    **{
-                        k: v
-                        for k, v in record.extra.items()
-                        if k in {"turn_seconds", "timeouts_to_bot", "rated"}
-                    },
-                },
-            )
-            created = {
-                "type": "game_created",
-                "game": record.game,
-                "seats": [s.kind for s in seats],
-                "commitment": engine.match_commitment(m),
-            }
-            await quotas.admit(self, rematch, token, owner=record.seats[caller.seat].owner)
-            # Created before it is linked, so whoever reads the link finds the game.
-            await self.store.create(rematch, [json.dumps(created)])
-            rid = await self.store.claim_rematch(gid, rematch.id)
-            if rid != rematch.id:  # another player's rematch won the claim a moment ago
-                await self.store.drop_unstarted(rematch.id)
-            elif rid:
-                await self._offer_rematch(record, caller.seat, rid)
-            if not rid:
-                raise ProblemError(
-                    "game_not_found", Text("There is no game {gid!r} (it may have expired).", gid=gid)
-                )
+        rid = record.rematch or await self._new_rematch(record, caller.seat, token)
         self._records.pop(gid, None)
         token_new = secrets.token_urlsafe(32)
         old_seat = record.seats[caller.seat]
@@ -429,3 +354,109 @@ class Lobby(Players):
         if started:
             await self._started(fresh)
         return fresh, seat, token_new, started
+
+    async def _new_rematch(self, record: GameRecord, seat: int, token: str | None) -> str:
+        """The id of the rematch of ``record``: one created here (admitted by the caps on unfinished
+        games, counted for the asking seat's owner) unless another player's won the claim meanwhile."""
+        rematch, created = rematch_record(record)
+        await quotas.admit(self, rematch, token, owner=record.seats[seat].owner)
+        # Created before it is linked, so whoever reads the link finds the game.
+        await self.store.create(rematch, [json.dumps(created)])
+        rid = await self.store.claim_rematch(record.id, rematch.id)
+        if rid != rematch.id:  # another player's rematch won the claim a moment ago
+            await self.store.drop_unstarted(rematch.id)
+        elif rid:
+            await self._offer_rematch(record, seat, rid)
+        if not rid:
+            raise ProblemError(
+                "game_not_found", Text("There is no game {gid!r} (it may have expired).", gid=record.id)
+            )
+        return rid
+
+
+def new_record(
+    request: NewGame, seats: list[str], key: int | bytes, m: engine.Match, status: str, invite: str | None
+) -> GameRecord:
+    """The record of a game about to be created (nothing written yet)."""
+    now = time.time()
+    return GameRecord(
+        id=new_game_id(),
+        game=request.game,
+        players=len(seats),
+        options=engine.view(m, None).get("options", request.options),
+        seed=key.hex() if isinstance(key, bytes) else key,
+        version=0,
+        state=engine.to_json(m),
+        status=status,
+        seats=[Seat(kind=k, name=k if k.startswith("bot:") else "") for k in seats],
+        listed=request.listed,
+        invite_hash=hash_token(invite) if invite else "",
+        explicit_deal=request.deal is not None,
+        created_at=now,
+        updated_at=now,
+        extra={
+            **({"deal": request.deal_json()} if request.deal is not None else {}),
+            **({"turn_seconds": request.turn_seconds} if request.turn_seconds else {}),
+            **({"timeouts_to_bot": request.timeouts_to_bot} if request.timeouts_to_bot else {}),
+            **({"rated": True} if request.rated else {}),
+        },
+    )
+
+
+def opening_events(
+    request: NewGame, seats: list[str], m: engine.Match, record: GameRecord
+) -> list[dict[str, Any]]:
+    """A new game's first events: created (with the match commitment, docs/fairness.md); when no seat
+    is open, started, dealt and the first turn at once (no client seed to wait for)."""
+    events: list[dict[str, Any]] = [
+        {
+            "type": "game_created",
+            "game": request.game,
+            "seats": seats,
+            "commitment": engine.match_commitment(m),
+        }
+    ]
+    if record.status == STATUS_ACTIVE:
+        events.append({"type": "game_started", "client_seeds": list(m.client_seeds)})
+    events += m.events
+    if record.status == STATUS_ACTIVE:
+        events += your_turn(m, record.version, record)
+    return events
+
+
+def rematch_record(record: GameRecord) -> tuple[GameRecord, dict[str, Any]]:
+    """The rematch of a finished game, not written yet, and its ``game_created`` event: the same game,
+    options and seats (each player's reserved for its old token, bots staying bots), a fresh key and a
+    random id (nothing about it follows from the finished game's public record)."""
+    key = secrets.token_bytes(32)
+    m = engine.new_match(record.game, seed=key, options=record.options, wait=True)
+    now = time.time()
+    seats = [
+        Seat(kind=s.kind, name=s.name)
+        if s.is_bot
+        else Seat(kind="reserved", name=s.name, reserved_for=s.token_hash, owner=s.owner)
+        for s in record.seats
+    ]
+    kept = {k: v for k, v in record.extra.items() if k in {"turn_seconds", "timeouts_to_bot", "rated"}}
+    rematch = GameRecord(
+        id=new_game_id(),
+        game=record.game,
+        players=record.players,
+        options=record.options,
+        seed=key.hex(),
+        version=0,
+        state=engine.to_json(m),
+        status=STATUS_WAITING,
+        seats=seats,
+        listed=False,
+        created_at=now,
+        updated_at=now,
+        extra={"rematch_of": record.id, **kept},
+    )
+    created = {
+        "type": "game_created",
+        "game": record.game,
+        "seats": [s.kind for s in seats],
+        "commitment": engine.match_commitment(m),
+    }
+    return rematch, created

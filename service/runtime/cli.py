@@ -13,6 +13,7 @@ import socket
 import sys
 import tempfile
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -26,15 +27,15 @@ from atout.runner.command import add_commands as add_bot_commands
 from service.api.rest import openapi_document
 from service.base import logs
 from service.base.counters import serve_worker_metrics
-from service.base.settings import get_settings
-from service.jobs.queue import queue_connection, queues
-from service.jobs.workers import ForkingTurnWorker, TurnWorker
+from service.base.settings import Settings, get_settings
 from service.runtime.backup import add_commands as add_backup_commands
 from service.runtime.embedded_redis import EmbeddedRedis, die_with_parent
 from service.runtime.http_server import server_options
 from service.runtime.supervisor import RedisChild, Supervisor, WorkerChild
 from workers import arena as harness
 from workers import tournament as tourney
+from workers.jobs.queue import queue_connection, queues
+from workers.jobs.worker import ForkingTurnWorker, TurnWorker
 
 
 def _lock_data_dir(data_dir: Path) -> int | None:
@@ -106,20 +107,17 @@ def serve(args: argparse.Namespace) -> int:
     # uvicorn re-raises the signal that stopped it once it is done; SIGTERM's default action would then
     # kill this process before the finally below stops the workers and Redis.
     signal.signal(signal.SIGTERM, signal.default_int_handler)
-    supervisor: Supervisor | None = None
-    embedded: EmbeddedRedis | None = None
-    lock_fd: int | None = None
-    metrics_dir: tempfile.TemporaryDirectory[str] | None = None
+    held = Held()
     try:
         if (args.workers > 1 or not settings.redis_url) and not os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
             # Set before prometheus_client is imported here, and inherited by the uvicorn and bot workers:
             # each process writes its metrics to files there and the API's /metrics adds them all up.
-            metrics_dir = tempfile.TemporaryDirectory(prefix="atout-metrics-")
-            os.environ["PROMETHEUS_MULTIPROC_DIR"] = metrics_dir.name
+            held.metrics_dir = tempfile.TemporaryDirectory(prefix="atout-metrics-")
+            os.environ["PROMETHEUS_MULTIPROC_DIR"] = held.metrics_dir.name
         if not settings.redis_url:
             data_dir = Path(settings.data_dir).resolve()
-            lock_fd = _lock_data_dir(data_dir)
-            if lock_fd is None:
+            held.lock_fd = _lock_data_dir(data_dir)
+            if held.lock_fd is None:
                 owner = _lock_owner(data_dir)
                 print(
                     f"atout serve: {data_dir} is in use by another atout serve (pid {owner}); "
@@ -128,85 +126,97 @@ def serve(args: argparse.Namespace) -> int:
                     file=sys.stderr,
                 )
                 return 2
-            # the API binds its port after Redis has picked one: Redis must not pick it
-            api_port = args.port or settings.port
-            embedded = EmbeddedRedis(data_dir, maxmemory=settings.embedded_maxmemory, avoid_ports=[api_port])
-            redis_child = RedisChild(embedded)
-            redis_child.start()
-            os.environ["REDIS_URL"] = embedded.url
-            get_settings.cache_clear()
-            log.info("embedded_redis_started", url=embedded.public_url, data_dir=str(embedded.data_dir))
-            workers = [
-                WorkerChild(
-                    f"worker-{which}",
-                    # no port of their own: their metrics reach the API's /metrics through the files
-                    [
-                        sys.executable,
-                        "-m",
-                        "service.runtime.cli",
-                        "worker",
-                        "--queues",
-                        which,
-                        "--metrics-port",
-                        "0",
-                    ],
-                    os.environ.copy(),
-                )
-                for which in ("fast", "expert", "webhooks")
-            ]
-            supervisor = Supervisor(workers, last=[redis_child], max_backoff=settings.supervisor_max_backoff)
-            supervisor.start()
-            log.info("workers_started", pids=[w.pid for w in workers], redis_pid=embedded.pid)
-        options: dict[str, Any] = {
-            "factory": True,
-            "host": args.host or settings.host,
-            "port": args.port or settings.port,
-            "log_level": settings.log_level.lower(),
-            "access_log": False,  # the app logs each request itself, as structured JSON (no query string)
-            "timeout_graceful_shutdown": 10,  # in-flight requests finish
-            # header deadline and size, connection caps, WebSocket limits, trusted proxies
-            **server_options(settings, in_process=args.workers <= 1),
-        }
-        if args.workers > 1:
-            # uvicorn's worker processes: sse-starlette ends their SSE streams with server_closing
-            uvicorn.run("service.api.app:create_app", workers=args.workers, **options)
-        else:
-
-            class Server(uvicorn.Server):
-                async def shutdown(self, sockets: list[socket.socket] | None = None) -> None:
-                    for listener in self.servers:
-                        listener.close()  # no new connection from here on; open ones stay
-                    await _close_streams(self.config.loaded_app, STREAMS_GRACE_SECONDS)
-                    await super().shutdown(sockets)  # in-flight requests finish, then the lifespan ends
-
-            server = Server(uvicorn.Config("service.api.app:create_app", **options))
-            server.run()
-            if not server.started:
-                return 3  # as uvicorn.run: the API could not start (its port taken, an app error)
+            _start_embedded(held, data_dir, args.port or settings.port, settings, log)
+        return _run_api(args, settings)
     except KeyboardInterrupt:
-        pass  # Ctrl-C or SIGTERM before the API was up: stop what was started
+        return 0  # Ctrl-C or SIGTERM before the API was up: stop what was started
     finally:
         signal.signal(signal.SIGTERM, signal.SIG_IGN)  # a second SIGTERM must not cut the cleanup short
         signal.signal(signal.SIGINT, signal.SIG_IGN)
-        if supervisor is not None:
-            supervisor.stop()
-        elif embedded is not None:
-            embedded.stop()
-        if embedded is not None and embedded.returncode is not None:
-            # 0: a clean SHUTDOWN (AOF fsynced); redis.url is removed either way
-            code = embedded.returncode
-            (log.info if code == 0 else log.warning)("embedded_redis_stopped", exit_code=code)
-        if metrics_dir is not None:
-            metrics_dir.cleanup()
-        if lock_fd is not None:
-            os.close(lock_fd)
-    return 0
+        _stop_held(held, log)
+
+
+@dataclass
+class Held:
+    """What ``atout serve`` started and must stop or release, whatever happens."""
+
+    supervisor: Supervisor | None = None
+    embedded: EmbeddedRedis | None = None
+    lock_fd: int | None = None
+    metrics_dir: tempfile.TemporaryDirectory[str] | None = None
+
+
+def _start_embedded(held: Held, data_dir: Path, api_port: int, settings: Settings, log: Any) -> None:
+    """The embedded redis-server (in ``data_dir``, never on the API's port: the API binds after Redis
+    has picked one) and one worker per queue, under a supervisor that stops Redis last."""
+    embedded = held.embedded = EmbeddedRedis(
+        data_dir, maxmemory=settings.embedded_maxmemory, avoid_ports=[api_port]
+    )
+    redis_child = RedisChild(embedded)
+    redis_child.start()
+    os.environ["REDIS_URL"] = embedded.url
+    get_settings.cache_clear()
+    log.info("embedded_redis_started", url=embedded.public_url, data_dir=str(embedded.data_dir))
+    # no port of their own: their metrics reach the API's /metrics through the files
+    command = [sys.executable, "-m", "service.runtime.cli", "worker", "--queues"]
+    workers = [
+        WorkerChild(f"worker-{which}", [*command, which, "--metrics-port", "0"], os.environ.copy())
+        for which in ("fast", "expert", "webhooks")
+    ]
+    held.supervisor = Supervisor(workers, last=[redis_child], max_backoff=settings.supervisor_max_backoff)
+    held.supervisor.start()
+    log.info("workers_started", pids=[w.pid for w in workers], redis_pid=embedded.pid)
+
+
+def _run_api(args: argparse.Namespace, settings: Settings) -> int:
+    """Run the API under uvicorn until it is stopped; 3 when it could not start (as uvicorn.run)."""
+    options: dict[str, Any] = {
+        "factory": True,
+        "host": args.host or settings.host,
+        "port": args.port or settings.port,
+        "log_level": settings.log_level.lower(),
+        "access_log": False,  # the app logs each request itself, as structured JSON (no query string)
+        "timeout_graceful_shutdown": 10,  # in-flight requests finish
+        # header deadline and size, connection caps, WebSocket limits, trusted proxies
+        **server_options(settings, in_process=args.workers <= 1),
+    }
+    if args.workers > 1:
+        # uvicorn's worker processes: sse-starlette ends their SSE streams with server_closing
+        uvicorn.run("service.api.app:create_app", workers=args.workers, **options)
+        return 0
+
+    class Server(uvicorn.Server):
+        async def shutdown(self, sockets: list[socket.socket] | None = None) -> None:
+            for listener in self.servers:
+                listener.close()  # no new connection from here on; open ones stay
+            await _close_streams(self.config.loaded_app, STREAMS_GRACE_SECONDS)
+            await super().shutdown(sockets)  # in-flight requests finish, then the lifespan ends
+
+    server = Server(uvicorn.Config("service.api.app:create_app", **options))
+    server.run()
+    return 0 if server.started else 3
+
+
+def _stop_held(held: Held, log: Any) -> None:
+    """Stop the workers, then Redis (a clean SHUTDOWN: the AOF fsynced), and release the rest."""
+    if held.supervisor is not None:
+        held.supervisor.stop()
+    elif held.embedded is not None:
+        held.embedded.stop()
+    if held.embedded is not None and held.embedded.returncode is not None:
+        # 0: a clean SHUTDOWN (AOF fsynced); redis.url is removed either way
+        code = held.embedded.returncode
+        (log.info if code == 0 else log.warning)("embedded_redis_stopped", exit_code=code)
+    if held.metrics_dir is not None:
+        held.metrics_dir.cleanup()
+    if held.lock_fd is not None:
+        os.close(held.lock_fd)
 
 
 def worker(args: argparse.Namespace) -> int:
     """Run one RQ worker for bot turns, turn timers and webhook deliveries (``--queues``) against
     REDIS_URL, with RQ's scheduler (turn timers and webhook retries are scheduled jobs); its maintenance
-    also re-enqueues bot turns stuck past ``ATOUT_BOT_TURN_TIMEOUT`` (``service.jobs.watchdog``)."""
+    also re-enqueues bot turns stuck past ``ATOUT_BOT_TURN_TIMEOUT`` (``workers.jobs.watchdog``)."""
 
     settings = get_settings()
     if not settings.redis_url:

@@ -1,5 +1,5 @@
 """The OpenAPI 3.1 document of the REST endpoints, generated from their table
-(:data:`service.api.rest.table.OPS`): served at /openapi.json, printed by ``atout openapi`` and
+(:data:`service.api.rest.endpoints.OPS`): served at /openapi.json, printed by ``atout openapi`` and
 committed as openapi/openapi.json, from which clients generate their types (openapi-typescript) and
 schemathesis its tests. Pydantic writes the body schemas; this module says the rest (parameters,
 problem codes by status, auth, stream frames, links) and shapes the schemas for code generators."""
@@ -221,25 +221,53 @@ def _operation(op: Op, refs: Refs) -> dict[str, Any]:
     return operation
 
 
-def openapi_document() -> dict[str, Any]:
-    """The document of every endpoint in :data:`OPS`: what GET /openapi.json answers and ``atout openapi``
-    prints (test_contracts checks that openapi/openapi.json is this, byte for byte)."""
+SECURITY_SCHEMES: dict[str, Any] = {
+    "seatToken": {
+        "type": "http",
+        "scheme": "bearer",
+        "description": "The seat token from joinGame (or the administrator token, a bot's API "
+        "key, or a player's credential, which holds the seat its player was seated in).",
+    },
+    "playerToken": {
+        "type": "http",
+        "scheme": "bearer",
+        "description": "A player's token from createPlayer, or a JWT of an identity provider the "
+        "operator trusts (ATOUT_JWT_ISSUERS).",
+    },
+    "adminToken": {
+        "type": "http",
+        "scheme": "bearer",
+        "description": "The administrator token (`ATOUT_ADMIN_TOKEN`).",
+    },
+}
+
+
+def _models() -> list[tuple[type[BaseModel], JsonSchemaMode]]:
+    """Every model the document names: each op's request (validation) and answer (serialization)."""
     models: list[tuple[type[BaseModel], JsonSchemaMode]] = [(Problem, "serialization")]
     for op in OPS:
         if op.request:
             models.append((op.request, "validation"))
         if op.response:
             models.append((op.response, "serialization"))
-    refs, defs = models_json_schema(models, ref_template="#/components/schemas/{model}")
-    defs["$defs"]["Problem"]["properties"]["code"]["enum"] = list(CODES)  # the catalogue: docs/errors.md
-    request_bodies = {refs[(op.request, "validation")]["$ref"].rpartition("/")[2] for op in OPS if op.request}
-    # and the members of a request body that is one of several (CreateGameRequest, by game)
-    schemas = defs.get("$defs", {})
-    request_bodies |= {
-        member["$ref"].rpartition("/")[2]
-        for name in request_bodies
-        for member in schemas[name].get("oneOf", [])
+    return models
+
+
+def _request_bodies(refs: Mapping[Any, JsonSchemaValue], schemas: Mapping[str, Any]) -> set[str]:
+    """The names of the request bodies' schemas, and of the members of a body that is one of several
+    (CreateGameRequest, by game): their defaults are said in words (:func:`defaults_in_words`)."""
+    names = {refs[(op.request, "validation")]["$ref"].rpartition("/")[2] for op in OPS if op.request}
+    return names | {
+        member["$ref"].rpartition("/")[2] for name in names for member in schemas[name].get("oneOf", [])
     }
+
+
+def openapi_document() -> dict[str, Any]:
+    """The document of every endpoint in :data:`OPS`: what GET /openapi.json answers and ``atout openapi``
+    prints (test_contracts checks that openapi/openapi.json is this, byte for byte)."""
+    refs, defs = models_json_schema(_models(), ref_template="#/components/schemas/{model}")
+    defs["$defs"]["Problem"]["properties"]["code"]["enum"] = list(CODES)  # the catalogue: docs/errors.md
+    request_bodies = _request_bodies(refs, defs.get("$defs", {}))
     paths: dict[str, dict[str, Any]] = {}
     for op in OPS:
         paths.setdefault(op.path, {})[op.method.lower()] = _operation(op, refs)
@@ -261,24 +289,6 @@ def openapi_document() -> dict[str, Any]:
                 for name, schema in typed_enums(without_null_defaults(defs.get("$defs", {}))).items()
             },
             "headers": HEADERS,
-            "securitySchemes": {
-                "seatToken": {
-                    "type": "http",
-                    "scheme": "bearer",
-                    "description": "The seat token from joinGame (or the administrator token, a bot's API "
-                    "key, or a player's credential, which holds the seat its player was seated in).",
-                },
-                "playerToken": {
-                    "type": "http",
-                    "scheme": "bearer",
-                    "description": "A player's token from createPlayer, or a JWT of an identity provider the "
-                    "operator trusts (ATOUT_JWT_ISSUERS).",
-                },
-                "adminToken": {
-                    "type": "http",
-                    "scheme": "bearer",
-                    "description": "The administrator token (`ATOUT_ADMIN_TOKEN`).",
-                },
-            },
+            "securitySchemes": SECURITY_SCHEMES,
         },
     }

@@ -1,5 +1,5 @@
-"""The Starlette routes of the REST endpoints, read from their table (:data:`service.api.rest.table.OPS`),
-with GET /openapi.json beside them."""
+"""The Starlette routes of the REST endpoints, read from their table
+(:data:`service.api.rest.endpoints.OPS`), with GET /openapi.json beside them."""
 
 from __future__ import annotations
 
