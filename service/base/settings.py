@@ -3,19 +3,41 @@
 from __future__ import annotations
 
 from functools import lru_cache
-from typing import Annotated
+from typing import Annotated, Literal
 
 from limits import parse_many
 from pydantic import AfterValidator, AliasChoices, Field, model_validator
-from pydantic_settings import SettingsConfigDict
+from pydantic_settings import BaseSettings, SettingsConfigDict
 
-from service.base.graphql_settings import GraphQLSettings
-from service.base.player_settings import PlayerSettings
-from service.base.rating_settings import RatingSettings
-from service.base.tournament_settings import TournamentSettings
-from service.base.webhook_settings import WebhookSettings
+from service.base.issuers import Issuers
 
 DAY = 24 * 3600
+
+
+MAX_RETRIES = 30
+MAX_RETRY_DELAY = 7 * 24 * 3600
+
+
+def retry_delays(text: str) -> tuple[float, ...]:
+    """``"5,30,120"`` as ``(5.0, 30.0, 120.0)``: the seconds before each retry of a failed delivery."""
+    parts = [part.strip() for part in text.split(",") if part.strip()]
+    try:
+        delays = tuple(float(part) for part in parts)
+    except ValueError:
+        raise ValueError(f"{text!r} is not a comma-separated list of seconds such as '5,30,120'") from None
+    if len(delays) > MAX_RETRIES or not all(0 < d <= MAX_RETRY_DELAY for d in delays):
+        raise ValueError(
+            f"{text!r}: at most {MAX_RETRIES} delays, each more than 0 and at most {MAX_RETRY_DELAY} seconds"
+        )
+    return delays
+
+
+def _schedule_text(value: str) -> str:
+    retry_delays(value)  # checked at startup rather than at the first failed delivery
+    return value
+
+
+ScheduleText = Annotated[str, AfterValidator(_schedule_text)]
 
 
 def _rate_text(value: str) -> str:
@@ -30,11 +52,9 @@ def _rate_text(value: str) -> str:
 RateText = Annotated[str, AfterValidator(_rate_text)]
 
 
-class Settings(GraphQLSettings, PlayerSettings, RatingSettings, WebhookSettings, TournamentSettings):
-    """Environment variables: ``REDIS_URL`` and ``ATOUT_*`` (the GraphQL document limits in
-    :mod:`service.base.graphql_settings`, those of players in :mod:`service.base.player_settings`, the
-    ratings' in :mod:`service.base.rating_settings`, the webhooks' in
-    :mod:`service.base.webhook_settings`, the tournaments' in :mod:`service.base.tournament_settings`)."""
+class Settings(BaseSettings):
+    """Environment variables: ``REDIS_URL`` and ``ATOUT_*``, every one here, by section (the README's
+    table lists them in this order, with their defaults: ``python -m service.base.settings --readme``)."""
 
     model_config = SettingsConfigDict(env_prefix="ATOUT_", extra="ignore", populate_by_name=True)
 
@@ -348,6 +368,289 @@ class Settings(GraphQLSettings, PlayerSettings, RatingSettings, WebhookSettings,
         default=90 * DAY,
         ge=1,
         description="Seconds a bot account is kept without its API key being used; then it expires.",
+    )
+
+    # --- tournaments (service/games/tournaments.py): ATOUT_TOURNAMENT_* ---------------------------------
+    tournament_poll_seconds: float = Field(
+        default=1.0,
+        ge=0.1,
+        le=60,
+        description="Seconds between two checks of a tournament's round (an RQ job each): how soon the next "
+        "round starts once the last game of a round is over.",
+    )
+    tournament_max_seconds: int = Field(
+        default=DAY,
+        ge=60,
+        le=30 * DAY,
+        description="Seconds a tournament may run; past them it stops (`stopped`), scored on the games "
+        "finished, and its key is revealed. Bounds the checks a tournament can cost.",
+    )
+    tournament_ttl: int = Field(
+        default=30 * DAY,
+        ge=3600,
+        description="Seconds a tournament's record (standings, games, key) is kept after its last change.",
+    )
+    tournament_max_games: int = Field(
+        default=4000,
+        ge=2,
+        le=100_000,
+        description="Games one tournament may play in all (entrants, rounds and deals multiplied); a larger "
+        "one is refused (422 invalid_tournament).",
+    )
+    tournament_account_max_games: int = Field(
+        default=400,
+        ge=2,
+        le=100_000,
+        description="Games a tournament a bot account creates may play in all (the administrator's: "
+        "`tournament_max_games`); a larger one is refused (422 invalid_tournament).",
+    )
+    tournament_max_running_games: int = Field(
+        default=2000,
+        ge=1,
+        le=1_000_000,
+        description="Tournament games the whole server runs at once (every tournament's, the "
+        "administrator's too), besides the caps on unfinished games every game counts against "
+        "(`ATOUT_MAX_OPEN_GAMES_PER_CREATOR` for a bot account's tournaments, `ATOUT_MAX_OPEN_GAMES`). "
+        "A round is admitted whole: one larger than this is refused at creation (422 invalid_tournament); "
+        "a first round that does not fit yet gets 503 tournaments_full, a later one waits until it fits.",
+    )
+    tournament_account_running: int = Field(
+        default=2,
+        ge=1,
+        le=100,
+        description="Tournaments one bot account may have running at once; one more gets 429 "
+        "too_many_tournaments.",
+    )
+
+    # --- webhooks to the apps' backends (service/games/webhooks.py, workers/jobs/webhooks.py) ----------
+    webhook_queue: str = Field(
+        default="atout-webhooks",
+        description="RQ queue of webhook deliveries (`atout worker --queues webhooks`), apart from the bot "
+        "queues: a slow receiver never delays a bot's move.",
+    )
+    webhook_allow_private: bool = Field(
+        default=False,
+        description="true: a webhook endpoint may resolve to a loopback, private, link-local or other "
+        "non-public address (tests, a receiver beside the service); false: such an endpoint is refused at "
+        "registration and every delivery to one is refused (no request to internal services).",
+    )
+    webhook_retry_schedule: ScheduleText = Field(
+        default="5,30,120,600,1800,3600,10800,21600,43200",
+        description="Seconds before each retry of a failed webhook delivery, comma-separated (each waits "
+        "a random time between half and all of it); a message that fails its last retry is dead-lettered. "
+        "The default retries nine times over 11 to 23 hours.",
+    )
+    webhook_connect_timeout: float = Field(
+        default=5.0, gt=0, le=60, description="Seconds a webhook delivery may take to connect (TLS included)."
+    )
+    webhook_read_timeout: float = Field(
+        default=10.0,
+        gt=0,
+        le=120,
+        description="Seconds a webhook delivery waits for the receiver's answer; the whole exchange is cut "
+        "after the connect and read timeouts together, however slowly the receiver trickles bytes.",
+    )
+    webhook_max_response_bytes: int = Field(
+        default=65_536,
+        ge=0,
+        le=10_485_760,
+        description="Bytes of a receiver's answer a delivery reads at most; then it closes the connection "
+        "(the status alone says whether the message was delivered).",
+    )
+    webhook_max_endpoints: int = Field(
+        default=50,
+        ge=1,
+        le=1000,
+        description="Webhook endpoints the operator may register; one more is refused (webhook_limit).",
+    )
+    webhook_log_size: int = Field(
+        default=1000, ge=10, le=100_000, description="Delivery attempts kept per endpoint (the newest)."
+    )
+    webhook_dead_letters: int = Field(
+        default=1000,
+        ge=10,
+        le=100_000,
+        description="Dead letters (messages that failed every retry) kept, the newest; older ones are "
+        "dropped.",
+    )
+
+    @property
+    def webhook_retry_delays(self) -> tuple[float, ...]:
+        """The retry schedule as seconds (:data:`webhook_retry_schedule`, already checked)."""
+        return retry_delays(self.webhook_retry_schedule)
+
+    # --- rated games and ladders (service/games/ratings.py): ATOUT_RATING_*, ATOUT_RATED_* ---------------
+    rating_provisional_matches: int = Field(
+        default=10,
+        ge=1,
+        le=1000,
+        description="A rating is provisional (flagged on the ladder) until this many rated matches of the "
+        "game kind.",
+    )
+    rating_repeat_full: int = Field(
+        default=3,
+        ge=1,
+        le=100,
+        description="Rated matches between the very same accounts within 24 hours that count in full; "
+        "each further one counts half as much as the one before.",
+    )
+    rating_repeat_max: int = Field(
+        default=6,
+        ge=1,
+        le=100,
+        description="Past this many rated matches between the very same accounts within 24 hours, a match "
+        "does not move their ratings at all (it is still recorded in their history, with weight 0).",
+    )
+    rating_turn_seconds: int = Field(
+        default=86_400,
+        ge=5,
+        le=30 * 86_400,
+        description="The turn clock of a rated game created without `turn_seconds`: when it runs out a bot "
+        "plays the move, so a rated match cannot be stalled until it expires unrated.",
+    )
+    rating_timeouts_to_bot: int = Field(
+        default=3,
+        ge=1,
+        le=100,
+        description="The `timeouts_to_bot` of a rated game created without one: after this many timed-out "
+        "turns in a row a bot takes the seat for good, and its account is rated as having left.",
+    )
+    rating_history_length: int = Field(
+        default=200,
+        ge=1,
+        le=10_000,
+        description="Rating changes kept per account and game kind (the oldest are dropped).",
+    )
+    rating_newcomer_weight: float = Field(
+        default=0.1,
+        ge=0.0,
+        le=1.0,
+        description="The share of its change an established account's rating moves by in a rated match "
+        "against a provisional opponent (the provisional account moves in full): a win over a fresh guest "
+        "or bot account, which costs one request, is worth little (service/games/ratings.py).",
+    )
+    rated_identities: Literal["any", "identified"] = Field(
+        default="any",
+        description="Who sits at a rated table: `any` identity (a guest player, a player of a trusted "
+        "issuer, a bot account), or `identified` (never a guest player: only players signed in with a "
+        "trusted issuer's JWT, bot accounts and built-in bots).",
+    )
+
+    # --- players, their games, invitations, reminders (service/games/players.py, invitations.py) ---------
+    player_idle_ttl: int = Field(
+        default=365 * DAY,
+        ge=60,
+        description="Seconds a player (guest or identified) is kept without a request of theirs; then "
+        "the account expires like a deleted one.",
+    )
+    player_max_games: int = Field(
+        default=300,
+        ge=1,
+        le=10_000,
+        description="Games one player's list holds (finished ones are dropped first); a join beyond it "
+        "gets 429 too_many_games.",
+    )
+    invitation_ttl: int = Field(
+        default=7 * DAY, ge=60, description="Seconds an invitation to a table stays open."
+    )
+    invitations_per_player: int = Field(
+        default=100, ge=1, description="Open invitations one player may hold; one more gets 429."
+    )
+    invitations_per_inviter: int = Field(
+        default=3,
+        ge=1,
+        description="Open invitations one player may hold from one inviter (so nobody fills another's "
+        "list alone); one more gets 429 too_many_pending_invitations. Inviting again to the same table "
+        "refreshes the invitation instead.",
+    )
+    invitations_per_hour: int = Field(
+        default=30,
+        ge=1,
+        description="Invitations one player may send in an hour, to everyone together (refreshed ones "
+        "count); one more gets 429 too_many_invitations_sent.",
+    )
+    player_notices_per_sender: int = Field(
+        default=10,
+        ge=1,
+        description="Notices one player's invitations and rematch offers may put on another player's "
+        "stream in an hour; past it the invitation still lands in the list, without a notice.",
+    )
+    player_max_blocks: int = Field(
+        default=1000,
+        ge=1,
+        le=100_000,
+        description="Players one player may block (refuse invitations from); one more gets 409 "
+        "too_many_blocks (refusing everyone's is the `invitations` preference).",
+    )
+    reminder_min_turn_seconds: int = Field(
+        default=3600,
+        ge=1,
+        description="A turn clock this long or longer sends the player a `reminder` before it runs out "
+        "(when a quarter of it is left, at most a day before).",
+    )
+    # --- players signed in by their app (service/identity/, docs/operations.md "Identity from your app") ---
+    jwt_issuers: Issuers = Field(
+        default=[],
+        description="JSON list of the issuers whose bearer JWTs say who a player is: `issuer`, `audience`, "
+        "`jwks_url` or `keys` (PEM public keys or a JWKS), `algorithms` (RS256, ES256, EdDSA: default all).",
+    )
+    jwt_leeway_seconds: int = Field(
+        default=60, ge=0, le=300, description="Seconds of clock skew allowed on a JWT's exp, nbf and iat."
+    )
+    jwks_refetch_seconds: int = Field(
+        default=30, ge=1, le=3600, description="Least seconds between two fetches of an issuer's JWKS."
+    )
+    jwks_max_age_seconds: int = Field(
+        default=3600, ge=1, le=DAY, description="Seconds an issuer's fetched keys are used before a refresh."
+    )
+    jwks_fetch_timeout: float = Field(
+        default=5.0, gt=0, le=60, description="Seconds one JWKS fetch may take in all (connect and read)."
+    )
+    jwks_max_bytes: int = Field(
+        default=65_536, ge=1024, le=1_048_576, description="Largest JWKS document read, in bytes."
+    )
+
+    # --- GraphQL documents (service/api/graphql/limits.py): ATOUT_GRAPHQL_* ------------------------------
+    graphql_max_bytes: int = Field(
+        default=32_768, ge=1024, description="Largest GraphQL document (the `query` text) in bytes."
+    )
+    graphql_max_tokens: int = Field(
+        default=2_000,
+        ge=100,
+        description="Most lexical tokens in a GraphQL document (parsing stops there; GraphiQL's "
+        "introspection query has 184).",
+    )
+    graphql_max_operations: int = Field(
+        default=20, ge=1, description="Most operations in one GraphQL document."
+    )
+    graphql_max_fragments: int = Field(
+        default=100, ge=0, description="Most fragment definitions in one GraphQL document."
+    )
+    graphql_max_spreads: int = Field(default=200, ge=0, description="Most fragment spreads in one document.")
+    graphql_max_aliases: int = Field(default=30, ge=0, description="Most aliased fields in one document.")
+    graphql_max_selections: int = Field(
+        default=500,
+        ge=10,
+        description="Most selections (fields, spreads, inline fragments) written in one document.",
+    )
+    graphql_max_depth: int = Field(
+        default=15,
+        ge=1,
+        description="Deepest nesting of selections (root fields at 0); the introspection query needs 14.",
+    )
+    graphql_max_cost: int = Field(
+        default=2000,
+        ge=10,
+        description="Most fields an operation may resolve: each field costs 1 times the sizes of the lists "
+        "around it (games 50 or its limit, seats 5, actions 50, events 50, webhooks, deliveries and "
+        "deadLetters 50 or their limit), fragments expanded.",
+    )
+    graphql_max_value_depth: int = Field(
+        default=32, ge=2, description="Deepest nesting of lists and objects in an argument literal."
+    )
+    graphql_introspection: bool = Field(
+        default=True,
+        description="false: `__schema` and `__type` queries are refused (introspection_disabled).",
     )
 
     @model_validator(mode="after")
