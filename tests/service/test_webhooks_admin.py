@@ -25,8 +25,7 @@ from schema import webhooks as w
 from service.api.app import create_app
 from service.api.rest.webhook_table import WEBHOOK_OPS
 from service.base.destinations import DestinationRefused, checked, is_public
-from service.base.settings import Settings
-from service.base.settings import retry_delays
+from service.base.settings import Settings, retry_delays
 from service.store.webhooks import WebhookMessage
 from workers.jobs.webhooks import jittered
 
