@@ -50,13 +50,13 @@ import itertools
 import math
 import time
 from collections.abc import AsyncIterator
+from dataclasses import dataclass
 from typing import Any
 
 from limits import RateLimitItem, parse_many
 from redis.exceptions import RedisError
 from starlette.requests import HTTPConnection
 
-from service.api.problems import problem_error
 from service.base import logs
 from service.base.addresses import address_key
 from service.base.counters import count_redis_error
@@ -334,47 +334,39 @@ def client_address(conn: HTTPConnection) -> str:
     return address_key(conn.client.host) if conn.client else "unknown"
 
 
-async def rate_limit(conn: HTTPConnection, category: str, token: str | None = None) -> None:
-    """REST: count one request of ``category`` for its address and for ``token``, which the caller
-    passes only once the service knows it issued it (see :func:`counted`)."""
-    limits: RateLimits = conn.app.state.rate_limits
-    await limits.check(category, token, client_address(conn))
+@dataclass(frozen=True)
+class Client:
+    """Who a request counts against, whatever its transport: its address key and the process's limits.
+    REST builds it from the Starlette request, GraphQL once per operation or WebSocket into its context
+    (``AtoutGraphQL.get_context``); both then call :func:`rate_limit` and :func:`counted`."""
+
+    address: str
+    limits: RateLimits
+
+    @classmethod
+    def of(cls, conn: HTTPConnection) -> Client:
+        return cls(client_address(conn), conn.app.state.rate_limits)
+
+
+async def rate_limit(client: Client, category: str, token: str | None = None) -> None:
+    """Count one request of ``category`` for the client's address and for ``token``, which the caller
+    passes only once the service knows it issued it (see :func:`counted`). Over a limit, ProblemError
+    429 ``rate_limited`` with its headers: REST answers it as problem+json, GraphQL as an error with
+    ``extensions.code`` ``rate_limited`` and ``retry_after`` (``service.api.problems.problem_error``)."""
+    await client.limits.check(category, token, client.address)
 
 
 @contextlib.asynccontextmanager
-async def counted(conn: HTTPConnection, category: str, token: str | None) -> AsyncIterator[None]:
+async def counted(client: Client, category: str, token: str | None) -> AsyncIterator[None]:
     """Around the lookup that proves ``token`` (a seat's, a bot's, the administrator's): when it does,
     the request counts for its address and the token; when it fails (401, 404), for its address
     alone, and the refusal goes on. A made-up token so never gets a counter of its own."""
     try:
         yield
     except ProblemError:
-        await rate_limit(conn, category)
+        await rate_limit(client, category)
         raise
-    await rate_limit(conn, category, token)
-
-
-async def rate_limit_graphql(info: Any, category: str, token: str | None = None) -> None:
-    """GraphQL: the same count; over a limit, an error with ``extensions.code`` ``rate_limited`` and
-    ``retry_after`` (seconds, as the other 429s of GraphQL carry it)."""
-
-    conn: HTTPConnection = info.context["request"]
-    try:
-        await conn.app.state.rate_limits.check(category, token, client_address(conn))
-    except ProblemError as error:
-        error.extra["retry_after"] = int(error.headers["Retry-After"])
-        raise problem_error(error) from None
-
-
-@contextlib.asynccontextmanager
-async def counted_graphql(info: Any, category: str, token: str | None) -> AsyncIterator[None]:
-    """:func:`counted` for GraphQL resolvers."""
-    try:
-        yield
-    except ProblemError:
-        await rate_limit_graphql(info, category)
-        raise
-    await rate_limit_graphql(info, category, token)
+    await rate_limit(client, category, token)
 
 
 def limit_text(item: RateLimitItem) -> Text:

@@ -1,6 +1,6 @@
 """What every resolver reads off its GraphQL context (built by ``AtoutGraphQL.get_context``): the Games
-service and the caller's bearer token; and the REST problem a call raises, turned into the GraphQL
-error with the same ``extensions.code``."""
+service, the caller's bearer token and whom the rate limits count; and the REST problem a call raises,
+turned into the GraphQL error with the same ``extensions.code``."""
 
 from __future__ import annotations
 
@@ -10,6 +10,7 @@ from typing import TypeVar
 from strawberry.types import Info
 
 from service.api.problems import problem_error
+from service.api.ratelimit import Client
 from service.base.problems import ProblemError
 from service.games import Games
 
@@ -28,6 +29,12 @@ async def guarded(call: Callable[[], Awaitable[R]]) -> R:
 def games_of(info: Info) -> Games:
     games: Games = info.context["games"]
     return games
+
+
+def client_of(info: Info) -> Client:
+    """Whom the rate limits count this request against (built once by ``AtoutGraphQL.get_context``)."""
+    client: Client = info.context["client"]
+    return client
 
 
 def token_of(info: Info) -> str | None:

@@ -20,7 +20,7 @@ from strawberry.types import Info
 from schema import graphql_types as t
 from schema.bodies import CLIENT_SEED, ActionRequest, CreateGameRequest
 from schema.graphql_models import NoAction, action_of, camel, given, options_of
-from service.api.graphql.context import games_of, guarded, token_of
+from service.api.graphql.context import client_of, games_of, guarded, token_of
 from service.api.graphql.players import (
     BLOCKS,
     resolve_accept_invitation,
@@ -35,7 +35,7 @@ from service.api.graphql.tournaments import MUTATIONS as TOURNAMENTS
 from service.api.graphql.webhooks import MUTATIONS as WEBHOOKS
 from service.api.limits import refuse_unsafe_names
 from service.api.problems import invalid_request, problem_error
-from service.api.ratelimit import rate_limit_graphql
+from service.api.ratelimit import rate_limit
 from service.base.problems import ProblemError
 from service.base.texts import Text
 from service.games.play import key_fits
@@ -59,7 +59,8 @@ def parse_seed(seed: str | None) -> int | None:
 
 
 async def resolve_create_game(info: Info, input: t.CreateGameInput) -> t.CreateGameResult:
-    await rate_limit_graphql(info, "create_game", await games_of(info).account_token(token_of(info)))
+    account = await games_of(info).account_token(token_of(info))
+    await guarded(lambda: rate_limit(client_of(info), "create_game", account))
     raw: dict[str, Any] = {
         "game": input.game,
         "options": options_of(input.options)[1] if input.options else {},
@@ -105,7 +106,8 @@ async def resolve_join_seat(
         raise problem_error(ProblemError("invalid_request", "seat is 0..4 and name at most 40 characters."))
     check_client_seed(client_seed)
     credential = token_of(info)  # a bot's API key or a player's credential: the seat is theirs
-    await rate_limit_graphql(info, "join", await games_of(info).account_token(credential))
+    account = await games_of(info).account_token(credential)
+    await guarded(lambda: rate_limit(client_of(info), "join", account))
     refuse_unsafe_names(name=name)
     taken, token, started = await guarded(
         lambda: games_of(info).join(
@@ -136,7 +138,8 @@ async def resolve_register_bot(info: Info, name: str, contact: str | None = None
         raise problem_error(
             ProblemError("invalid_request", "name is 1 to 40 characters, contact at most 200.")
         )
-    await rate_limit_graphql(info, "register_bot", await games_of(info).account_token(token_of(info)))
+    account = await games_of(info).account_token(token_of(info))
+    await guarded(lambda: rate_limit(client_of(info), "register_bot", account))
     refuse_unsafe_names(name=name, contact=contact)
     bid, key = await games_of(info).register_bot(name, contact)
     return t.BotRegistration(bot_id=strawberry.ID(bid), name=name, api_key=key)
@@ -185,7 +188,7 @@ async def resolve_submit_action(
             token,
             parse,
             idempotency_key,
-            count=functools.partial(rate_limit_graphql, info, "act"),
+            count=functools.partial(rate_limit, client_of(info), "act"),
         )
     )
     return t.ActionResult.of(response, response.replayed)

@@ -15,6 +15,7 @@ from strawberry.types import Info
 
 from schema import graphql_players as p
 from schema import graphql_types as t
+from schema.pages import DEFAULT_LIMIT, TopPage
 from schema.players import (
     AcceptInvitationRequest,
     BlockRequest,
@@ -28,9 +29,10 @@ from schema.players import (
     UpdateMeRequest,
     me_of,
 )
-from service.api.graphql.context import games_of, guarded, token_of
+from service.api.graphql.context import client_of, games_of, guarded, token_of
+from service.api.pages import page_of
 from service.api.problems import invalid_request, problem_error
-from service.api.ratelimit import rate_limit_graphql
+from service.api.ratelimit import rate_limit
 from service.base.problems import ProblemError
 from service.games.players import DEFAULT_NAME, game_status
 
@@ -53,7 +55,8 @@ async def resolve_me(info: Info) -> p.Me:
 
 
 async def resolve_create_player(info: Info, name: str = "", locale: str = "") -> p.PlayerCreated:
-    await rate_limit_graphql(info, "create_player")  # per client address: a guest has no credential yet
+    # per client address: a guest has no credential yet
+    await guarded(lambda: rate_limit(client_of(info), "create_player"))
     body = parsed(NewPlayerRequest, {"name": name, "locale": locale})
     pid, token = await games_of(info).create_guest(body.name, body.locale)
     return p.PlayerCreated.of(PlayerCreated(player_id=pid, name=body.name or DEFAULT_NAME, token=token))
@@ -86,16 +89,15 @@ async def resolve_delete_me(info: Info) -> bool:
 
 
 async def resolve_my_games(
-    info: Info, status: str | None = None, cursor: str | None = None, limit: int = 50
+    info: Info, status: str | None = None, cursor: str | None = None, limit: int = DEFAULT_LIMIT
 ) -> p.MyGamesPage:
     try:
         status = game_status(status, ("status",))
+        asked = page_of(TopPage, {"limit": limit, "cursor": cursor})
     except ProblemError as error:
         raise problem_error(error) from None
-    if not 1 <= limit <= 100:
-        raise problem_error(ProblemError("invalid_request", "limit must be from 1 to 100."))
     page, next_cursor = await guarded(
-        lambda: games_of(info).my_games(token_of(info), status, cursor, limit, ("cursor",))
+        lambda: games_of(info).my_games(token_of(info), status, asked.cursor, asked.limit, ("cursor",))
     )
     games = [MyGame.model_validate(g, from_attributes=True) for g in page]
     return p.MyGamesPage.of(MyGamesPage(games=games, next_cursor=next_cursor))
@@ -103,7 +105,8 @@ async def resolve_my_games(
 
 async def resolve_invite_player(info: Info, game_id: strawberry.ID, player_id: strawberry.ID) -> p.Invitation:
     games, token, gid = games_of(info), token_of(info), str(game_id)
-    await rate_limit_graphql(info, "join", await games.account_token(token))
+    account = await games.account_token(token)
+    await guarded(lambda: rate_limit(client_of(info), "join", account))
     await guarded(lambda: games.seated(gid, token))  # 401 before an argument's error tells anything
     body = parsed(InviteRequest, {"player_id": str(player_id)})
     invitation = await guarded(lambda: games.invite(gid, token, body.player_id))

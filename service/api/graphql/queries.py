@@ -13,13 +13,13 @@ import strawberry
 from strawberry.types import Info
 
 from schema import graphql_types as t
+from schema.pages import DEFAULT_LIMIT, Page
 from service.api.graphql.context import games_of, guarded, token_of
 from service.api.graphql.players import BLOCKS, resolve_me, resolve_my_games, resolve_my_invitations
 from service.api.graphql.ratings import QUERIES as RATINGS
 from service.api.graphql.tournaments import QUERIES as TOURNAMENTS
 from service.api.graphql.webhooks import QUERIES as WEBHOOKS
-from service.api.problems import problem_error
-from service.base.problems import ProblemError
+from service.api.pages import page_of
 
 
 async def resolve_game(info: Info, id: strawberry.ID) -> t.Game:
@@ -32,14 +32,16 @@ async def resolve_game(info: Info, id: strawberry.ID) -> t.Game:
     return await guarded(run)
 
 
-async def resolve_games(info: Info, limit: int = 50) -> list[t.Game]:
+async def resolve_games(info: Info, limit: int = DEFAULT_LIMIT) -> list[t.Game]:
     return (await resolve_games_page(info, limit)).games
 
 
-async def resolve_games_page(info: Info, limit: int = 50, cursor: str | None = None) -> t.GamePage:
-    if not 1 <= limit <= 100:
-        raise problem_error(ProblemError("invalid_request", "limit must be from 1 to 100."))
-    return t.GamePage.of(await guarded(lambda: games_of(info).open_games(limit, cursor, ("cursor",))))
+async def resolve_games_page(info: Info, limit: int = DEFAULT_LIMIT, cursor: str | None = None) -> t.GamePage:
+    async def run() -> t.GamePage:
+        page = page_of(Page, {"limit": limit, "cursor": cursor})
+        return t.GamePage.of(await games_of(info).open_games(page.limit, page.cursor, ("cursor",)))
+
+    return await guarded(run)
 
 
 def resolve_rules() -> list[t.GameRules]:

@@ -8,7 +8,9 @@ import strawberry
 from strawberry.types import Info
 
 from schema import graphql_ratings as t
+from schema.pages import DEFAULT_LIMIT, HistoryPage, TopPage
 from service.api.graphql.context import games_of, guarded
+from service.api.pages import page_of
 from service.base.problems import ProblemError
 from service.base.texts import Text
 
@@ -21,11 +23,11 @@ def _within(name: str, value: int, low: int, high: int) -> None:
 
 
 async def resolve_ladder(
-    info: Info, game: str, board: str = "people", limit: int = 50, cursor: str | None = None
+    info: Info, game: str, board: str = "people", limit: int = DEFAULT_LIMIT, cursor: str | None = None
 ) -> t.LadderPage:
     async def run() -> t.LadderPage:
-        _within("limit", limit, 1, 100)
-        return t.LadderPage.of(await games_of(info).ladder_page(game, board, limit, cursor))
+        page = page_of(TopPage, {"limit": limit, "cursor": cursor})
+        return t.LadderPage.of(await games_of(info).ladder_page(game, board, page.limit, page.cursor))
 
     return await guarded(run)
 
@@ -41,11 +43,11 @@ async def resolve_ladder_position(
 
 
 async def resolve_rating(
-    info: Info, game: str, account_id: strawberry.ID, limit: int = 50
+    info: Info, game: str, account_id: strawberry.ID, limit: int = DEFAULT_LIMIT
 ) -> t.RatingHistory:
     async def run() -> t.RatingHistory:
-        _within("limit", limit, 1, 200)
-        return t.RatingHistory.of(await games_of(info).rating_history(game, str(account_id), limit))
+        page = page_of(HistoryPage, {"limit": limit})
+        return t.RatingHistory.of(await games_of(info).rating_history(game, str(account_id), page.limit))
 
     return await guarded(run)
 

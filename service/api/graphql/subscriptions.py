@@ -18,9 +18,9 @@ from strawberry.types import Info
 from schema import graphql_players as p
 from schema import graphql_tournaments as tt
 from schema import graphql_types as t
-from service.api.graphql.context import games_of, token_of
+from service.api.graphql.context import client_of, games_of, token_of
 from service.api.problems import problem_error
-from service.api.ratelimit import counted_graphql
+from service.api.ratelimit import counted
 from service.base.problems import ProblemError
 from service.base.texts import Text
 from service.store.fanout import StreamClosing, StreamGap, StreamLagged, StreamSlot, client_key
@@ -88,7 +88,7 @@ async def resolve_game_events(
     gid = str(game_id)
     token = token_of(info)
     try:
-        async with counted_graphql(info, "open_stream", token):  # a seat's token, the admin's, or none
+        async with counted(client_of(info), "open_stream", token):  # a seat's token, the admin's, or none
             caller, cursor = await games.open_game_stream(gid, token, after, "after")
     except ProblemError as error:
         raise problem_error(error) from None
@@ -121,7 +121,7 @@ async def account_notices(
     games = games_of(info)
     token = token_of(info)
     try:
-        async with counted_graphql(info, "open_stream", token):
+        async with counted(client_of(info), "open_stream", token):
             owner, cursor = await open_account(token, after, "after")
     except ProblemError as error:
         raise problem_error(error) from None

@@ -10,9 +10,9 @@ from strawberry.types import Info
 
 from schema import graphql_tournaments as t
 from schema.tournaments import CreateTournamentRequest
-from service.api.graphql.context import games_of, guarded, token_of
+from service.api.graphql.context import client_of, games_of, guarded, token_of
 from service.api.problems import invalid_request
-from service.api.ratelimit import rate_limit_graphql
+from service.api.ratelimit import rate_limit
 
 
 async def resolve_tournament(info: Info, id: strawberry.ID) -> t.Tournament:
@@ -32,7 +32,8 @@ async def resolve_create_tournament(
     name: str = "",
 ) -> t.Tournament:
     games, token = games_of(info), token_of(info)
-    await rate_limit_graphql(info, "create_game", await games.account_token(token))
+    account = await games.account_token(token)
+    await guarded(lambda: rate_limit(client_of(info), "create_game", account))
 
     async def run() -> t.Tournament:
         raw = {

@@ -24,6 +24,7 @@ from service.api.graphql.limits import limits_of
 from service.api.graphql.schema import build_schema
 from service.api.limits import parse_json
 from service.api.problems import language_headers, problem_response
+from service.api.ratelimit import Client
 from service.base.problems import ProblemError
 from service.base.settings import Settings
 from service.base.texts import Text
@@ -143,6 +144,7 @@ class AtoutGraphQL(GraphQL[dict[str, Any], None]):
         return {
             "request": request,
             "response": response,
+            "client": Client.of(request),  # whom the rate limits count (service.api.ratelimit)
             "games": request.app.state.games,
             "settings": request.app.state.settings,
         }

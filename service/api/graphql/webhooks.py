@@ -11,17 +11,13 @@ from pydantic import ValidationError
 from strawberry.types import Info
 
 from schema import graphql_webhooks as t
+from schema.pages import DEFAULT_LIMIT, Page
 from schema.webhooks import RegisterWebhookRequest
 from service.api.graphql.context import games_of, guarded, token_of
+from service.api.pages import page_of
 from service.api.problems import invalid_request
-from service.base.problems import ProblemError
 
 CURSOR = ("cursor",)  # where a refused cursor is, in a problem's ``errors``
-
-
-def _limit(limit: int) -> None:
-    if not 1 <= limit <= 100:
-        raise ProblemError("invalid_request", "limit must be from 1 to 100.")
 
 
 async def resolve_webhooks(info: Info) -> list[t.Webhook]:
@@ -34,28 +30,28 @@ async def resolve_webhook(info: Info, id: strawberry.ID) -> t.Webhook:
 
 
 async def resolve_webhook_deliveries(
-    info: Info, webhook_id: strawberry.ID, limit: int = 50, cursor: str | None = None
+    info: Info, webhook_id: strawberry.ID, limit: int = DEFAULT_LIMIT, cursor: str | None = None
 ) -> t.WebhookDeliveryPage:
     games, token = games_of(info), token_of(info)
 
     async def run() -> t.WebhookDeliveryPage:
         games.require_admin(token)
-        _limit(limit)
-        page = await games.webhook_deliveries(token, str(webhook_id), limit, cursor, CURSOR)
+        asked = page_of(Page, {"limit": limit, "cursor": cursor})
+        page = await games.webhook_deliveries(token, str(webhook_id), asked.limit, asked.cursor, CURSOR)
         return t.WebhookDeliveryPage.of(page)
 
     return await guarded(run)
 
 
 async def resolve_webhook_dead_letters(
-    info: Info, limit: int = 50, cursor: str | None = None
+    info: Info, limit: int = DEFAULT_LIMIT, cursor: str | None = None
 ) -> t.DeadLetterPage:
     games, token = games_of(info), token_of(info)
 
     async def run() -> t.DeadLetterPage:
         games.require_admin(token)
-        _limit(limit)
-        return t.DeadLetterPage.of(await games.dead_letters(token, limit, cursor, CURSOR))
+        asked = page_of(Page, {"limit": limit, "cursor": cursor})
+        return t.DeadLetterPage.of(await games.dead_letters(token, asked.limit, asked.cursor, CURSOR))
 
     return await guarded(run)
 

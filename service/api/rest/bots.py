@@ -7,12 +7,14 @@ from starlette.requests import Request
 from starlette.responses import Response
 
 from schema.bodies import BotRegistered, BotSeat, BotStatus, RegisterBotRequest
-from service.api.ratelimit import rate_limit
+from service.api.ratelimit import Client, rate_limit
 from service.api.rest.requests import bearer, games_of, ok, parse_body
 
 
 async def register_bot(request: Request) -> Response:
-    await rate_limit(request, "register_bot", await games_of(request).account_token(bearer(request)))
+    await rate_limit(
+        Client.of(request), "register_bot", await games_of(request).account_token(bearer(request))
+    )
     body = await parse_body(request, RegisterBotRequest)
     bid, key = await games_of(request).register_bot(body.name, body.contact)
     return ok(BotRegistered(bot_id=bid, name=body.name, api_key=key), 201)

@@ -24,9 +24,10 @@ from schema.bodies import (
     RematchResponse,
     RulesResponse,
 )
-from service.api.ratelimit import rate_limit
+from schema.pages import Page
+from service.api.ratelimit import Client, rate_limit
 from service.api.rest import caching
-from service.api.rest.requests import bearer, games_of, int_query, ok, parse_body
+from service.api.rest.requests import bearer, games_of, int_query, ok, page_query, parse_body
 from service.base.problems import ProblemError
 from service.games.play import key_fits
 from service.store.keys import STATUS_FINISHED
@@ -49,7 +50,7 @@ async def rules(request: Request) -> Response:
 
 async def create_game(request: Request) -> Response:
     games = games_of(request)
-    await rate_limit(request, "create_game", await games.account_token(bearer(request)))
+    await rate_limit(Client.of(request), "create_game", await games.account_token(bearer(request)))
     body = await parse_body(request, CreateGameRequest)
     record, invite = await games.create(body.root, bearer(request))
     summary = games.summary(record)
@@ -61,8 +62,8 @@ async def create_game(request: Request) -> Response:
 
 
 async def list_games(request: Request) -> Response:
-    limit = int_query(request, "limit", 50, 1, 100) or 50
-    page = await games_of(request).open_games(limit, request.query_params.get("cursor"))
+    asked = page_query(request, Page)
+    page = await games_of(request).open_games(asked.limit, asked.cursor)
     return ok(page, headers={"Cache-Control": caching.REVALIDATE})
 
 
@@ -80,7 +81,7 @@ async def get_game(request: Request) -> Response:
 async def join_game(request: Request) -> Response:
     gid = request.path_params["game_id"]
     bot_key = bearer(request)
-    await rate_limit(request, "join", await games_of(request).account_token(bot_key))
+    await rate_limit(Client.of(request), "join", await games_of(request).account_token(bot_key))
     body = await parse_body(request, JoinRequest)
     seat, token, started = await games_of(request).join(
         gid, body.seat, body.name, body.invite_code, bot_key, client_seed=body.client_seed
@@ -123,7 +124,7 @@ async def post_action(request: Request) -> Response:
         bearer(request),
         parse,
         key,
-        count=functools.partial(rate_limit, request, "act"),
+        count=functools.partial(rate_limit, Client.of(request), "act"),
     )
     return ok(response, headers={"Idempotent-Replayed": "true"} if response.replayed else None)
 

@@ -13,6 +13,7 @@ from pydantic import BaseModel
 from starlette.requests import Request
 from starlette.responses import Response
 
+from schema.pages import Page
 from service.api.rest.deprecation import Deprecation
 from service.base.problems import CODES, ProblemError
 from service.base.texts import Text
@@ -62,6 +63,30 @@ class Param:
     where: str  # "query", "header" or "path"
     schema: dict[str, Any]
     description: str
+
+
+PAGE_TYPES = {"limit": "integer", "cursor": "string"}
+
+
+def page_params(
+    model: type[Page] = Page,
+    names: tuple[str, ...] = ("limit", "cursor"),
+    limit: str | None = None,
+    cursor: str | None = None,
+) -> tuple[Param, ...]:
+    """The query parameters ``names`` of a page of ``model`` (``schema.pages``, which REST reads them
+    into): their bounds from the model's, their descriptions from its fields unless the operation says
+    what ``limit`` or ``cursor`` means for its list."""
+    said = {"limit": limit, "cursor": cursor}
+    return tuple(
+        Param(
+            name,
+            "query",
+            {"type": PAGE_TYPES[name], **model.bounds(name)},
+            said[name] or model.model_fields[name].description or "",
+        )
+        for name in names
+    )
 
 
 @dataclass(frozen=True)

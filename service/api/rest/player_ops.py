@@ -5,6 +5,7 @@ invitations, and the players they block."""
 from __future__ import annotations
 
 from schema.bodies import JoinResponse
+from schema.pages import TopPage
 from schema.players import (
     AcceptInvitationRequest,
     BlockList,
@@ -20,7 +21,17 @@ from schema.players import (
     PlayerStreamFrame,
     UpdateMeRequest,
 )
-from service.api.rest.operation import BODY, GAME, LIMITED, SEAT, STREAMS, Op, Param, stream_params
+from service.api.rest.operation import (
+    BODY,
+    GAME,
+    LIMITED,
+    SEAT,
+    STREAMS,
+    Op,
+    Param,
+    page_params,
+    stream_params,
+)
 from service.api.rest.players import (
     accept_invitation,
     block_player,
@@ -130,10 +141,7 @@ PLAYER_OPS: tuple[Op, ...] = (
                 {"type": "string", "enum": ["waiting", "active", "finished"]},
                 "Only games of this status.",
             ),
-            Param("limit", "query", {"type": "integer", "minimum": 1, "maximum": 100}, "At most this many."),
-            Param(
-                "cursor", "query", {"type": "string", "maxLength": 200}, "The `next_cursor` of the last page."
-            ),
+            *page_params(TopPage, limit="At most this many.", cursor="The `next_cursor` of the last page."),
         ),
     ),
     Op(

@@ -8,6 +8,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 
 from schema.bodies import JoinResponse
+from schema.pages import TopPage
 from schema.players import (
     AcceptInvitationRequest,
     BlockList,
@@ -23,13 +24,13 @@ from schema.players import (
     UpdateMeRequest,
     me_of,
 )
-from service.api.ratelimit import rate_limit
-from service.api.rest.requests import bearer, games_of, int_query, ok, parse_body
+from service.api.ratelimit import Client, rate_limit
+from service.api.rest.requests import bearer, games_of, ok, page_query, parse_body
 from service.games.players import DEFAULT_NAME, game_status
 
 
 async def create_player(request: Request) -> Response:
-    await rate_limit(request, "create_player")  # per client address: a guest has no credential yet
+    await rate_limit(Client.of(request), "create_player")  # per client address: a guest has no credential yet
     body = await parse_body(request, NewPlayerRequest)
     pid, token = await games_of(request).create_guest(body.name, body.locale)
     return ok(PlayerCreated(player_id=pid, name=body.name or DEFAULT_NAME, token=token), 201)
@@ -65,10 +66,8 @@ async def delete_me(request: Request) -> Response:
 
 async def my_games(request: Request) -> Response:
     status = game_status(request.query_params.get("status"), ("query", "status"))
-    limit = int_query(request, "limit", 50, 1, 100) or 50
-    page, cursor = await games_of(request).my_games(
-        bearer(request), status, request.query_params.get("cursor"), limit
-    )
+    asked = page_query(request, TopPage)
+    page, cursor = await games_of(request).my_games(bearer(request), status, asked.cursor, asked.limit)
     games = [MyGame.model_validate(g, from_attributes=True) for g in page]
     return ok(MyGamesPage(games=games, next_cursor=cursor), headers={"Cache-Control": "private, no-store"})
 
@@ -76,7 +75,7 @@ async def my_games(request: Request) -> Response:
 async def invite(request: Request) -> Response:
     games = games_of(request)
     token = bearer(request)
-    await rate_limit(request, "join", await games.account_token(token))
+    await rate_limit(Client.of(request), "join", await games.account_token(token))
     await games.seated(request.path_params["game_id"], token)  # 401 before a body error tells anything
     body = await parse_body(request, InviteRequest)
     invitation = await games.invite(request.path_params["game_id"], token, body.player_id)

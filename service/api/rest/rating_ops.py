@@ -4,8 +4,9 @@ and included in :data:`service.api.rest.endpoints.OPS`."""
 from __future__ import annotations
 
 import engine
+from schema.pages import HistoryPage, TopPage
 from schema.ratings import ACCOUNT_ID, LadderPage, LadderPosition, RatingHistory
-from service.api.rest.operation import Op, Param
+from service.api.rest.operation import Op, Param, page_params
 from service.api.rest.ratings import get_ladder, get_ladder_position, get_rating
 
 GAME = Param("game", "path", {"type": "string", "enum": sorted(engine.games())}, "The game kind.")
@@ -34,15 +35,7 @@ RATING_OPS: tuple[Op, ...] = (
                 {"type": "string", "enum": ["people", "bots"]},
                 "`people` (players, the default) or `bots` (bot accounts and built-in bots).",
             ),
-            Param(
-                "limit", "query", {"type": "integer", "minimum": 1, "maximum": 100}, "At most this many (50)."
-            ),
-            Param(
-                "cursor",
-                "query",
-                {"type": "string", "maxLength": 200},
-                "The `next_cursor` of the previous page, as it came (none or empty: the top).",
-            ),
+            *page_params(TopPage),
         ),
         description="Ranked by the display rating (mu - 3*sigma). A page starts just after the last "
         "entry of the previous one, so ratings moving meanwhile shift a page by at most the entries that "
@@ -81,9 +74,7 @@ RATING_OPS: tuple[Op, ...] = (
         params=(
             GAME,
             ACCOUNT,
-            Param(
-                "limit", "query", {"type": "integer", "minimum": 1, "maximum": 200}, "Latest changes (50)."
-            ),
+            *page_params(HistoryPage, ("limit",)),
         ),
         description="The history lists each rated match's change, newest first: the display rating after "
         "it, its change, the account's place, whether it left, and the match's weight (repeated pairings "

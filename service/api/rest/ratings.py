@@ -7,14 +7,15 @@ from __future__ import annotations
 from starlette.requests import Request
 from starlette.responses import Response
 
-from service.api.rest.requests import games_of, int_query, ok
+from schema.pages import HistoryPage, TopPage
+from service.api.rest.requests import games_of, int_query, ok, page_query
 
 
 async def get_ladder(request: Request) -> Response:
-    limit = int_query(request, "limit", 50, 1, 100) or 50
+    page = page_query(request, TopPage)
     board = request.query_params.get("board", "people")
-    cursor = request.query_params.get("cursor")
-    return ok(await games_of(request).ladder_page(request.path_params["game"], board, limit, cursor))
+    game = request.path_params["game"]
+    return ok(await games_of(request).ladder_page(game, board, page.limit, page.cursor))
 
 
 async def get_ladder_position(request: Request) -> Response:
@@ -24,6 +25,6 @@ async def get_ladder_position(request: Request) -> Response:
 
 
 async def get_rating(request: Request) -> Response:
-    limit = int_query(request, "limit", 50, 1, 200) or 50
+    page = page_query(request, HistoryPage, ("limit",))
     game, account = request.path_params["game"], request.path_params["account_id"]
-    return ok(await games_of(request).rating_history(game, account, limit))
+    return ok(await games_of(request).rating_history(game, account, page.limit))

@@ -1,6 +1,7 @@
 """What every REST handler does with its request and its answer: find the games, read the bearer token,
-parse a JSON body or a whole-number query parameter (refusals as problem+json), answer a model as JSON.
-Kept apart from the handlers so that each of them stays a parse, a call to :class:`Games`, an answer."""
+parse a JSON body, a whole-number query parameter or a page (refusals as problem+json), answer a model
+as JSON. Kept apart from the handlers so that each of them stays a parse, a call to :class:`Games`, an
+answer."""
 
 from __future__ import annotations
 
@@ -11,13 +12,16 @@ from pydantic import BaseModel, ValidationError
 from starlette.requests import Request
 from starlette.responses import Response
 
+from schema.pages import Page
 from service.api.limits import parse_json
+from service.api.pages import page_of
 from service.api.problems import invalid_request
 from service.base.problems import ProblemError
 from service.base.texts import Text
 from service.games import Games
 
 M = TypeVar("M", bound=BaseModel)
+P = TypeVar("P", bound=Page)
 
 
 def games_of(request: Request) -> Games:
@@ -73,6 +77,18 @@ def int_query(request: Request, name: str, default: int | None, low: int, high: 
             errors=[{"loc": ["query", name], "msg": f"must be {low}..{high}", "type": "value_error"}],
         )
     return value
+
+
+def page_query(request: Request, model: type[P], names: tuple[str, ...] = ("limit", "cursor")) -> P:
+    """The page the query asks for (``names`` of ``model``'s fields, the others at their defaults): a
+    whole number in ASCII digits, as :func:`int_query` reads one; refusals as ``page_of`` says them."""
+    raw: dict[str, Any] = {}
+    for name in names:
+        value = request.query_params.get(name)
+        if value is not None:
+            whole = model.model_fields[name].annotation is int and WHOLE.fullmatch(value)
+            raw[name] = int(value) if whole else value
+    return page_of(model, raw, ("query",))
 
 
 def bool_query(request: Request, name: str, default: bool) -> bool:

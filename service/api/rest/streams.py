@@ -22,7 +22,7 @@ from sse_starlette import EventSourceResponse, ServerSentEvent
 from starlette.requests import Request
 from starlette.responses import Response, StreamingResponse
 
-from service.api.ratelimit import counted
+from service.api.ratelimit import Client, counted
 from service.api.rest.requests import bearer, bool_query, games_of
 from service.base.texts import Text
 from service.games.events import stream_cursor
@@ -160,7 +160,7 @@ async def game_events(request: Request) -> Response:
     games = games_of(request)
     gid = request.path_params["game_id"]
     token = bearer(request) or request.query_params.get("access_token")
-    async with counted(request, "open_stream", token):  # a seat's token, the admin's, or none
+    async with counted(Client.of(request), "open_stream", token):  # a seat's token, the admin's, or none
         caller, after = await games.open_game_stream(gid, token, *resume_after(request))
         check_query_cursor(request)
     settings = request.app.state.settings
@@ -208,7 +208,7 @@ async def account_stream(request: Request, open_account: OpenAccount) -> Respons
     a bot account's id or ``player:<id>``), from where the request resumes."""
     games = games_of(request)
     key = bearer(request) or request.query_params.get("access_token")
-    async with counted(request, "open_stream", key):
+    async with counted(Client.of(request), "open_stream", key):
         owner, after = await open_account(key, *resume_after(request))
         check_query_cursor(request)
     settings = request.app.state.settings

@@ -54,6 +54,7 @@ from service.api.rest.operation import (
     UPLOAD,
     Op,
     Param,
+    page_params,
     stream_params,
 )
 from service.api.rest.streams import bot_stream, game_events
@@ -103,15 +104,7 @@ GAME_OPS: tuple[Op, ...] = (
         GameList,
         errors=("invalid_request",),
         headers=("Cache-Control",),
-        params=(
-            Param("limit", "query", {"type": "integer", "minimum": 1, "maximum": 100}, "At most this many."),
-            Param(
-                "cursor",
-                "query",
-                {"type": "string", "minLength": 1, "maxLength": 200},
-                "The `next_cursor` of the previous page, as it came (none: the first page).",
-            ),
-        ),
+        params=page_params(limit="At most this many."),
         description="Newest first, a page at a time: each page's `next_cursor` (null on the last) "
         "fetches the next. Paging never shows a game twice, and never misses one that was open when "
         "it began and still is.",

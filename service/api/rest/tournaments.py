@@ -6,14 +6,14 @@ from starlette.requests import Request
 from starlette.responses import Response
 
 from schema.tournaments import CreateTournamentRequest
-from service.api.ratelimit import rate_limit
+from service.api.ratelimit import Client, rate_limit
 from service.api.rest.requests import bearer, games_of, ok, parse_body
 from service.api.rest.streams import account_stream
 
 
 async def create_tournament(request: Request) -> Response:
     games, token = games_of(request), bearer(request)
-    await rate_limit(request, "create_game", await games.account_token(token))
+    await rate_limit(Client.of(request), "create_game", await games.account_token(token))
     body = await parse_body(request, CreateTournamentRequest)
     return ok(await games.create_tournament(body, token), 201)
 

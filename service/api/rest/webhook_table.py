@@ -17,7 +17,7 @@ from schema.webhooks import (
     WebhookList,
     WebhookRegistered,
 )
-from service.api.rest.operation import BODY, UPLOAD, Op, Param
+from service.api.rest.operation import BODY, UPLOAD, Op, page_params
 from service.api.rest.webhooks import (
     dead_letters,
     delete_webhook,
@@ -31,15 +31,7 @@ from service.api.rest.webhooks import (
 
 ADMIN = ("missing_token", "invalid_token", "admin_required")
 FOUND = ("webhook_not_found",)
-PAGED = (
-    Param("limit", "query", {"type": "integer", "minimum": 1, "maximum": 100}, "At most this many (50)."),
-    Param(
-        "cursor",
-        "query",
-        {"type": "string", "minLength": 1, "maxLength": 200},
-        "The `next_cursor` of the previous page, as it came (none: the newest).",
-    ),
-)
+PAGED = page_params(cursor="The `next_cursor` of the previous page, as it came (none: the newest).")
 TAG = "webhooks"
 
 WEBHOOK_OPS: tuple[Op, ...] = (

@@ -7,10 +7,9 @@ from __future__ import annotations
 from starlette.requests import Request
 from starlette.responses import Response
 
+from schema.pages import Page
 from schema.webhooks import RegisterWebhookRequest, UpdateWebhookRequest, WebhookList
-from service.api.rest.requests import bearer, games_of, int_query, ok, parse_body
-
-PAGE = 50  # entries a page holds when the query does not say (at most 100)
+from service.api.rest.requests import bearer, games_of, ok, page_query, parse_body
 
 
 async def register_webhook(request: Request) -> Response:
@@ -44,17 +43,16 @@ async def delete_webhook(request: Request) -> Response:
 async def webhook_deliveries(request: Request) -> Response:
     games, token = games_of(request), bearer(request)
     games.require_admin(token)
-    limit = int_query(request, "limit", PAGE, 1, 100) or PAGE
-    cursor = request.query_params.get("cursor")
-    page = await games.webhook_deliveries(token, request.path_params["webhook_id"], limit, cursor)
+    asked = page_query(request, Page)
+    page = await games.webhook_deliveries(token, request.path_params["webhook_id"], asked.limit, asked.cursor)
     return ok(page)
 
 
 async def dead_letters(request: Request) -> Response:
     games, token = games_of(request), bearer(request)
     games.require_admin(token)
-    limit = int_query(request, "limit", PAGE, 1, 100) or PAGE
-    return ok(await games.dead_letters(token, limit, request.query_params.get("cursor")))
+    asked = page_query(request, Page)
+    return ok(await games.dead_letters(token, asked.limit, asked.cursor))
 
 
 async def redeliver(request: Request) -> Response:

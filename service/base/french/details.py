@@ -328,7 +328,6 @@ DETAILS: dict[str, str] = {
     "name is 1 to 40 characters, contact at most 200.":
         "name compte de 1 à 40 caractères, contact au plus 200.",
     "idempotencyKey must be 1 to 200 characters.": "idempotencyKey doit compter de 1 à 200 caractères.",
-    "limit must be from 1 to 100.": "limit doit aller de 1 à 100.",
     "{field}: false names no action: send {field}: true":
         "{field}: false ne nomme aucune action : envoyez {field}: true",
     "cursor is not one this server gave: send the `next_cursor` of the previous page as it came, or "
