@@ -83,7 +83,7 @@ async def populate(url: str, rows: list[tuple[str, float, float, int]]) -> None:
                     "weight": 1.0,
                 }
                 writes.append(RatingWrite(account, GAME, fields, change, "people", ordinal, 365 * 86_400))
-            await store.write_ratings(writes, 200)
+            await store.ratings.write_ratings(writes, 200)
     finally:
         await store.close()
 

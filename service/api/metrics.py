@@ -123,7 +123,9 @@ async def scrape_redis(state: Any) -> CollectorRegistry:
     try:
         games, queues, dead = await asyncio.wait_for(
             asyncio.gather(
-                unfinished(), run_in_threadpool(queue_stats, sync_redis, names), store.count_dead_letters()
+                unfinished(),
+                run_in_threadpool(queue_stats, sync_redis, names),
+                store.webhooks.count_dead_letters(),
             ),
             SCRAPE_TIMEOUT,
         )

@@ -23,7 +23,9 @@ class BotAccounts(GameCore):
         """A new bot account: its id and its API key (``atb_<id>_<secret>``, stored only hashed)."""
         bid = new_game_id()
         key = f"atb_{bid}_{secrets.token_urlsafe(32)}"
-        await self.store.create_bot(bid, name, hash_token(key), contact or "", self.settings.bot_idle_ttl)
+        await self.store.bots.create_bot(
+            bid, name, hash_token(key), contact or "", self.settings.bot_idle_ttl
+        )
         return bid, key
 
     async def delete_bot(self, bid: str, token: str | None) -> list[tuple[str, int]]:
@@ -36,20 +38,20 @@ class BotAccounts(GameCore):
             )
         if not self.is_admin(token):
             raise ProblemError("admin_required", "Deleting a bot account needs the administrator token.")
-        games = await self.store.bot_games(bid) if await self.store.load_bot(bid) else None
-        if games is None or not await self.store.delete_bot(bid):
+        games = await self.store.bots.bot_games(bid) if await self.store.bots.load_bot(bid) else None
+        if games is None or not await self.store.bots.delete_bot(bid):
             raise ProblemError(
                 "bot_not_found", Text("There is no bot account {bid!r} (it may have expired).", bid=bid)
             )
         await self.forget_ratings(f"bot:{bid}")
         released: list[tuple[str, int]] = []
         for gid in games:
-            record = await self.store.load(gid)
+            record = await self.store.games.load(gid)
             for i, seat in enumerate(record.seats if record and record.status != STATUS_FINISHED else []):
                 if seat.owner != bid or not seat.token_hash:
                     continue
                 try:
-                    outcome = await self.store.leave(gid, i, seat.token_hash, "bot:random")
+                    outcome = await self.store.games.leave(gid, i, seat.token_hash, "bot:random")
                 except StoreError:
                     continue  # the seat changed hands or the game ended meanwhile
                 released.append((gid, i))
@@ -65,10 +67,13 @@ class BotAccounts(GameCore):
         gains the name the inviting player has now (stored notices hold no name:
         service/store/players.py); the others are delivered as they are."""
         if notice.get("type") == "invitation":
-            return {**notice, "from_name": await self.store.player_name(str(notice.get("from_player", "")))}
+            return {
+                **notice,
+                "from_name": await self.store.players.player_name(str(notice.get("from_player", ""))),
+            }
         if notice.get("type") != "your_turn":
             return notice
-        record = await self.store.load(str(notice["game_id"]))
+        record = await self.store.games.load(str(notice["game_id"]))
         if record is None or record.version != notice["version"] or record.status != STATUS_ACTIVE:
             return None
         m = self.match_of(record)
@@ -78,13 +83,13 @@ class BotAccounts(GameCore):
     async def bot_status(self, key: str | None) -> tuple[str, str, list[dict[str, Any]]]:
         """The bot's id, name and seats, with whether each is to act now (to catch up after a gap)."""
         bid = await self.bot_of(key)
-        bot = await self.store.load_bot(bid)
+        bot = await self.store.bots.load_bot(bid)
         assert bot is not None
         seats: list[dict[str, Any]] = []
-        for gid in await self.store.bot_games(bid):
-            record = await self.store.load(gid)
+        for gid in await self.store.bots.bot_games(bid):
+            record = await self.store.games.load(gid)
             if record is None:
-                await self.store.forget_bot_game(bid, gid)  # the game expired
+                await self.store.bots.forget_bot_game(bid, gid)  # the game expired
                 continue
             m = self.match_of(record)
             for i, seat in enumerate(record.seats):

@@ -217,7 +217,7 @@ class GameCore:
         return None
 
     async def get(self, gid: str) -> GameRecord:
-        record = await self.store.load(gid)
+        record = await self.store.games.load(gid)
         if record is None:
             self._records.pop(gid, None)
             raise ProblemError(
@@ -244,7 +244,7 @@ class GameCore:
         if not key:
             raise ProblemError("missing_token", "Send the bot's API key as `Authorization: Bearer <key>`.")
         parts = key.split("_", 2)
-        bot = await self.store.load_bot(parts[1]) if len(parts) == 3 and parts[0] == "atb" else None
+        bot = await self.store.bots.load_bot(parts[1]) if len(parts) == 3 and parts[0] == "atb" else None
         if bot is None or not hmac.compare_digest(bot["key_hash"], hash_token(key)):
             raise ProblemError(
                 "invalid_token", "This is not a bot API key (register one with POST /v1/bots)."
@@ -266,7 +266,7 @@ class GameCore:
         if record.status == STATUS_ACTIVE and m.to_act is not None:
             turn = self.account_turn(record, m, record.version)
             if turn is not None and not told:
-                await self.store.notify_account(*turn)
+                await self.store.bots.notify_account(*turn)
             pid = owner_player(turn[0]) if turn is not None else None
             if pid is not None:  # a person: the app's backend may wake their phone (never their cards)
                 seat = m.to_act
@@ -284,7 +284,7 @@ class GameCore:
                     "winners": m.winners,
                     "version": record.version,
                 }
-                await self.store.notify_account(owner, notice)
+                await self.store.bots.notify_account(owner, notice)
             players = [owner_player(s.owner) for s in record.seats]
             if any(players):
                 finished = {"game_id": record.id, "game": record.game, "version": record.version}
@@ -302,7 +302,7 @@ class GameCore:
 
     async def forget_ratings(self, account: str) -> None:
         """Drop a deleted account's ratings, histories and ladder places in every game kind."""
-        await self.store.forget_ratings(account, sorted(engine.games()))
+        await self.store.ratings.forget_ratings(account, sorted(engine.games()))
 
     async def rate_match(self, gid: str, m: engine.Match) -> None:
         """Rate the finished rated game ``gid`` (service/games/ratings.py overrides this; here, nothing)."""
@@ -315,7 +315,7 @@ class GameCore:
     async def _notify_players(self, owners: Sequence[str], notice: dict[str, Any]) -> None:
         """Tell each player among ``owners`` (seat owners; bot accounts are skipped) ``notice``."""
         for owner in sorted({o for o in owners if owner_player(o) is not None}):
-            await self.store.notify_account(owner, notice)
+            await self.store.bots.notify_account(owner, notice)
 
     async def resume_bot_turn(self, gid: str) -> None:
         """The bot turn ``gid`` is at, enqueued (a no-op when it is queued already): for a replayed
@@ -324,7 +324,7 @@ class GameCore:
         scheduling one again would restart its clock."""
         if self.enqueue_bot is None:
             return
-        record = await self.store.load(gid)
+        record = await self.store.games.load(gid)
         if record is None or record.status != STATUS_ACTIVE:
             return
         seat = self.match_of(record).to_act

@@ -20,7 +20,7 @@ from service.base.counters import count_redis_error
 from service.base.problems import ProblemError
 from service.base.texts import Text
 from service.games.core import Caller, GameCore
-from service.store import Store
+from service.store import Store, StoreConnection
 from service.store.fanout import Fanout, StreamClosing, StreamGap, StreamLagged, StreamSlot, stream_id
 from service.store.keys import RESUME_AFTER_PATTERN, STATUS_FINISHED, account_keys, events_key
 from service.store.records import StreamEvent
@@ -54,8 +54,9 @@ class EventDelivery(GameCore):
         self._seen_cache = {}
         self._frames = {}
         self._over_checked = {}
+        shared = self.store.connection
         self.stream_store = Store(
-            hub.client, self.store.abandoned_ttl, self.store.finished_ttl, self.store.idempotency_ttl
+            StoreConnection(hub.client, shared.abandoned_ttl, shared.finished_ttl, shared.idempotency_ttl)
         )
 
     def _hub(self) -> tuple[Fanout, Store]:
@@ -82,7 +83,7 @@ class EventDelivery(GameCore):
         return self._hub()[0].admit(client)
 
     async def events_after(self, gid: str, seat: int | None, after: str) -> list[dict[str, Any]]:
-        return [e for e in (self.deliver(ev, seat) for ev in await self.store.events(gid, after)) if e]
+        return [e for e in (self.deliver(ev, seat) for ev in await self.store.games.events(gid, after)) if e]
 
     async def follow(
         self, gid: str, seat: int | None, after: str, block_ms: int, wait: bool = True
@@ -122,7 +123,7 @@ class EventDelivery(GameCore):
         the SSE stream and the GraphQL subscription; ``block_ms`` is how long it may stay idle
         before it checks that the game still exists."""
         hub, store = self._hub()
-        current = await store.load(gid)
+        current = await store.games.load(gid)
         if current is not None:
             await self._check_window(store, gid, after, current.status == STATUS_FINISHED)
         if not wait or current is None or current.status == STATUS_FINISHED:
@@ -169,7 +170,7 @@ class EventDelivery(GameCore):
         account, notices = account_keys(owner)
         if not wait:
             cursor = after
-            while batch := await store.account_notices(owner, cursor):
+            while batch := await store.bots.account_notices(owner, cursor):
                 for eid, notice in batch:
                     cursor = eid
                     yield eid, notice
@@ -278,7 +279,7 @@ class EventDelivery(GameCore):
         checked = self._over_checked.get(gid)
         if checked is not None and now - checked[0] < block_ms / 1000:
             return checked[1]
-        current = await store.load(gid)
+        current = await store.games.load(gid)
         over = current is None or current.status == STATUS_FINISHED
         self._over_checked[gid] = (time.monotonic(), over)
         if len(self._over_checked) > SEEN_CACHE_SIZE:
@@ -318,7 +319,7 @@ class EventDelivery(GameCore):
     ) -> AsyncIterator[list[dict[str, Any]]]:
         """What is stored after ``after``, page by page, without waiting for more."""
         cursor = after
-        while page := await store.events(gid, cursor):
+        while page := await store.games.events(gid, cursor):
             cursor = page[-1].id
             batch = [seen for item in page if (seen := self.deliver(item, seat)) is not None]
             if batch:

@@ -56,7 +56,7 @@ class Invitations(Lobby):
             await self.emit_webhook(
                 "invitation", {**sent_fields, "player_id": invitee, "from_player_id": inviter}, key=iid
             )
-        return {**invitation, "from_name": await self.store.player_name(inviter)}
+        return {**invitation, "from_name": await self.store.players.player_name(inviter)}
 
     async def _checked_invitation(self, gid: str, token: str | None, invitee: str) -> tuple[GameRecord, str]:
         """The game and the inviting player, once every refusal is ruled out: the caller's seat must be a
@@ -75,13 +75,13 @@ class Invitations(Lobby):
             raise ProblemError("game_not_waiting", "Invitations are to tables still waiting for players.")
         if not any(s.is_open for s in record.seats):
             raise ProblemError("game_full", "Every seat of this game is taken.")
-        if not await self.store.player_exists(invitee):
+        if not await self.store.players.player_exists(invitee):
             raise ProblemError("player_not_found", Text("There is no player {pid!r}.", pid=invitee))
         if any(s.owner == player_owner(invitee) for s in record.seats):
             raise ProblemError("already_seated", "That player holds a seat of this game already.")
-        if await self.store.refuses_invitations(invitee, inviter):
+        if await self.store.players.refuses_invitations(invitee, inviter):
             raise ProblemError("invitation_refused", "That player does not take invitations from you.")
-        sent, left = await self.store.count_hit(invites_sent_key(inviter))
+        sent, left = await self.store.players.count_hit(invites_sent_key(inviter))
         per_hour = self.settings.invitations_per_hour
         if sent > per_hour:
             raise ProblemError(
@@ -96,7 +96,7 @@ class Invitations(Lobby):
         """Add ``invitation`` to the invitee's list (or refresh the inviter's one to the same table) and
         return its id; 429 when the list is full or holds the inviter's share of it already."""
         cap, per_inviter = self.settings.invitations_per_player, self.settings.invitations_per_inviter
-        outcome, iid = await self.store.put_invitation(
+        outcome, iid = await self.store.players.put_invitation(
             invitee, str(invitation["invitation_id"]), invitation, cap, per_inviter
         )
         if outcome == "gone":
@@ -122,8 +122,8 @@ class Invitations(Lobby):
     async def my_invitations(self, token: str | None) -> list[dict[str, Any]]:
         """The caller's open invitations, soonest to expire first, each with the inviter's name now."""
         pid, _ = await self.require_player(token)
-        held = sorted((await self.store.invitations(pid)).values(), key=lambda i: i["expires_at"])
-        return [{**i, "from_name": await self.store.player_name(i["from_player"])} for i in held]
+        held = sorted((await self.store.players.invitations(pid)).values(), key=lambda i: i["expires_at"])
+        return [{**i, "from_name": await self.store.players.player_name(i["from_player"])} for i in held]
 
     async def accept_invitation(
         self, token: str | None, iid: str, seat: int | None, client_seed: str
@@ -131,7 +131,7 @@ class Invitations(Lobby):
         """Join the invitation's table with the caller's credential: (game, seat, seat token, started).
         The invitation is used up even when the join fails (the table filled, the game started)."""
         pid, _ = await self.require_player(token)
-        invitation = await self.store.take_invitation(pid, iid)
+        invitation = await self.store.players.take_invitation(pid, iid)
         if invitation is None:
             raise invitation_not_found(iid)
         gid = str(invitation["game_id"])
@@ -142,7 +142,7 @@ class Invitations(Lobby):
 
     async def decline_invitation(self, token: str | None, iid: str) -> None:
         pid, _ = await self.require_player(token)
-        if await self.store.take_invitation(pid, iid) is None:
+        if await self.store.players.take_invitation(pid, iid) is None:
             raise invitation_not_found(iid)
 
 

@@ -84,7 +84,9 @@ class Lobby(Players):
         """A page of the open games, newest first, and the cursor of the next (None: the last page).
         A ``cursor`` this server did not give is 422 ``invalid_request`` (``where``: the parameter's
         place, for the problem's ``errors``)."""
-        page = await self.store.open_page(limit, None if cursor is None else decode_cursor(cursor, where))
+        page = await self.store.games.open_page(
+            limit, None if cursor is None else decode_cursor(cursor, where)
+        )
         return GameList(
             games=[self.summary(r) for r in page.records],
             next_cursor=None if page.next is None else encode_cursor(page.next),
@@ -111,7 +113,9 @@ class Lobby(Players):
         invite = None if request.listed else secrets.token_urlsafe(12)
         record = new_record(request, seats, key, m, status, invite)
         await quotas.admit(self, record, token)  # 429/503 past the caps on unfinished games
-        await self.store.create(record, [json.dumps(e) for e in opening_events(request, seats, m, record)])
+        await self.store.games.create(
+            record, [json.dumps(e) for e in opening_events(request, seats, m, record)]
+        )
         if self.metrics:
             self.metrics.games_created.labels(request.game).inc()
         if status == STATUS_ACTIVE:
@@ -189,7 +193,7 @@ class Lobby(Players):
             )
         except (SeatTaken, AlreadySeated, ProblemError) as error:
             if indexed and pid is not None and not isinstance(error, AlreadySeated):
-                await self.store.forget_player_game(pid, gid)  # (a seat held: the game stays listed)
+                await self.store.players.forget_player_game(pid, gid)  # (a seat held: the game stays listed)
             if isinstance(error, AlreadySeated):
                 raise ProblemError(
                     "already_seated",
@@ -204,7 +208,7 @@ class Lobby(Players):
                 "seat_taken", Text("Seat {seat} is taken; join another or omit `seat`.", seat=error.seat)
             ) from None
         if owner and pid is None:
-            await self.store.add_bot_game(owner, gid)
+            await self.store.bots.add_bot_game(owner, gid)
         if started:
             await self._started(await self.get(gid))
         return taken, token, started
@@ -237,7 +241,7 @@ class Lobby(Players):
         for _ in range(JOIN_ATTEMPTS):
             start = self._start_if_last(record, seat, client_seed)
             try:
-                return await self.store.join(
+                return await self.store.games.join(
                     gid,
                     seat,
                     token_hash,
@@ -290,7 +294,7 @@ class Lobby(Players):
         if record.status == STATUS_FINISHED:
             raise ProblemError("game_over", "The match is over; there is no seat to give up.")
         try:
-            outcome = await self.store.leave(gid, caller.seat, caller.token_hash, "bot:random")
+            outcome = await self.store.games.leave(gid, caller.seat, caller.token_hash, "bot:random")
         except GameMissing:
             raise ProblemError(
                 "game_not_found", Text("There is no game {gid!r} (it may have expired).", gid=gid)
@@ -301,10 +305,10 @@ class Lobby(Players):
             raise ProblemError("game_over", "The match is over; there is no seat to give up.") from None
         owner = record.seats[caller.seat].owner
         if outcome == "left" and owner:
-            await self.store.free_seat(gid, caller.seat, owner)
+            await self.store.players.free_seat(gid, caller.seat, owner)
             pid = owner_player(owner)
             if pid is not None:  # off their list too (its seats index keeps it: harmless)
-                await self.store.forget_player_game(pid, gid)
+                await self.store.players.forget_player_game(pid, gid)
         self._records.pop(gid, None)
         if outcome == "replaced":
             await self._maybe_enqueue_bot(await self.get(gid), self.match_of(record))
@@ -341,7 +345,7 @@ class Lobby(Players):
                 client_seed,
             )
             if old_seat.owner and pid is None:
-                await self.store.add_bot_game(old_seat.owner, rid)
+                await self.store.bots.add_bot_game(old_seat.owner, rid)
         except SeatTaken:
             raise ProblemError(
                 "seat_taken", Text("Seat {seat} of the rematch is already taken.", seat=caller.seat)
@@ -361,10 +365,10 @@ class Lobby(Players):
         rematch, created = rematch_record(record)
         await quotas.admit(self, rematch, token, owner=record.seats[seat].owner)
         # Created before it is linked, so whoever reads the link finds the game.
-        await self.store.create(rematch, [json.dumps(created)])
-        rid = await self.store.claim_rematch(record.id, rematch.id)
+        await self.store.games.create(rematch, [json.dumps(created)])
+        rid = await self.store.games.claim_rematch(record.id, rematch.id)
         if rid != rematch.id:  # another player's rematch won the claim a moment ago
-            await self.store.drop_unstarted(rematch.id)
+            await self.store.games.drop_unstarted(rematch.id)
         elif rid:
             await self._offer_rematch(record, seat, rid)
         if not rid:

@@ -173,7 +173,7 @@ class Play(GameCore):
     async def replay_log_of(self, record: GameRecord) -> LogResponse:
         gid = record.id
         m = self.match_of(record)
-        actions = await retention.read_log(self.store, gid)
+        actions = await retention.read_log(self.store.games, gid)
         published = self._replayed_events(record, m, actions)
         return LogResponse(
             game_id=gid,
@@ -310,7 +310,7 @@ class Play(GameCore):
         ``credential`` (the seat token's hash, or "bot") is checked again in the atomic write."""
         move = Move(seat, action, expected_version, idempotency_key or None, credential, by)
         if move.key:
-            prior = await self.store.idempotent_result(record.id, str(seat), move.key)
+            prior = await self.store.games.idempotent_result(record.id, str(seat), move.key)
             if prior is not None:
                 return await self._replayed(record.id, prior, move.fingerprint), True
         retries = 0
@@ -400,7 +400,7 @@ class Play(GameCore):
             answer = planned.response.model_dump(mode="json", warnings=False)
             stored = json.dumps({"fingerprint": move.fingerprint, "response": answer})
         try:
-            return await self.store.commit(
+            return await self.store.games.commit(
                 record.id,
                 record.version,
                 planned.state,
@@ -435,7 +435,7 @@ class Play(GameCore):
         record = dataclasses.replace(record, version=planned.version, state=planned.state, status=status)
         limit = record.extra.get("timeouts_to_bot")
         if move.by == "timer" and limit and result.timeouts >= int(limit) and planned.running:
-            await self.store.replace_seat(
+            await self.store.games.replace_seat(
                 gid, move.seat, "bot:heuristic", f"{result.timeouts} turns timed out"
             )
             record = await self.get(gid)
@@ -447,7 +447,7 @@ class Play(GameCore):
         await self._maybe_enqueue_bot(record, nxt)
         finished = status == STATUS_FINISHED
         await retention.after_move(
-            self.store,
+            self.store.games,
             gid,
             planned.version,
             finished,

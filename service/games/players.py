@@ -118,7 +118,7 @@ class Players(GameCore):
         pid = new_game_id()
         token = f"{PLAYER_TOKEN_PREFIX}{pid}_{secrets.token_urlsafe(32)}"
         fields = {"name": name or DEFAULT_NAME, "locale": locale, "token_hash": hash_token(token)}
-        await self.store.create_player(pid, fields, self.settings.player_idle_ttl)
+        await self.store.players.create_player(pid, fields, self.settings.player_idle_ttl)
         return pid, token
 
     async def player_of(self, token: str | None) -> str | None:
@@ -130,7 +130,9 @@ class Players(GameCore):
             parts = token.split("_", 2)
             # verified in the store's read, which refreshes the player's TTL only for its own token
             player = (
-                await self.store.load_player(parts[1], self.settings.player_idle_ttl, hash_token(token))
+                await self.store.players.load_player(
+                    parts[1], self.settings.player_idle_ttl, hash_token(token)
+                )
                 if len(parts) == 3
                 else None
             )
@@ -149,12 +151,12 @@ class Players(GameCore):
     async def _player_of_identity(self, identity: Identity) -> str:
         """The player of an identity, made on its first request (the name its token gives, if any)."""
         ttl = self.settings.player_idle_ttl
-        pid = await self.store.player_of_identity(identity.issuer, identity.subject)
-        if pid is not None and await self.store.load_player(pid, ttl) is not None:
-            await self.store.refresh_identity(identity.issuer, identity.subject, ttl)
+        pid = await self.store.players.player_of_identity(identity.issuer, identity.subject)
+        if pid is not None and await self.store.players.load_player(pid, ttl) is not None:
+            await self.store.players.refresh_identity(identity.issuer, identity.subject, ttl)
             return pid
         if pid is not None:  # the player expired: the identity starts afresh
-            await self.store.forget_identity(identity.issuer, identity.subject, pid)
+            await self.store.players.forget_identity(identity.issuer, identity.subject, pid)
         fresh = new_game_id()
         fields = {
             "name": display_name(identity.name),
@@ -162,10 +164,10 @@ class Players(GameCore):
             "issuer": identity.issuer,
             "subject": identity.subject,
         }
-        await self.store.create_player(fresh, fields, ttl)
-        winner = await self.store.claim_identity(identity.issuer, identity.subject, fresh, ttl)
+        await self.store.players.create_player(fresh, fields, ttl)
+        winner = await self.store.players.claim_identity(identity.issuer, identity.subject, fresh, ttl)
         if winner != fresh:  # another request of the same identity made its player a moment ago
-            await self.store.delete_player(fresh)
+            await self.store.players.delete_player(fresh)
         return winner
 
     async def _offer_rematch(self, record: GameRecord, asker: int, rid: str) -> None:
@@ -178,13 +180,13 @@ class Players(GameCore):
         for i, s in enumerate(record.seats):
             pid = owner_player(s.owner)
             cap = self.settings.player_max_games
-            if pid is None or not await self.store.add_player_game(pid, rid, cap) or i == asker:
+            if pid is None or not await self.store.players.add_player_game(pid, rid, cap) or i == asker:
                 continue
-            if sender is not None and await self.store.refuses_invitations(pid, sender):
+            if sender is not None and await self.store.players.refuses_invitations(pid, sender):
                 continue
             if await self.may_notify(pid, sender):
                 notice = {"type": "rematch_offered", "game_id": record.id, "rematch_id": rid}
-                await self.store.notify_account(s.owner, notice)
+                await self.store.bots.notify_account(s.owner, notice)
 
     async def may_notify(self, recipient: str, sender: str | None) -> bool:
         """Whether a notice ``sender`` (a player; None: no player, nothing to count) causes may go on
@@ -192,7 +194,7 @@ class Players(GameCore):
         recipient, so no player floods another's stream (the invitation or rematch itself stands)."""
         if sender is None:
             return True
-        sent, _ = await self.store.count_hit(notices_from_key(recipient, sender))
+        sent, _ = await self.store.players.count_hit(notices_from_key(recipient, sender))
         return sent <= self.settings.player_notices_per_sender
 
     async def account_of(self, credential: str | None) -> tuple[str, str]:
@@ -203,20 +205,20 @@ class Players(GameCore):
         pid = await self.player_of(credential)
         if pid is None:
             return await self.bot_of(credential), ""
-        player = await self.store.load_player(pid, self.settings.player_idle_ttl)
+        player = await self.store.players.load_player(pid, self.settings.player_idle_ttl)
         return player_owner(pid), "" if player is None else player.get("name", "")
 
     async def index_player_game(self, pid: str, gid: str) -> bool:
         """Add ``gid`` to the player's list, first dropping games over or gone when the list is full;
         429 ``too_many_games`` when it is full of games in play."""
         cap = self.settings.player_max_games
-        if await self.store.add_player_game(pid, gid, cap):
+        if await self.store.players.add_player_game(pid, gid, cap):
             return True
-        gids = await self.store.player_game_ids(pid)
-        for old, facts in zip(gids, await self.store.game_facts(gids), strict=True):
+        gids = await self.store.players.player_game_ids(pid)
+        for old, facts in zip(gids, await self.store.players.game_facts(gids), strict=True):
             if facts is None or facts.get("status") == STATUS_FINISHED:
-                await self.store.forget_player_game(pid, old)
-        if await self.store.add_player_game(pid, gid, cap):
+                await self.store.players.forget_player_game(pid, old)
+        if await self.store.players.add_player_game(pid, gid, cap):
             return True
         raise ProblemError(
             "too_many_games",
@@ -228,7 +230,9 @@ class Players(GameCore):
     async def require_player(self, token: str | None) -> tuple[str, dict[str, str]]:
         """The caller's player and its record; 401 for any other credential (:func:`player_required`)."""
         pid = await self.player_of(token)
-        player = None if pid is None else await self.store.load_player(pid, self.settings.player_idle_ttl)
+        player = (
+            None if pid is None else await self.store.players.load_player(pid, self.settings.player_idle_ttl)
+        )
         if pid is None or player is None:
             raise player_required(token)
         return pid, player
@@ -243,17 +247,17 @@ class Players(GameCore):
         fields = {k: v for k, v in (("name", name), ("locale", locale)) if v is not None}
         if invitations is not None:
             fields["invitations"] = INVITATIONS_NOBODY if invitations == INVITATIONS_NOBODY else ""
-        if fields and not await self.store.update_player(pid, fields):
+        if fields and not await self.store.players.update_player(pid, fields):
             raise player_required(token)
 
     async def block(self, token: str | None, other: str) -> None:
         """Refuse invitations (and rematch notices) from ``other`` from now on; the invitations of
         theirs the caller holds go. 404 for no such player, 409 ``too_many_blocks`` at the cap."""
         pid, _ = await self.require_player(token)
-        if not await self.store.player_exists(other):
+        if not await self.store.players.player_exists(other):
             raise ProblemError("player_not_found", Text("There is no player {pid!r}.", pid=other))
         cap = self.settings.player_max_blocks
-        done = await self.store.block_player(pid, other, cap)
+        done = await self.store.players.block_player(pid, other, cap)
         if done == 0:
             raise player_required(token)
         if done < 0:
@@ -265,19 +269,19 @@ class Players(GameCore):
                 ),
                 limit=cap,
             )
-        for iid, invitation in (await self.store.invitations(pid)).items():
+        for iid, invitation in (await self.store.players.invitations(pid)).items():
             if invitation.get("from_player") == other:
-                await self.store.take_invitation(pid, iid)
+                await self.store.players.take_invitation(pid, iid)
 
     async def unblock(self, token: str | None, other: str) -> None:
         """Take invitations from ``other`` again (a no-op when they were not blocked, or are gone)."""
         pid, _ = await self.require_player(token)
-        await self.store.unblock_player(pid, other)
+        await self.store.players.unblock_player(pid, other)
 
     async def blocks(self, token: str | None) -> list[str]:
         """The players the caller blocks, by id."""
         pid, _ = await self.require_player(token)
-        return await self.store.blocked_players(pid)
+        return await self.store.players.blocked_players(pid)
 
     async def link_identity(self, token: str | None, identity_token: str) -> None:
         """Link the caller (a guest) to an identity of the app's provider: from then on either
@@ -291,14 +295,14 @@ class Players(GameCore):
         if player.get("issuer"):
             raise ProblemError("identity_taken", "This player is linked to an identity already.")
         ttl = self.settings.player_idle_ttl
-        held = await self.store.player_of_identity(identity.issuer, identity.subject)
-        if held is not None and held != pid and await self.store.load_player(held, ttl) is not None:
+        held = await self.store.players.player_of_identity(identity.issuer, identity.subject)
+        if held is not None and held != pid and await self.store.players.load_player(held, ttl) is not None:
             raise ProblemError("identity_taken", "This identity already has a player of its own.")
         if held is not None and held != pid:
-            await self.store.forget_identity(identity.issuer, identity.subject, held)
-        if await self.store.claim_identity(identity.issuer, identity.subject, pid, ttl) != pid:
+            await self.store.players.forget_identity(identity.issuer, identity.subject, held)
+        if await self.store.players.claim_identity(identity.issuer, identity.subject, pid, ttl) != pid:
             raise ProblemError("identity_taken", "This identity already has a player of its own.")
-        await self.store.update_player(pid, {"issuer": identity.issuer, "subject": identity.subject})
+        await self.store.players.update_player(pid, {"issuer": identity.issuer, "subject": identity.subject})
 
     async def my_games(
         self,
@@ -327,12 +331,12 @@ class Players(GameCore):
         """Every game of the player's index in which they still hold their seat (entries of games gone
         or seats given up are dropped from the index as they are met)."""
         owner = player_owner(pid)
-        gids = await self.store.player_game_ids(pid)
+        gids = await self.store.players.player_game_ids(pid)
         out: list[MyGame] = []
-        for gid, facts in zip(gids, await self.store.game_facts(gids), strict=True):
+        for gid, facts in zip(gids, await self.store.players.game_facts(gids), strict=True):
             seat = None if facts is None else seat_of_owner(facts, owner)
             if facts is None or seat is None:
-                await self.store.forget_player_game(pid, gid)
+                await self.store.players.forget_player_game(pid, gid)
                 continue
             status = facts.get("status", STATUS_WAITING)
             to_act = await self._to_act(gid, facts) if status == STATUS_ACTIVE else None
@@ -355,7 +359,7 @@ class Players(GameCore):
         (or written before the field existed) is read whole once."""
         if "to_act" in facts:
             return int(facts["to_act"]) if facts["to_act"] else None
-        record = await self.store.load(gid)
+        record = await self.store.games.load(gid)
         if record is None or record.status != STATUS_ACTIVE:
             return None
         return self.match_of(record).to_act
@@ -367,12 +371,12 @@ class Players(GameCore):
         game the list's cap dropped still held the name."""
         pid, player = await self.require_player(token)
         owner = player_owner(pid)
-        listed = await self.store.player_game_ids(pid)
-        gids = list(dict.fromkeys([*listed, *await self.store.player_seat_game_ids(pid)]))
-        await self.store.delete_player(pid)  # the token stops working here
+        listed = await self.store.players.player_game_ids(pid)
+        gids = list(dict.fromkeys([*listed, *await self.store.players.player_seat_game_ids(pid)]))
+        await self.store.players.delete_player(pid)  # the token stops working here
         await self.forget_ratings(owner)
         if player.get("issuer"):
-            await self.store.forget_identity(player["issuer"], player.get("subject", ""), pid)
+            await self.store.players.forget_identity(player["issuer"], player.get("subject", ""), pid)
         for gid in gids:
             await self.release_seats(gid, owner, "bot:random")
 
@@ -380,7 +384,7 @@ class Players(GameCore):
         """Give up ``owner``'s seats of ``gid`` (open again before the start, played by
         ``replacement`` during the match) and, for a player, remove the name from each. Returns the
         seats given up."""
-        record = await self.store.load(gid)
+        record = await self.store.games.load(gid)
         if record is None:
             return []
         released: list[int] = []
@@ -389,26 +393,26 @@ class Players(GameCore):
                 continue
             if record.status != STATUS_FINISHED and seat.token_hash:
                 try:
-                    outcome = await self.store.leave(gid, i, seat.token_hash, replacement)
+                    outcome = await self.store.games.leave(gid, i, seat.token_hash, replacement)
                 except StoreError:
                     outcome = ""  # the seat changed hands or the game ended meanwhile
                 if outcome:
                     released.append(i)
                 if outcome == "left":  # open again before the start: nobody's
-                    await self.store.free_seat(gid, i, owner)
+                    await self.store.players.free_seat(gid, i, owner)
                 if outcome == "replaced":
                     self._records.pop(gid, None)
                     fresh = await self.get(gid)
                     await self._maybe_enqueue_bot(fresh, self.match_of(fresh))
             if owner_player(owner) is not None:
-                await self.store.forget_seat(gid, i, owner)
+                await self.store.players.forget_seat(gid, i, owner)
         self._records.pop(gid, None)
         return released
 
     async def remind(self, gid: str, version: int) -> str:
         """The reminder of a long turn: if ``gid`` is still at ``version`` with a player to act, tell
         them when the clock runs out. What happened, for the job's log."""
-        record = await self.store.load(gid)
+        record = await self.store.games.load(gid)
         if record is None or record.version != version or record.status != STATUS_ACTIVE:
             return "stale"
         seat = self.match_of(record).to_act

@@ -136,13 +136,13 @@ async def admit_games(
     running tournament games (503 ``tournaments_full``). Nothing stays counted after a refusal."""
     if not gids:
         return
-    store, settings = core.store, core.settings
+    store, settings = core.store.games, core.settings
     await _check_total(store, settings.max_open_games, len(gids))
     now = time.time()
-    expiry = now + store.abandoned_ttl
+    expiry = now + store.connection.abandoned_ttl
     admit_script, count_script = _scripts_of(store)
     cap = settings.max_open_games_per_creator
-    args = [repr(now), repr(expiry), str(cap), str(store.abandoned_ttl), *gids]
+    args = [repr(now), repr(expiry), str(cap), str(store.connection.abandoned_ttl), *gids]
     shards: dict[str, list[str]] = {}
     for gid in gids:
         shards.setdefault(open_games_key(gid), []).append(gid)
@@ -152,7 +152,9 @@ async def admit_games(
     if creator is not None:
         calls.append((admit_script, [creator_key(creator)], args))
     for shard, held in shards.items():
-        calls.append((count_script, [shard], [repr(now), repr(expiry), str(store.game_lifetime), *held]))
+        calls.append(
+            (count_script, [shard], [repr(now), repr(expiry), str(store.connection.game_lifetime), *held])
+        )
     replies = await run_scripts(store.r, calls)
     count = int(replies[0]) if creator is not None else -1
     if count >= 0 and creator is not None:
@@ -162,7 +164,7 @@ async def admit_games(
         await _uncount(store, shards)
         raise _too_many(count, cap, len(gids))
     if tournament_cap is not None:
-        pool = [repr(now), repr(expiry), str(tournament_cap), str(store.abandoned_ttl), *gids]
+        pool = [repr(now), repr(expiry), str(tournament_cap), str(store.connection.abandoned_ttl), *gids]
         running = int(await admit_script(keys=[TOURNAMENT_GAMES], args=pool))
         if running >= 0:
             await _recheck(store, TOURNAMENT_GAMES, now)

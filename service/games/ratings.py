@@ -174,29 +174,29 @@ class Ratings(GameCore):
 
     async def rate_match(self, gid: str, m: engine.Match) -> None:
         """Rate the finished rated game ``gid`` (whose final match is ``m``) once."""
-        record = await self.store.load(gid)  # fresh: the seats as they are at the end (a leave since)
+        record = await self.store.games.load(gid)  # fresh: the seats as they are at the end (a leave since)
         if record is None or not record.extra.get("rated") or not m.over:
             return
-        if not await self.store.claim_rating(gid):
+        if not await self.store.ratings.claim_rating(gid):
             return
         places = placings(record, m)
         accounts = [p.account for p in places]
-        n = await self.store.count_group_match(record.game, accounts)
+        n = await self.store.ratings.count_group_match(record.game, accounts)
         s = self.settings
         repeat = repeat_weight(n, s.rating_repeat_full, s.rating_repeat_max)
-        before = await self.store.load_ratings(accounts, record.game)
+        before = await self.store.ratings.load_ratings(accounts, record.game)
         weights = [
             repeat * w
             for w in newcomer_weights(places, before, s.rating_provisional_matches, s.rating_newcomer_weight)
         ]
         after = rate(places, before, weights)
         keys = [self._name_key(a) for a in accounts]  # a deleted account's rating is not written again
-        alive = iter(await self.store.accounts_exist([k for k in keys if k]))
+        alive = iter(await self.store.ratings.accounts_exist([k for k in keys if k]))
         kept = [next(alive) if key else True for key in keys]
         for i, p in enumerate(places):
             own = before[i]
             for _ in range(RATE_ATTEMPTS):
-                if not kept[i] or await self.store.write_rating(
+                if not kept[i] or await self.store.ratings.write_rating(
                     self._write(gid, record.game, p, own, after[i], weights[i]),
                     own.get("mu", ""),
                     s.rating_history_length,
@@ -204,7 +204,7 @@ class Ratings(GameCore):
                     break
                 # the account's rating moved meanwhile (another of its rated games ended at the same
                 # moment): its change is computed again from its new rating, the others' as they were
-                own = (await self.store.load_ratings([p.account], record.game))[0]
+                own = (await self.store.ratings.load_ratings([p.account], record.game))[0]
                 after[i] = rate(places, [own if j == i else b for j, b in enumerate(before)], weights)[i]
 
     def _write(
@@ -267,13 +267,13 @@ class Ratings(GameCore):
         dropped from the ladder on the way: the ladders hold no account for longer than its rating."""
         accounts = [e.account for e in entries]
         keys = [self._name_key(a) for a in accounts]
-        stored, names = await self.store.ratings_and_names(accounts, game, [k for k in keys if k])
+        stored, names = await self.store.ratings.ratings_and_names(accounts, game, [k for k in keys if k])
         named = iter(names)
         n = self.settings.rating_provisional_matches
         rows = []
         expired = [e.account for e, r in zip(entries, stored, strict=True) if not r]
         if expired:
-            await self.store.prune_ladder(game, board_of(expired[0]), expired)
+            await self.store.ratings.prune_ladder(game, board_of(expired[0]), expired)
         for e, key, r in zip(entries, keys, stored, strict=True):
             if not r:
                 continue
@@ -308,16 +308,16 @@ class Ratings(GameCore):
         self.check_kind(game)
         self.check_board(board)
         after = decode_ladder_cursor(cursor) if cursor else None
-        entries = await self.store.ladder_page(game, board, limit + 1, after)
+        entries = await self.store.ratings.ladder_page(game, board, limit + 1, after)
         page = entries[:limit]
         nxt = encode_ladder_cursor(page[-1]) if len(entries) > limit and page else None
-        return await self.ladder_rows(game, page), nxt, await self.store.ladder_size(game, board)
+        return await self.ladder_rows(game, page), nxt, await self.store.ratings.ladder_size(game, board)
 
     async def ladder_position(self, game: str, account: str, around: int) -> list[dict[str, Any]]:
         """``account``'s place on its ladder, up to ``around`` neighbours either side; 404 when unrated."""
         self.check_kind(game)
         self.check_account(account)
-        entries = await self.store.ladder_around(game, board_of(account), account, around)
+        entries = await self.store.ratings.ladder_around(game, board_of(account), account, around)
         if entries is None:
             raise self._unrated(account, game)
         return await self.ladder_rows(game, entries)
@@ -328,11 +328,11 @@ class Ratings(GameCore):
         """``account``'s rating in ``game`` and its latest ``limit`` changes, newest first."""
         self.check_kind(game)
         self.check_account(account)
-        stored = (await self.store.load_ratings([account], game))[0]
+        stored = (await self.store.ratings.load_ratings([account], game))[0]
         if not stored:
             raise self._unrated(account, game)
         row = self._row(account, game, stored, self.settings.rating_provisional_matches)
-        return row, await self.store.rating_history(account, game, limit)
+        return row, await self.store.ratings.rating_history(account, game, limit)
 
     @staticmethod
     def _unrated(account: str, game: str) -> ProblemError:
@@ -374,7 +374,7 @@ async def check_rated_join(core: GameCore, owner: str) -> None:
     pid = owner_player(owner)
     if pid is None or core.settings.rated_identities != "identified":
         return
-    player = await core.store.load_player(pid, core.settings.player_idle_ttl)
+    player = await core.store.players.load_player(pid, core.settings.player_idle_ttl)
     if not (player or {}).get("issuer"):
         raise ProblemError(
             "rated_needs_identity",

@@ -91,7 +91,7 @@ async def checked_entrants(core: GameCore, kinds: list[str], creator: str) -> li
                     bid=bid,
                 ),
             )
-        bot = await core.store.load_bot(bid)
+        bot = await core.store.bots.load_bot(bid)
         if bot is None:
             raise ProblemError(
                 "bot_not_found",

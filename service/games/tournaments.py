@@ -146,7 +146,7 @@ class Tournaments(GameCore):
         if creator != "admin":
             until = now + self.settings.tournament_max_seconds
             cap = self.settings.tournament_account_running
-            if not await self.store.admit_tournament(creator.partition(":")[2], tid, cap, until):
+            if not await self.store.tournaments.admit_tournament(creator.partition(":")[2], tid, cap, until):
                 raise ProblemError(
                     "too_many_tournaments",
                     Text(
@@ -160,7 +160,7 @@ class Tournaments(GameCore):
             await self._admit_round(record, plan)  # 429/503 with Retry-After: nothing is written
         except ProblemError:
             if creator != "admin":
-                await self.store.end_tournament(creator.partition(":")[2], tid)
+                await self.store.tournaments.end_tournament(creator.partition(":")[2], tid)
             raise
         await self._start_round(record, plan)
         return tournament_view(record)
@@ -203,10 +203,10 @@ class Tournaments(GameCore):
     async def _emit(self, record: dict[str, Any], event: dict[str, Any]) -> None:
         """Append ``event`` to the tournament's stream (at least once: a check retried may repeat one)."""
         owner = tournament_owner(record["id"])
-        await self.store.notify_account(owner, {"tournament_id": record["id"], **event})
+        await self.store.bots.notify_account(owner, {"tournament_id": record["id"], **event})
 
     async def _load(self, tid: str) -> dict[str, Any]:
-        record = await self.store.load_tournament(tid)
+        record = await self.store.tournaments.load_tournament(tid)
         if record is None:
             raise ProblemError(
                 "tournament_not_found", Text("There is no tournament {tid!r} (it may have expired).", tid=tid)
@@ -218,11 +218,11 @@ class Tournaments(GameCore):
     async def advance_tournament(self, tid: str) -> str:
         """One check (the job's): score the round if all its games are over, then start the next round
         or end the tournament. Returns what it did; ``running`` means: check again later."""
-        lock = await self.store.lock_tournament(tid, LOCK_SECONDS)
+        lock = await self.store.tournaments.lock_tournament(tid, LOCK_SECONDS)
         if lock is None:
             return "busy"  # another check is at work: it schedules the next
         try:
-            record = await self.store.load_tournament(tid)
+            record = await self.store.tournaments.load_tournament(tid)
             if record is None or record["status"] != RUNNING:
                 return "gone" if record is None else str(record["status"])
             current = [g for g in record["games"] if g["round"] == record["round"]]
@@ -259,7 +259,7 @@ class Tournaments(GameCore):
                 record["finished_at"] = time.time()
             await self._save(record)
             if record["status"] != RUNNING and record["creator"].startswith("account:"):
-                await self.store.end_tournament(record["creator"].partition(":")[2], tid)
+                await self.store.tournaments.end_tournament(record["creator"].partition(":")[2], tid)
             if record["status"] != RUNNING:
                 view = tournament_view(record)
                 await self._emit(
@@ -269,10 +269,10 @@ class Tournaments(GameCore):
                 )  # fmt: skip
             return str(record["status"])
         finally:
-            await self.store.unlock_tournament(tid, lock)
+            await self.store.tournaments.unlock_tournament(tid, lock)
 
     async def _save(self, record: dict[str, Any]) -> None:
-        await self.store.save_tournament(record["id"], record, self.settings.tournament_ttl)
+        await self.store.tournaments.save_tournament(record["id"], record, self.settings.tournament_ttl)
 
     def _quota_of(self, record: dict[str, Any]) -> str | None:
         """Whose cap on unfinished games the tournament's games count against: its creator's (the
@@ -381,9 +381,9 @@ class Tournaments(GameCore):
         }
         events = [created, {"type": "game_started", "client_seeds": list(m.client_seeds)}, *m.events]
         events += your_turn(m, game.version, game)
-        await self.store.create(game, [json.dumps(e) for e in events])
+        await self.store.games.create(game, [json.dumps(e) for e in events])
         for bid, held in tokens.items():
-            await self.store.add_bot_game(bid, game.id)
+            await self.store.bots.add_bot_game(bid, game.id)
             seats = [i for i, s in enumerate(game.seats) if s.owner == bid]
             notice = {
                 "type": "tournament_game",
@@ -393,13 +393,13 @@ class Tournaments(GameCore):
                 "seats": seats,
                 "tokens": held,
             }
-            await self.store.notify_account(bid, notice)  # before its first your_turn
+            await self.store.bots.notify_account(bid, notice)  # before its first your_turn
         await self._maybe_enqueue_bot(game, m)
         await self._notify_accounts(game, m)
 
     async def _score_game(self, g: dict[str, Any]) -> None:
         """Fill ``g`` from its game once the game is over (status, scores, hands, winner, flags)."""
-        game = await self.store.load(g["game_id"])
+        game = await self.store.games.load(g["game_id"])
         if game is None:
             g["status"] = "expired"  # not over, and gone: it counts as no game
             return
@@ -424,7 +424,7 @@ class Tournaments(GameCore):
         seats: set[int] = set()
         after = "0-0"
         for _ in range(EVENT_PAGES):
-            page = await self.store.events(gid, after, 1000)
+            page = await self.store.games.events(gid, after, 1000)
             if not page:
                 break
             seats |= {int(e.event["seat"]) for e in page if e.event.get("type") == "turn_timed_out"}

@@ -130,15 +130,17 @@ class Webhooks(GameCore):
         if self.enqueue_webhook is None:
             return mid
         try:
-            for wid in await self.store.subscribers(event_type):
+            for wid in await self.store.webhooks.subscribers(event_type):
                 # a random id is new by construction: only a keyed message may be emitted twice
-                if key is not None and not await self.store.claim_message(wid, mid, EMITTED_TTL):
+                if key is not None and not await self.store.webhooks.claim_message(wid, mid, EMITTED_TTL):
                     continue
                 try:
                     await self.enqueue_webhook(WebhookMessage(wid, mid, event_type, body))
                 except BaseException:
                     if key is not None:
-                        await self.store.release_message(wid, mid)  # a retried emit may enqueue it then
+                        await self.store.webhooks.release_message(
+                            wid, mid
+                        )  # a retried emit may enqueue it then
                     raise
                 count_webhook_message(event_type)
         except Exception as exc:
@@ -205,7 +207,7 @@ class Webhooks(GameCore):
             created_at=time.time(),
         )
         limit = self.settings.webhook_max_endpoints
-        if not await self.store.add_webhook(endpoint, limit):
+        if not await self.store.webhooks.add_webhook(endpoint, limit):
             raise ProblemError(
                 "webhook_limit",
                 Text(
@@ -221,14 +223,14 @@ class Webhooks(GameCore):
         return self.settings.webhook_allow_private
 
     async def _endpoint(self, wid: str) -> WebhookEndpoint:
-        endpoint = await self.store.load_webhook(wid)
+        endpoint = await self.store.webhooks.load_webhook(wid)
         if endpoint is None:
             raise ProblemError("webhook_not_found", Text("There is no webhook endpoint {wid!r}.", wid=wid))
         return endpoint
 
     async def list_webhooks(self, token: str | None) -> list[Webhook]:
         self.require_admin(token)
-        return [webhook_body(endpoint) for endpoint in await self.store.webhooks()]
+        return [webhook_body(endpoint) for endpoint in await self.store.webhooks.webhooks()]
 
     async def get_webhook(self, token: str | None, wid: str) -> Webhook:
         self.require_admin(token)
@@ -239,14 +241,14 @@ class Webhooks(GameCore):
         is dead-lettered (redeliver it once the endpoint is back)."""
         self.require_admin(token)
         endpoint = await self._endpoint(wid)
-        if not await self.store.enable_webhook(endpoint, enabled):
+        if not await self.store.webhooks.enable_webhook(endpoint, enabled):
             await self._endpoint(wid)  # deleted meanwhile: 404
         return webhook_body(await self._endpoint(wid))
 
     async def delete_webhook(self, token: str | None, wid: str) -> None:
         """Delete an endpoint and its delivery log; deliveries still due for it are dropped."""
         self.require_admin(token)
-        if not await self.store.delete_webhook(wid):
+        if not await self.store.webhooks.delete_webhook(wid):
             await self._endpoint(wid)  # raises: there was none
         log.info("webhook_deleted", webhook_id=wid)
 
@@ -257,7 +259,7 @@ class Webhooks(GameCore):
         place in the request, for a refusal's ``errors``)."""
         self.require_admin(token)
         await self._endpoint(wid)
-        attempts, after = await self.store.deliveries(wid, limit, _cursor(cursor, where))
+        attempts, after = await self.store.webhooks.deliveries(wid, limit, _cursor(cursor, where))
         deliveries = [WebhookDelivery.model_validate(attempt.__dict__) for attempt in attempts]
         return WebhookDeliveryPage(deliveries=deliveries, next_cursor=after)
 
@@ -266,7 +268,7 @@ class Webhooks(GameCore):
     ) -> DeadLetterPage:
         """The messages that failed every attempt, newest first, a page at a time."""
         self.require_admin(token)
-        letters, after = await self.store.dead_letters(limit, _cursor(cursor, where))
+        letters, after = await self.store.webhooks.dead_letters(limit, _cursor(cursor, where))
         return DeadLetterPage(dead_letters=[dead_letter_body(d) for d in letters], next_cursor=after)
 
     async def redeliver(self, token: str | None, dead_id: str) -> Redelivery:
@@ -275,10 +277,10 @@ class Webhooks(GameCore):
         self.require_admin(token)
         if self.enqueue_webhook is None:
             raise RuntimeError("no webhook queue: the app's lifespan gives one (use_webhook_queue)")
-        dead = await self.store.dead_letter(dead_id) if _is_stream_id(dead_id) else None
+        dead = await self.store.webhooks.dead_letter(dead_id) if _is_stream_id(dead_id) else None
         if dead is not None:
             await self._endpoint(dead.message.endpoint_id)  # deleted since: 404, the letter stays
-            dead = await self.store.take_dead_letter(dead_id)  # None: another redelivery took it
+            dead = await self.store.webhooks.take_dead_letter(dead_id)  # None: another redelivery took it
         if dead is None:
             raise ProblemError(
                 "dead_letter_not_found", Text("There is no dead letter {dead_id!r}.", dead_id=dead_id)
@@ -287,7 +289,7 @@ class Webhooks(GameCore):
         try:
             await self.enqueue_webhook(message)
         except BaseException:  # back among the dead letters (as a new entry), to redeliver later
-            await self.store.add_dead_letter(
+            await self.store.webhooks.add_dead_letter(
                 message, dead.attempts, dead.error, self.settings.webhook_dead_letters
             )
             raise

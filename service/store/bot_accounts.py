@@ -12,7 +12,7 @@ import json
 import time
 from typing import Any
 
-from service.store.connection import RegisteredScript, StoreConnection
+from service.store.connection import RegisteredScript, StorePart
 from service.store.keys import (
     BOT_NOTICES_MAXLEN,
     GAME_ID,
@@ -27,7 +27,7 @@ from service.store.scripts import LOAD_BOT_LUA, NOTIFY_BOT_LUA
 DEFAULT_BOT_IDLE_TTL = 90 * 24 * 3600  # for a bot account registered before accounts had a TTL
 
 
-class BotAccountStore(StoreConnection):
+class BotAccountStore(StorePart):
     """Async access to the bot accounts in one Redis (or Redis Cluster)."""
 
     _load_bot = RegisteredScript(LOAD_BOT_LUA)
@@ -65,7 +65,7 @@ class BotAccountStore(StoreConnection):
     async def add_bot_game(self, bid: str, gid: str) -> None:
         async with self.r.pipeline(transaction=True) as pipe:
             pipe.sadd(bot_games_key(bid), gid)
-            pipe.expire(bot_games_key(bid), self.game_lifetime)
+            pipe.expire(bot_games_key(bid), self.connection.game_lifetime)
             await pipe.execute()
 
     async def forget_bot_game(self, bid: str, gid: str) -> None:
@@ -80,7 +80,7 @@ class BotAccountStore(StoreConnection):
         account gets none (no stream is created for it)."""
         await self._notify_bot(
             keys=list(account_keys(owner)),
-            args=[json.dumps(notice), str(BOT_NOTICES_MAXLEN), str(self.game_lifetime)],
+            args=[json.dumps(notice), str(BOT_NOTICES_MAXLEN), str(self.connection.game_lifetime)],
         )
 
     async def account_notices(
@@ -89,5 +89,5 @@ class BotAccountStore(StoreConnection):
         """The notices of a bot account or a player (``owner`` as a seat names it) after stream id
         ``after`` (exclusive), oldest first; with ``block_ms``, waiting up to that long for the first
         ([] on timeout)."""
-        entries = await self._entries_after(account_keys(owner)[1], after, 1000, block_ms)
+        entries = await self.connection._entries_after(account_keys(owner)[1], after, 1000, block_ms)
         return [(eid, json.loads(fields["e"])) for eid, fields in entries]

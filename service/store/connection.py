@@ -1,11 +1,11 @@
 """What every part of the store shares: its Redis client, the lifetimes of what it keeps, and writes
 acknowledged only once replicated (``WAIT``), with the replica and failover handling that needs.
 
-:class:`StoreConnection` is the base of each of the six stores (games, bot accounts, players, ratings,
-webhooks, tournaments), composed as :class:`service.store.Store`. Why the TTLs live here and not with
-the games: a bot account's indexes expire with the games they list, so the game store and the
-bot-account store both need a game's lifetime. A store class names the Lua scripts it runs with
-:class:`RegisteredScript`.
+:class:`StoreConnection` is that one client; each of the six parts of the store (games, bot accounts,
+players, ratings, webhooks, tournaments) is a :class:`StorePart` holding it, and
+:class:`service.store.Store` holds the six. Why the TTLs live here and not with the games: a bot
+account's indexes expire with the games they list, so the game part and the bot-account part both
+need a game's lifetime. A part names the Lua scripts it runs with :class:`RegisteredScript`.
 """
 
 from __future__ import annotations
@@ -36,32 +36,35 @@ class RegisteredScript:
     def __set_name__(self, owner: type, name: str) -> None:
         self.name = name
 
-    def __get__(self, store: StoreConnection | None, owner: type | None = None) -> Any:
-        if store is None:
+    def __get__(self, part: StorePart | None, owner: type | None = None) -> Any:
+        if part is None:
             return self
-        script = SettlingScript(store.r.register_script(self.lua), store)
-        store.__dict__[self.name] = script  # no __set__: from now on the instance's own attribute wins
+        script = SettlingScript(part.r.register_script(self.lua), part.connection)
+        part.__dict__[self.name] = script  # no __set__: from now on the instance's own attribute wins
         return script
 
 
 class SettlingScript:
     """A registered script whose call is tried again while a Cluster slot migration refuses it
-    (service/store/migration.py), for up to the store's ``migration_wait_ms``. ``sha`` and
+    (service/store/migration.py), for up to the connection's ``migration_wait_ms``. ``sha`` and
     ``script`` are redis-py's, for the store's own replicated writes."""
 
-    def __init__(self, script: Any, store: StoreConnection) -> None:
+    def __init__(self, script: Any, connection: StoreConnection) -> None:
         self.inner = script
         self.sha: str = script.sha
         self.script: str = script.script
-        self.store = store
+        self.connection = connection
 
     async def __call__(self, keys: list[str], args: list[Any]) -> Any:
-        return await settle(lambda: self.inner(keys=keys, args=args), self.store.migration_wait_ms / 1000)
+        return await settle(
+            lambda: self.inner(keys=keys, args=args), self.connection.migration_wait_ms / 1000
+        )
 
 
 class StoreConnection:
     """One Redis (or Redis Cluster) client of the store, with the writes a client is told about made
-    durable across a failover (:meth:`_write`)."""
+    durable across a failover (:meth:`_write`): the one every part of a :class:`service.store.Store`
+    holds."""
 
     def __init__(
         self, client: AsyncClient, abandoned_ttl: int, finished_ttl: int, idempotency_ttl: int
@@ -90,19 +93,21 @@ class StoreConnection:
         migration_wait_ms: int = 0,
         **pool: Unpack[PoolOptions],
     ) -> Self:
-        """A store on its own client (service/store/redis_clients.py: resilient to a Redis restart or a
+        """A connection on its own client (service/store/redis_clients.py: resilient to a Redis restart or a
         failover; with ``cluster``, ``url`` is any node of a Redis Cluster; ``pool`` sizes the client's
         pool and timeouts). ``wait_replicas`` > 0: writes that matter are acknowledged only once that
         many replicas have them (see :meth:`_write`); ``migration_wait_ms``: how long a script a
         Cluster slot migration refuses is tried again (service/store/migration.py)."""
-        store = cls(async_client(url, cluster=cluster, **pool), abandoned_ttl, finished_ttl, idempotency_ttl)
-        store.wait_replicas, store.wait_ms = wait_replicas, wait_ms
-        store.migration_wait_ms = migration_wait_ms
-        return store
+        connection = cls(
+            async_client(url, cluster=cluster, **pool), abandoned_ttl, finished_ttl, idempotency_ttl
+        )
+        connection.wait_replicas, connection.wait_ms = wait_replicas, wait_ms
+        connection.migration_wait_ms = migration_wait_ms
+        return connection
 
     @classmethod
     def from_settings(cls, settings: Settings, **pool: Unpack[PoolOptions]) -> Self:
-        """The store every process of the server uses (the API, a bot worker): the settings' Redis,
+        """The connection every process of the server uses (the API, a bot worker): the settings' Redis,
         lifetimes and replication; ``pool`` is what the process sizes for itself."""
         if not settings.redis_url:
             raise ValueError("REDIS_URL is not set")
@@ -250,3 +255,15 @@ class StoreConnection:
         if self.cluster:
             with contextlib.suppress(RedisError):
                 await self.r.exists(key)
+
+
+class StorePart:
+    """One part of the store (the games, the bot accounts, the players, ...), on the connection it
+    shares with the other parts: ``r`` is that connection's client, and the part's own Lua scripts
+    (:class:`RegisteredScript`) are registered on it. The TTLs, the replicated writes and the stream
+    reads are the connection's (``self.connection``)."""
+
+    def __init__(self, connection: StoreConnection) -> None:
+        self.connection = connection
+        # redis-py's return types are unions of bytes and str; with decode_responses they are str.
+        self.r: Any = connection.r

@@ -15,7 +15,7 @@ import time
 from collections.abc import Sequence
 from typing import Any
 
-from service.store.connection import RegisteredScript, StoreConnection
+from service.store.connection import RegisteredScript, StorePart
 from service.store.keys import (
     BOT_NOTICES_MAXLEN,
     GAME_ID,
@@ -47,7 +47,7 @@ from service.store.records import (
 from service.store.scripts import CLAIM_REMATCH_LUA, COMMIT_LUA, CREATE_LUA, JOIN_LUA, LEAVE_LUA, REPLACE_LUA
 
 
-class GameStore(StoreConnection):
+class GameStore(StorePart):
     """Async access to the games in one Redis (or Redis Cluster)."""
 
     _commit = RegisteredScript(COMMIT_LUA)
@@ -58,7 +58,7 @@ class GameStore(StoreConnection):
     _replace = RegisteredScript(REPLACE_LUA)
 
     def ttl_for(self, status: str) -> int:
-        return self.finished_ttl if status == STATUS_FINISHED else self.abandoned_ttl
+        return self.connection.finished_ttl if status == STATUS_FINISHED else self.connection.abandoned_ttl
 
     async def create(self, record: GameRecord, events: Sequence[str]) -> bool:
         """Write a new game and the events of its first deal (version ``record.version``).
@@ -66,7 +66,7 @@ class GameStore(StoreConnection):
         Returns False, writing nothing, when a game with this id already exists.
         """
         fields = [item for pair in record.to_hash().items() for item in pair]
-        created = await self._write(
+        created = await self.connection._write(
             self._create,
             keys=[game_key(record.id), events_key(record.id)],
             args=[str(self.ttl_for(record.status)), str(record.version), *fields, "--", *events],
@@ -91,7 +91,7 @@ class GameStore(StoreConnection):
         async with self.r.pipeline(transaction=True) as pipe:
             pipe.zadd(OPEN_INDEX, {gid: created_at})
             pipe.zremrangebyscore(OPEN_INDEX, "-inf", self._stale_open())
-            pipe.expire(OPEN_INDEX, self.abandoned_ttl)
+            pipe.expire(OPEN_INDEX, self.connection.abandoned_ttl)
             await pipe.execute()
 
     async def load(self, gid: str) -> GameRecord | None:
@@ -127,7 +127,7 @@ class GameStore(StoreConnection):
         ``notify_account``)."""
         idem = idem_key(gid, *idempotency) if idempotency is not None else game_key(gid)
         keys = [game_key(gid), events_key(gid), log_key(gid), idem]
-        notified = notice is not None and not self.cluster
+        notified = notice is not None and not self.connection.cluster
         if notified:
             assert notice is not None
             keys += list(account_keys(notice[0]))
@@ -137,18 +137,18 @@ class GameStore(StoreConnection):
             status,
             repr(time.time()),
             str(self.ttl_for(status)),
-            str(self.idempotency_ttl),
+            str(self.connection.idempotency_ttl),
             idempotent_result if idempotency is not None else "",
             log_entry or "",
             "" if seat is None else str(seat),
             credential if seat is not None else "",
             notice[1] if notified and notice is not None else "",
             str(BOT_NOTICES_MAXLEN),
-            str(self.game_lifetime),
+            str(self.connection.game_lifetime),
             "" if to_act is None else str(to_act),
             *events,
         ]
-        reply = await self._write(self._commit, keys=keys, args=args)
+        reply = await self.connection._write(self._commit, keys=keys, args=args)
         outcome, value = reply[0], reply[1]
         if outcome == "ok":
             if status == STATUS_FINISHED:
@@ -193,7 +193,7 @@ class GameStore(StoreConnection):
                 *start.client_seeds,
                 *start.events,
             ]
-        outcome, value = await self._write(
+        outcome, value = await self.connection._write(
             self._join,
             keys=[game_key(gid), events_key(gid)],
             args=[
@@ -201,7 +201,7 @@ class GameStore(StoreConnection):
                 token_hash,
                 name,
                 repr(time.time()),
-                str(self.abandoned_ttl),
+                str(self.connection.abandoned_ttl),
                 reservation,
                 owner,
                 client_seed,
@@ -253,12 +253,12 @@ class GameStore(StoreConnection):
 
     async def events(self, gid: str, after: str = "0-0", count: int = 1000) -> list[StreamEvent]:
         """The events after stream id ``after`` (exclusive), oldest first."""
-        entries = await self._entries_after(events_key(gid), after, count)
+        entries = await self.connection._entries_after(events_key(gid), after, count)
         return [StreamEvent.from_entry(*entry) for entry in entries]
 
     async def wait_events(self, gid: str, after: str, block_ms: int, count: int = 1000) -> list[StreamEvent]:
         """Block up to ``block_ms`` for events after ``after``; [] on timeout."""
-        entries = await self._entries_after(events_key(gid), after, count, block_ms)
+        entries = await self.connection._entries_after(events_key(gid), after, count, block_ms)
         return [StreamEvent.from_entry(*entry) for entry in entries]
 
     async def log(self, gid: str) -> list[Any]:
@@ -320,7 +320,7 @@ class GameStore(StoreConnection):
 
     def _stale_open(self) -> str:
         """The score (exclusive) below which an open index entry is older than a game can live unplayed."""
-        return f"({time.time() - self.abandoned_ttl!r}"
+        return f"({time.time() - self.connection.abandoned_ttl!r}"
 
     async def ttl(self, gid: str) -> int:
         return int(await self.r.ttl(game_key(gid)))

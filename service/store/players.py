@@ -21,7 +21,7 @@ import json
 import time
 from typing import Any
 
-from service.store.connection import RegisteredScript, StoreConnection
+from service.store.connection import RegisteredScript, StorePart
 from service.store.keys import (
     GAME_ID,
     game_key,
@@ -141,7 +141,7 @@ GAME_FIELDS = ("game", "players", "status", "version", "to_act", "updated_at", "
 """What a player's list of games reads of each game (never its state): enough to sort and show it."""
 
 
-class PlayerStore(StoreConnection):
+class PlayerStore(StorePart):
     """Async access to the players in one Redis (or Redis Cluster)."""
 
     _load_player = RegisteredScript(LOAD_PLAYER_LUA)
@@ -271,7 +271,9 @@ class PlayerStore(StoreConnection):
                 if later:
                     pipe.zadd(key, later, xx=True)
                 await pipe.execute()
-        await self._add_seat(keys=[key, player_key(pid)], args=[gid, repr(now + self.abandoned_ttl)])
+        await self._add_seat(
+            keys=[key, player_key(pid)], args=[gid, repr(now + self.connection.abandoned_ttl)]
+        )
 
     async def player_seat_game_ids(self, pid: str) -> list[str]:
         """Every game of the seats index (each a game the player sat in, that may still exist)."""

@@ -26,7 +26,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from service.store.connection import RegisteredScript, StoreConnection
+from service.store.connection import RegisteredScript, StorePart
 
 BOARDS = ("people", "bots")
 REPEAT_WINDOW = 24 * 3600
@@ -90,7 +90,7 @@ return 1
 """
 
 
-class RatingStore(StoreConnection):
+class RatingStore(StorePart):
     """Async access to the ratings, their histories and the ladders."""
 
     _rate = RegisteredScript(RATE_LUA)
@@ -111,7 +111,9 @@ class RatingStore(StoreConnection):
     async def claim_rating(self, gid: str) -> bool:
         """True for the one finish of ``gid`` that rates it (SET NX); False for any retry after it."""
         return bool(
-            await self.r.set(rated_marker_key(gid), "1", nx=True, ex=self.game_lifetime + REPEAT_WINDOW)
+            await self.r.set(
+                rated_marker_key(gid), "1", nx=True, ex=self.connection.game_lifetime + REPEAT_WINDOW
+            )
         )
 
     async def count_group_match(self, kind: str, accounts: Sequence[str]) -> int:

@@ -135,7 +135,7 @@ def _fold_script(store: GameStore) -> Any:
     """The fold, retried while a Cluster slot migration refuses it (service/store/migration.py)."""
     script = getattr(store, "_fold", None)
     if script is None:
-        script = store._fold = SettlingScript(store.r.register_script(FOLD_LUA), store)  # type: ignore[attr-defined]
+        script = store._fold = SettlingScript(store.r.register_script(FOLD_LUA), store.connection)  # type: ignore[attr-defined]
     return script
 
 

@@ -13,11 +13,11 @@ import secrets
 import time
 from typing import Any
 
-from service.store.connection import StoreConnection
+from service.store.connection import StorePart
 from service.store.keys import GAME_ID, tournament_creator_key, tournament_key, tournament_lock_key
 
 
-class TournamentStore(StoreConnection):
+class TournamentStore(StorePart):
     """Async access to the tournaments' records."""
 
     async def save_tournament(self, tid: str, record: dict[str, Any], ttl: int) -> None:

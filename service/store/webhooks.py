@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from schema.webhooks import EVENT_TYPES
-from service.store.connection import RegisteredScript, StoreConnection
+from service.store.connection import RegisteredScript, StorePart
 from service.store.keys import (
     WEBHOOK_DEAD,
     WEBHOOK_ID,
@@ -151,7 +151,7 @@ def _page(entries: list[tuple[str, dict[str, str]]], limit: int) -> tuple[list[t
     return shown, shown[-1][0] if len(entries) > limit else None
 
 
-class WebhookStore(StoreConnection):
+class WebhookStore(StorePart):
     """Async access to the webhook endpoints, their logs and the dead letters."""
 
     _register_webhook = RegisteredScript(REGISTER_LUA)

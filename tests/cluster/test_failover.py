@@ -107,10 +107,10 @@ def test_the_store_waits_for_a_replica_only_where_one_is_connected(settings: Set
             settings.redis_url or "", 60, 60, 60, cluster=True, wait_replicas=1, wait_ms=200
         )
         try:
-            node, replicas = await store._master_of(game_key("some-game"))
+            node, replicas = await store.connection._master_of(game_key("some-game"))
             assert replicas == 1
-            store._replicas_seen[node.name] = (time.monotonic(), 0)
-            node, replicas = await store._master_of(game_key("some-game"))
+            store.connection._replicas_seen[node.name] = (time.monotonic(), 0)
+            node, replicas = await store.connection._master_of(game_key("some-game"))
             assert replicas == 0
         finally:
             await store.close()

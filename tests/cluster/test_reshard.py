@@ -40,7 +40,7 @@ from reshard_drill import (
 from service.base.counters import REDIS_ERRORS
 from service.runtime.embedded_redis import EmbeddedRedisError
 from service.store import Store
-from service.store.connection import RegisteredScript, StoreConnection
+from service.store.connection import RegisteredScript, StoreConnection, StorePart
 from service.store.faults import store_fault
 from service.store.keys import events_key, game_key, log_key
 from service.store.retention import fold_log, read_log
@@ -141,9 +141,11 @@ def settle_later(cluster: EmbeddedCluster, split: Split, after: float) -> thread
 
 async def commit_next(store: Store, gid: str) -> int:
     """The store's compare-and-set of one more version of the game (its state unchanged)."""
-    record = await store.load(gid)
+    record = await store.games.load(gid)
     assert record is not None
-    result = await store.commit(gid, record.version, record.state, "active", ['{"type":"drill"}'], "[0,0,{}]")
+    result = await store.games.commit(
+        gid, record.version, record.state, "active", ['{"type":"drill"}'], "[0,0,{}]"
+    )
     return result.version
 
 
@@ -163,7 +165,7 @@ def test_a_write_whose_keys_are_split_between_two_masters_waits_for_the_slot_to_
     async def check() -> None:
         impatient, patient = store_of(cluster, 300), store_of(cluster, 15_000)
         try:
-            version = (await patient.load(gid)).version  # type: ignore[union-attr]
+            version = (await patient.games.load(gid)).version  # type: ignore[union-attr]
             with split_slot(cluster, gid, lambda key: key == events_key(gid)) as split:
                 with pytest.raises(rx.RedisError) as refused:
                     await commit_next(impatient, gid)
@@ -173,7 +175,7 @@ def test_a_write_whose_keys_are_split_between_two_masters_waits_for_the_slot_to_
                 settled = settle_later(cluster, split, 0.8)
                 assert await commit_next(patient, gid) == version + 1
                 settled.join()
-            assert (await patient.load(gid)).version == version + 1  # type: ignore[union-attr]
+            assert (await patient.games.load(gid)).version == version + 1  # type: ignore[union-attr]
         finally:
             await impatient.close()
             await patient.close()
@@ -197,9 +199,9 @@ def test_a_command_redirected_to_a_master_no_client_knew_is_followed(drill: Dril
                 assert (
                     split.target.port == newest_master(drill).port or split.source.port == split.target.port
                 )
-                record = await store.load(gid)
+                record = await store.games.load(gid)
                 assert record is not None and record.status == "active"
-                assert await store.claim_rematch(gid, "r1") == "r1"  # a script, run on the new master
+                assert await store.games.claim_rematch(gid, "r1") == "r1"  # a script, run on the new master
                 settled = settle_later(cluster, split, 0.8)
                 assert await commit_next(store, gid) == record.version + 1
                 settled.join()
@@ -218,12 +220,12 @@ def test_a_write_sent_where_the_slot_was_follows_it_after_moved(drill: DrillServ
     async def check() -> None:
         store = store_of(cluster, 5_000)
         try:
-            record = await store.load(gid)
+            record = await store.games.load(gid)
             assert record is not None
-            node, _ = await store._master_of(game_key(gid))  # the slot map read now
+            node, _ = await store.connection._master_of(game_key(gid))  # the slot map read now
             move_game_slot(cluster, gid, RunReport(), 0.0)
             assert cluster.slot_owner(slot_of(gid)).port != int(node.port)
-            result = await store.commit(gid, record.version, record.state, "active", [], "[0,0,{}]")
+            result = await store.games.commit(gid, record.version, record.state, "active", [], "[0,0,{}]")
             assert result.version == record.version + 1
         finally:
             await store.close()
@@ -231,7 +233,7 @@ def test_a_write_sent_where_the_slot_was_follows_it_after_moved(drill: DrillServ
     asyncio.run(check())
 
 
-class _Rewriter(StoreConnection):
+class _Rewriter(StorePart):
     """A script that empties a key and writes it again, as the quotas' pruning scripts can."""
 
     rewrite = RegisteredScript("redis.call('DEL', KEYS[1]) redis.call('SET', KEYS[1], ARGV[1]) return 1")
@@ -251,11 +253,13 @@ def test_a_script_refused_for_a_non_local_key_is_tried_again(drill: DrillService
     before = refusals()
 
     async def check() -> Any:
-        store = _Rewriter.from_url(cluster.url, 60, 60, 60, cluster=True, migration_wait_ms=5_000)
+        store = _Rewriter(
+            StoreConnection.from_url(cluster.url, 60, 60, 60, cluster=True, migration_wait_ms=5_000)
+        )
         try:
             return await store.rewrite(keys=[key], args=["after"])
         finally:
-            await store.close()
+            await store.connection.close()
 
     try:
         assert asyncio.run(check()) == 1
@@ -277,12 +281,12 @@ def test_the_log_fold_keeps_every_move_mid_migration(drill: DrillService) -> Non
     async def check() -> None:
         store = store_of(cluster, 5_000)
         try:
-            moves = await read_log(store, gid)
+            moves = await read_log(store.games, gid)
             assert len(moves) == 6
             with split_slot(cluster, gid, lambda _key: False):  # MIGRATING, every key still here
-                assert await fold_log(store, gid, whole=False)
-                assert await read_log(store, gid) == moves
-            assert await read_log(store, gid) == moves
+                assert await fold_log(store.games, gid, whole=False)
+                assert await read_log(store.games, gid) == moves
+            assert await read_log(store.games, gid) == moves
             with cluster.cluster_client() as client:
                 assert client.llen(log_key(gid)) == 1  # one chunk
                 assert client.ttl(log_key(gid)) > 0

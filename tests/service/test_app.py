@@ -8,7 +8,7 @@ from starlette.testclient import TestClient
 from service.api.app import create_app
 from service.base.settings import Settings
 from service.runtime.embedded_redis import free_port
-from service.store import Store
+from service.store import GameStore
 
 
 def test_healthz_answers_without_redis(client: TestClient) -> None:
@@ -79,10 +79,10 @@ def test_the_app_refuses_to_start_without_redis_url() -> None:
 def test_an_unexpected_failure_is_a_500_problem_that_reveals_nothing(
     client: TestClient, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    async def broken(self: Store, gid: str) -> None:
+    async def broken(self: GameStore, gid: str) -> None:
         raise RuntimeError("secret internals")
 
-    monkeypatch.setattr(Store, "load", broken)
+    monkeypatch.setattr(GameStore, "load", broken)
     with TestClient(client.app, raise_server_exceptions=False) as plain:
         response = plain.get("/v1/games/abc")
     assert response.status_code == 500

@@ -245,7 +245,7 @@ def test_a_deleted_bots_running_seat_is_played_out_by_a_bot(
     assert table.game()["status"] == "active"  # other games are untouched
     store = client.app.state.store  # type: ignore[attr-defined]
     assert client.portal is not None
-    client.portal.call(store.notify_account, bot["bot_id"], {"type": "your_turn", "game_id": gid})
+    client.portal.call(store.bots.notify_account, bot["bot_id"], {"type": "your_turn", "game_id": gid})
     assert not redis_client.exists(bot_turns_key(bot["bot_id"]))  # no stream is made for a deleted bot
 
 

@@ -223,11 +223,11 @@ def test_the_join_script_refuses_a_start_computed_from_stale_seeds(
         try:
             for start in (None, GameStart("{}", ["c0", "STALE", "c2", "d"], ["{}"])):
                 try:
-                    await store.join(gid, 3, "h", "late", client_seed="d", start=start)
+                    await store.games.join(gid, 3, "h", "late", client_seed="d", start=start)
                 except StartChanged:
                     continue
                 raise AssertionError("a start from other seeds was written")
-            record = await store.load(gid)
+            record = await store.games.load(gid)
             assert record is not None and record.status == "waiting" and record.seats[3].is_open
         finally:
             await store.close()

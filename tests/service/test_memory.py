@@ -289,13 +289,13 @@ def test_while_a_match_runs_each_folding_compresses_only_its_last_moves(redis_ur
             for chunk in range(3):
                 await store.r.rpush(key, *moves[chunk * 16 : (chunk + 1) * 16])
                 before = await store.r.lrange(key, 0, -1)
-                assert await retention.fold_log(store, "g", whole=False)
+                assert await retention.fold_log(store.games, "g", whole=False)
                 after = await store.r.lrange(key, 0, -1)
                 assert after[:chunk] == before[:chunk]  # the earlier chunks untouched
                 assert len(after) == chunk + 1 and all(e.startswith(retention.CHUNK_PREFIX) for e in after)
-            assert not await retention.fold_log(store, "g", whole=False)  # nothing plain left
+            assert not await retention.fold_log(store.games, "g", whole=False)  # nothing plain left
             await store.r.rpush(key, moves[48])
-            assert await retention.fold_log(store, "g", whole=True)
+            assert await retention.fold_log(store.games, "g", whole=True)
             whole = await store.r.lrange(key, 0, -1)
             assert len(whole) == 1
             assert [m["version"] for m in retention.decode_log(whole)] == list(range(1, 50))

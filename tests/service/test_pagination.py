@@ -137,11 +137,11 @@ def test_games_created_at_the_same_instant_page_by_id(redis_url: str) -> None:
                     id=gid, game="rough", players=4, options={}, seed="00", version=0, state="{}",
                     status="waiting", seats=[Seat(kind="open") for _ in range(4)], created_at=at,
                 )  # fmt: skip
-                assert await store.create(record, [])
+                assert await store.games.create(record, [])
             seen: list[str] = []
             after = None
             for _ in range(10):  # 12 games, 3 a page
-                page = await store.open_page(3, after)
+                page = await store.games.open_page(3, after)
                 seen += [r.id for r in page.records]
                 if page.next is None:
                     break

@@ -341,7 +341,10 @@ def test_an_invitation_expires(client: TestClient) -> None:
         "from_player": "",
         "expires_at": time.time() - 1,
     }
-    assert client.portal.call(store.put_invitation, friend["player_id"], "old", past, 10, 3) == ("new", "old")
+    assert client.portal.call(store.players.put_invitation, friend["player_id"], "old", past, 10, 3) == (
+        "new",
+        "old",
+    )
     assert client.get("/v1/me/invitations", headers=auth(friend["token"])).json()["invitations"] == []
     late = client.post("/v1/me/invitations/old/accept", json={}, headers=auth(friend["token"]))
     assert late.status_code == 404 and late.json()["code"] == "invitation_not_found"

@@ -272,7 +272,7 @@ def _populate(settings: Settings, n: int) -> list[str]:
                     "matches": str(i % 12),
                 }
                 writes.append(RatingWrite(f"player:p{i}", "rough", fields, {}, "people", value))
-            await store.write_ratings(writes, 10)
+            await store.ratings.write_ratings(writes, 10)
         finally:
             await store.close()
         return [w.account for w in writes]

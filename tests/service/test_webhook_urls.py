@@ -376,7 +376,7 @@ def test_the_worker_refuses_an_endpoint_stored_under_the_older_rule(
     )
     assert client.portal is not None
     store = client.app.state.games.store  # type: ignore[attr-defined]
-    assert client.portal.call(functools.partial(store.add_webhook, endpoint, 10))
+    assert client.portal.call(functools.partial(store.webhooks.add_webhook, endpoint, 10))
     webhook_worker()
     mid = emit(client, "your_turn", TURN)
     log = wait_for(lambda: log_of(client, endpoint.id), "the refused attempt")

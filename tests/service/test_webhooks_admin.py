@@ -300,8 +300,12 @@ def test_the_log_and_the_dead_letters_come_a_page_at_a_time_newest_first(
     assert client.portal is not None
     for attempt in range(1, 6):
         message = WebhookMessage(wid, f"msg_{attempt}", "your_turn", body)
-        client.portal.call(functools.partial(store.log_delivery, message, attempt, 500, None, 12, 100))
-        client.portal.call(functools.partial(store.add_dead_letter, message, attempt, "status 500", 100))
+        client.portal.call(
+            functools.partial(store.webhooks.log_delivery, message, attempt, 500, None, 12, 100)
+        )
+        client.portal.call(
+            functools.partial(store.webhooks.add_dead_letter, message, attempt, "status 500", 100)
+        )
     admin = admin_headers(client)
     for path, key in (
         (f"/v1/admin/webhooks/{wid}/deliveries", "deliveries"),

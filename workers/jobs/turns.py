@@ -120,7 +120,7 @@ class Runtime:
 
     def bot_turn(self, game_id: str) -> tuple[int, str] | None:
         """The game's version and the bot level to act now; None: over, gone, or a human to act."""
-        record = self.loop.run_until_complete(self.store.load(game_id))
+        record = self.loop.run_until_complete(self.store.games.load(game_id))
         return None if record is None else bot_to_act(self.games, record)
 
 
@@ -156,7 +156,7 @@ def runtime() -> Runtime:
 
 async def _play_turn(rt: Runtime, game_id: str, version: int, timer: bool = False) -> str:
     store, games, settings = rt.store, rt.games, rt.settings
-    record = await store.load(game_id)
+    record = await store.games.load(game_id)
     if record is None or record.status != STATUS_ACTIVE:
         return "stale"
     if record.version != version:

@@ -51,7 +51,7 @@ def deliver(endpoint_id: str, message_id: str, event_type: str, body: str, attem
 
 async def _attempt(rt: Runtime, message: WebhookMessage, attempt: int) -> str:
     settings, store = rt.settings, rt.store
-    endpoint = await store.load_webhook(message.endpoint_id)
+    endpoint = await store.webhooks.load_webhook(message.endpoint_id)
     if endpoint is None:
         log.info("webhook_endpoint_gone", webhook_id=message.endpoint_id, message_id=message.message_id)
         return "endpoint_gone"
@@ -75,9 +75,9 @@ async def _attempt(rt: Runtime, message: WebhookMessage, attempt: int) -> str:
         delay = jittered(settings.webhook_retry_delays[attempt - 1])
         enqueue_delivery(rt.sync, settings, message, attempt + 1, delay)
     elif outcome in ("dead", "refused"):
-        await store.add_dead_letter(message, attempt, answer.summary, settings.webhook_dead_letters)
+        await store.webhooks.add_dead_letter(message, attempt, answer.summary, settings.webhook_dead_letters)
     duration_ms = round(seconds * 1000)
-    await store.log_delivery(
+    await store.webhooks.log_delivery(
         message, attempt, answer.status, answer.error, duration_ms, settings.webhook_log_size
     )
     observe_webhook_delivery(message.event_type, outcome, seconds)
