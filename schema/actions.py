@@ -1,5 +1,5 @@
 """The actions a seat sends, one JSON form each, exactly the engine's (docs/rules.md names the
-rules each enforces); shared by the requests (schema/bodies.py) and what the server shows
+rules each enforces); shared by the requests (schema/games.py) and what the server shows
 (schema/views/: the bids in a view, the legal actions)."""
 
 from __future__ import annotations

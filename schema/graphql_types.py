@@ -1,5 +1,5 @@
 # mypy: disable-error-code="untyped-decorator,arg-type,return-value,list-item,valid-type,no-any-return"
-"""Strawberry types of the GraphQL API: the same shapes as the REST models (``schema.bodies``)."""
+"""Strawberry types of the GraphQL API: the same shapes as the REST models (``schema.games``)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,8 @@ from typing import Annotated, Any
 import strawberry
 
 import engine
-from schema import bodies, views
+from schema import games as game_models
+from schema import views
 from schema.actions import Action
 from schema.graphql_models import (
     OPTIONS_OF_GAME,
@@ -69,7 +70,7 @@ class Game:
     rated: bool = strawberry.field(default=False, description="The match moves its accounts' ratings.")
 
     @classmethod
-    def of(cls, s: bodies.GameSummary) -> Game:
+    def of(cls, s: game_models.GameSummary) -> Game:
         return cls(
             id=strawberry.ID(s.id),
             game=s.game,
@@ -98,7 +99,7 @@ class GamePage:
     )
 
     @classmethod
-    def of(cls, page: bodies.GameList) -> GamePage:
+    def of(cls, page: game_models.GameList) -> GamePage:
         return cls(games=[Game.of(s) for s in page.games], next_cursor=page.next_cursor)
 
 
@@ -115,7 +116,7 @@ class View:
     )
 
     @classmethod
-    def of(cls, v: bodies.ViewResponse) -> View:
+    def of(cls, v: game_models.ViewResponse) -> View:
         return cls(
             game_id=strawberry.ID(v.game_id),
             version=v.version,
@@ -139,7 +140,7 @@ class NextTurn:
     legal_actions: list[LegalAction]
 
     @classmethod
-    def of(cls, n: bodies.NextTurn) -> NextTurn:
+    def of(cls, n: game_models.NextTurn) -> NextTurn:
         return cls(
             seat=n.seat,
             version=n.version,
@@ -157,7 +158,7 @@ class LegalActions:
     actions: list[LegalAction]
 
     @classmethod
-    def of(cls, la: bodies.LegalActionsResponse) -> LegalActions:
+    def of(cls, la: game_models.LegalActionsResponse) -> LegalActions:
         return cls(
             game_id=strawberry.ID(la.game_id),
             version=la.version,
@@ -220,7 +221,7 @@ class ActionResult:
     )
 
     @classmethod
-    def of(cls, r: bodies.ActionResponse, replayed: bool) -> ActionResult:
+    def of(cls, r: game_models.ActionResponse, replayed: bool) -> ActionResult:
         return cls(
             game_id=strawberry.ID(r.game_id),
             version=r.version,

@@ -9,8 +9,8 @@ from typing import Annotated, Literal
 from pydantic import BaseModel, ConfigDict, Field, RootModel
 
 from schema.actions import Model
-from schema.bodies import CLIENT_SEED
 from schema.display import DisplayText
+from schema.games import CLIENT_SEED
 from schema.views import LegalAction, StreamEnd, View
 
 LOCALE = r"^[a-z]{2,3}(-[A-Za-z0-9]{2,8})*$"

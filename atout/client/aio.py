@@ -18,7 +18,7 @@ from atout.client.errors import ConnectionLost, StreamResync, api_error
 from atout.client.framing import NDJSON, SSE, FrameReader, end_of, reconnect_delay
 from atout.client.retry import RetryPolicy, retryable
 from atout.client.session import Session
-from schema.bodies import (
+from schema.games import (
     ActionResponse,
     BotNotice,
     BotRegistered,

@@ -15,7 +15,7 @@ from urllib.parse import quote
 import httpx
 from pydantic import BaseModel, RootModel
 
-from schema.bodies import (
+from schema.games import (
     ActionRequest,
     ActionResponse,
     BotRegistered,

@@ -13,7 +13,7 @@ from typing import Any
 
 import httpx
 
-from schema.bodies import Problem
+from schema.games import Problem
 
 
 class AtoutError(Exception):

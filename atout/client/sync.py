@@ -19,7 +19,7 @@ from atout.client.errors import ApiError, ConnectionLost, StreamResync, api_erro
 from atout.client.framing import NDJSON, SSE, FrameReader, end_of, reconnect_delay
 from atout.client.retry import RetryPolicy, retryable
 from atout.client.session import Session
-from schema.bodies import (
+from schema.games import (
     ActionResponse,
     BotNotice,
     BotRegistered,

@@ -24,7 +24,7 @@ from typing import Any, TypeVar
 from atout.client import ApiError, Client, ConnectionLost, StreamResync
 from atout.runner.journal import Journal
 from atout.runner.state import RunnerState
-from schema.bodies import ActionResponse, BotNotice, BotStatus
+from schema.games import ActionResponse, BotNotice, BotStatus
 from workers.arena import Bot
 
 T = TypeVar("T")

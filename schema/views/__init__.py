@@ -18,7 +18,7 @@ One module per concern, so that a reader finds a model by its file's name:
 - ``events``: one model per event ``type`` (``EventOfMove``, ``EVENT_BODIES``);
 - ``stream``: the events as a stream carries them (``StreamEvent``, ``StreamFrame``, ``StreamEnd``).
 
-This package gives the unions and families the bodies (schema/bodies.py), the GraphQL types and the
+This package gives the unions and families the bodies (schema/games.py), the GraphQL types and the
 tests use, and ``View``, the three games' views in one union; a single model is imported from its
 module.
 """

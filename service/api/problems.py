@@ -102,7 +102,7 @@ def validation_message(error: ErrorDetails) -> Text:
     return Text.verbatim(error["msg"])
 
 
-# service.base.french.validation says these four as schema.bodies.unsafe_character names them
+# service.base.french.validation says these four as schema.games.unsafe_character names them
 UNSAFE_KINDS = {
     "a bidirectional control": Text("a bidirectional control"),
     "a control character": Text("a control character"),
@@ -116,7 +116,7 @@ _UNSAFE_REASON = re.compile(r"(?P<kind>.+) \(U\+(?P<point>[0-9A-F]{4,6})\) at po
 
 def unsafe_message(reason: str) -> Text:
     """The refusal of a display name, "must not contain <reason>", from the English reason of
-    ``schema.bodies.unsafe_character``: its four kinds of character are read back, so that the whole
+    ``schema.games.unsafe_character``: its four kinds of character are read back, so that the whole
     reason is said in French too."""
     found = _UNSAFE_REASON.fullmatch(reason)
     if found is None or found["kind"] not in UNSAFE_KINDS:

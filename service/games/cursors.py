@@ -14,12 +14,13 @@ import json
 import math
 import re
 
+from schema.pages import MAX_CURSOR
 from service.base.problems import ProblemError
 from service.store.keys import GAME_ID
 from service.store.records import ListPosition
 
 PREFIX = "o1."  # names this form of cursor
-MAX_LENGTH = 200  # far above any cursor this module writes (about 60 characters)
+MAX_LENGTH = MAX_CURSOR  # the page model's bound (schema.pages): far above any cursor written here (~60)
 
 
 def encode_cursor(position: ListPosition) -> str:

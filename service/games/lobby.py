@@ -9,7 +9,7 @@ import time
 from typing import Any
 
 import engine
-from schema.bodies import (
+from schema.games import (
     GameList,
     GameSummary,
     NewGame,

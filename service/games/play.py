@@ -19,7 +19,7 @@ from typing import Any
 import orjson
 
 import engine
-from schema.bodies import (
+from schema.games import (
     ActionRequest,
     ActionResponse,
     HandRecord,

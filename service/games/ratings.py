@@ -46,7 +46,8 @@ from openskill.models import PlackettLuce
 
 import engine
 from schema import ratings as answers
-from schema.bodies import NewGame
+from schema.games import NewGame
+from schema.pages import MAX_CURSOR
 from service.base.problems import ProblemError
 from service.base.settings import Settings
 from service.base.texts import Text
@@ -60,7 +61,6 @@ MODEL = PlackettLuce()  # openskill's defaults: mu 25, sigma 25/3, beta 25/6
 ACCOUNT_ID = re.compile(r"^(player|bot|builtin):[A-Za-z0-9_-]{1,64}$")
 CURSOR_PREFIX = "l1."
 RATE_ATTEMPTS = 5  # writes of one account's new rating while its rating keeps moving under it
-MAX_CURSOR = 200
 
 
 def seat_account(kind: str, owner: str) -> str:

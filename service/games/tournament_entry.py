@@ -21,7 +21,7 @@ from service.base.texts import Text
 from service.games.core import GameCore
 from workers import tournament as t
 
-SEAT_NAME_MAX = 40  # the display-name rule's length (schema.bodies.RegisterBotRequest.name)
+SEAT_NAME_MAX = 40  # the display-name rule's length (schema.games.RegisterBotRequest.name)
 
 
 def checked_rounds(request: CreateTournamentRequest, creator: str, settings: Settings) -> int:

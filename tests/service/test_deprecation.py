@@ -14,7 +14,7 @@ from starlette.routing import Route
 from starlette.testclient import TestClient
 from svc_helpers import auth, create, seated
 
-from schema.bodies import GameSummary
+from schema.games import GameSummary
 from service.api.app import create_app
 from service.api.rest import OPS, openapi, routing
 from service.api.rest.deprecation import MINIMUM_NOTICE, Deprecation

@@ -19,7 +19,7 @@ from svc_helpers import FAST_OPTIONS, atout_verify, seated
 
 import engine
 from engine import fair
-from schema.bodies import LogResponse
+from schema.games import LogResponse
 from service.api.rest import openapi_document
 
 DISAGREE = "the log's seed and key disagree"

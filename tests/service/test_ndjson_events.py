@@ -12,7 +12,7 @@ from typing import Any
 from starlette.testclient import TestClient
 from svc_helpers import auth, fill, seated
 
-from schema.bodies import GameEvent
+from schema.games import GameEvent
 from service.api.app import create_app
 from service.base.settings import Settings
 

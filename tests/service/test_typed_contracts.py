@@ -18,7 +18,7 @@ from starlette.testclient import TestClient
 from svc_helpers import auth, fill, seated
 
 import engine
-from schema.bodies import (
+from schema.games import (
     ActionResponse,
     BotStreamFrame,
     GameEvent,

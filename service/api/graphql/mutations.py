@@ -18,7 +18,7 @@ from pydantic import ValidationError
 from strawberry.types import Info
 
 from schema import graphql_types as t
-from schema.bodies import CLIENT_SEED, ActionRequest, CreateGameRequest
+from schema.games import CLIENT_SEED, ActionRequest, CreateGameRequest
 from schema.graphql_models import NoAction, action_of, camel, given, options_of
 from service.api.graphql.context import client_of, games_of, guarded, token_of
 from service.api.graphql.players import (
@@ -42,7 +42,7 @@ from service.games.play import key_fits
 
 
 def check_client_seed(client_seed: str) -> None:
-    """The REST rule for a client seed (``schema.bodies.CLIENT_SEED``), as a GraphQL error."""
+    """The REST rule for a client seed (``schema.games.CLIENT_SEED``), as a GraphQL error."""
     if len(client_seed) > 64 or not re.fullmatch(CLIENT_SEED, client_seed):
         raise problem_error(
             ProblemError("invalid_request", "clientSeed is at most 64 printable ASCII characters.")

@@ -6,7 +6,7 @@ from __future__ import annotations
 from starlette.requests import Request
 from starlette.responses import Response
 
-from schema.bodies import BotRegistered, BotSeat, BotStatus, RegisterBotRequest
+from schema.games import BotRegistered, BotSeat, BotStatus, RegisterBotRequest
 from service.api.ratelimit import Client, rate_limit
 from service.api.rest.requests import bearer, games_of, ok, parse_body
 

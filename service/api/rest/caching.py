@@ -22,7 +22,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 
 import engine
-from schema.bodies import GameSummary, LegalActionsResponse, LogResponse, RulesResponse, ViewResponse
+from schema.games import GameSummary, LegalActionsResponse, LogResponse, RulesResponse, ViewResponse
 from service.games import Caller
 from service.store.records import GameRecord
 

@@ -13,7 +13,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 
 import engine
-from schema.bodies import (
+from schema.games import (
     ActionRequest,
     CreateGameRequest,
     CreateGameResponse,

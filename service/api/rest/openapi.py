@@ -15,7 +15,7 @@ from pydantic.json_schema import JsonSchemaMode, JsonSchemaValue, models_json_sc
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
-from schema.bodies import Problem
+from schema.games import Problem
 from service.api.rest.endpoints import OPS
 from service.api.rest.headers import HEADERS, IF_NONE_MATCH, NOT_MODIFIED, answer_headers
 from service.api.rest.operation import EVERY_OPERATION, ID_SCHEMA, PATH_PARAM, Op, not_found_code

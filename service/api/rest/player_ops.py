@@ -4,7 +4,7 @@ invitations, and the players they block."""
 
 from __future__ import annotations
 
-from schema.bodies import JoinResponse
+from schema.games import JoinResponse
 from schema.pages import TopPage
 from schema.players import (
     AcceptInvitationRequest,

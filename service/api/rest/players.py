@@ -7,7 +7,7 @@ from __future__ import annotations
 from starlette.requests import Request
 from starlette.responses import Response
 
-from schema.bodies import JoinResponse
+from schema.games import JoinResponse
 from schema.pages import TopPage
 from schema.players import (
     AcceptInvitationRequest,

@@ -7,7 +7,7 @@ the bots' endpoints (:data:`GAME_OPS`)."""
 
 from __future__ import annotations
 
-from schema.bodies import (
+from schema.games import (
     ActionRequest,
     ActionResponse,
     BotRegistered,

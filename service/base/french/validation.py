@@ -1,6 +1,6 @@
 """French of pydantic's validation messages, keyed by error type (``pydantic:<type>``) and filled from
 the error's context (pydantic's own message templates name the same fields), and of the phrases
-that say why a display name was refused (``schema.bodies.unsafe_character``).
+that say why a display name was refused (``schema.games.unsafe_character``).
 
 Only the types a request of this API can meet are here; any other is quoted in pydantic's English
 (``service.api.problems.validation_message``)."""
@@ -47,7 +47,7 @@ _BY_TYPE = {
 
 VALIDATION: dict[str, str] = {
     **{VALIDATION_KEY + kind: french for kind, french in _BY_TYPE.items()},
-    # a display name refused (schema.bodies.unsafe_character, service.api.problems.unsafe_message)
+    # a display name refused (schema.games.unsafe_character, service.api.problems.unsafe_message)
     "must not contain {reason}": "ne doit pas contenir {reason}",
     "{kind} (U+{point}) at position {position}": "{kind} (U+{point}) à la position {position}",
     "a bidirectional control": "une commande bidirectionnelle",
