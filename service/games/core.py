@@ -10,6 +10,7 @@ The concerns themselves live in one module each (Nakama's ``core_<concern>`` spl
 from __future__ import annotations
 
 import hmac
+import re
 import secrets
 from collections import OrderedDict
 from collections.abc import Awaitable, Callable, Sequence
@@ -86,6 +87,26 @@ def wrong_seat(held: int, claimed: int) -> ProblemError:
         Text("Your token is for seat {seat}, not seat {claimed}.", seat=held, claimed=claimed),
         token_seat=held,
     )
+
+
+ID = re.compile(r"[A-Za-z0-9_-]{1,64}")
+"""Every id this server gives (games, bots, tournaments, invitations, webhooks, dead letters): at most 64
+URL-safe characters."""
+
+
+def check_id(name: str, value: str, code: str) -> None:
+    """404 ``code`` (the resource's own: ``game_not_found`` …) for a ``value`` no id of this server can
+    be, before any store key is built from it, whichever transport sent it; the detail quotes at most
+    64 of its characters."""
+    if not ID.fullmatch(value):
+        raise ProblemError(
+            code,
+            Text(
+                "{name} {value!r} is not an id this server gives (1 to 64 letters, digits, - or _).",
+                name=name,
+                value=value[:64],
+            ),
+        )
 
 
 def new_game_id() -> str:
@@ -217,6 +238,7 @@ class GameCore:
         return None
 
     async def get(self, gid: str) -> GameRecord:
+        check_id("game_id", gid, "game_not_found")
         record = await self.store.games.load(gid)
         if record is None:
             self._records.pop(gid, None)

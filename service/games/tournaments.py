@@ -50,7 +50,7 @@ from schema.tournaments import CreateTournamentRequest, Tournament
 from service.base.problems import ProblemError
 from service.base.texts import Text
 from service.games import quotas
-from service.games.core import GameCore, engine_problem, new_game_id, your_turn
+from service.games.core import GameCore, check_id, engine_problem, new_game_id, your_turn
 from service.games.events import stream_cursor
 from service.games.tournament_entry import bot_or_forbidden, checked_entrants, checked_rounds, seat_name
 from service.games.tournament_views import (
@@ -206,6 +206,7 @@ class Tournaments(GameCore):
         await self.store.bots.notify_account(owner, {"tournament_id": record["id"], **event})
 
     async def _load(self, tid: str) -> dict[str, Any]:
+        check_id("tournament_id", tid, "tournament_not_found")
         record = await self.store.tournaments.load_tournament(tid)
         if record is None:
             raise ProblemError(

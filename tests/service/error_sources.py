@@ -24,7 +24,7 @@ PASS_THROUGH = {
     ("service/api/graphql/subscriptions.py", "stream_slot"): "a ProblemError re-raised with retry_after",
     ("service/api/graphql/subscriptions.py", "lagged_error"): "a StreamGap's code and Text",
     ("service/base/problems.py", "__init__"): "a plain detail, scanned where its ProblemError is raised",
-    ("service/api/rest/operation.py", "check_path_ids"): "the path id's resource's 404 code (not_found_code)",
+    ("service/games/core.py", "check_id"): "the resource's 404 code, given by each caller",
 }
 
 

@@ -51,3 +51,15 @@ def test_a_path_id_that_no_id_can_be_is_404_with_its_resources_code(
 def test_a_well_formed_unknown_id_still_gets_its_own_code(client: TestClient) -> None:
     response = client.get("/v1/games/NoSuchGame01")
     assert response.status_code == 404 and response.json()["code"] == "game_not_found"
+
+
+def test_graphql_reads_meet_the_same_games_layer_check(client: TestClient) -> None:
+    """The id check is the games layer's: GraphQL's ``game`` and ``tournament`` answer a 5,000-character
+    id as REST does, with the resource's code and a detail that quotes at most 64 characters of it."""
+    long = "x" * 5000
+    for field, code in (("game", "game_not_found"), ("tournament", "tournament_not_found")):
+        query = f"query($id: ID!) {{ {field}(id: $id) {{ id }} }}"
+        answer = client.post("/graphql", json={"query": query, "variables": {"id": long}}).json()
+        [error] = answer["errors"]
+        assert error["extensions"]["code"] == code
+        assert "is not an id this server gives" in error["message"] and len(error["message"]) < 300

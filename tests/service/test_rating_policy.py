@@ -51,8 +51,8 @@ def farm_settings(settings: Settings) -> Settings:
 def test_farming_fresh_guests_moves_an_established_rating_by_the_newcomer_weight_only(
     farm_settings: Settings, rng: random.Random
 ) -> None:
-    """ALL ratings: five established euchre accounts, then two of them meet three fresh guests: the two
-    move by 0.1 of openskill's change, the guests in full."""
+    """Five established euchre accounts, then two of them meet three fresh guests (ranked by final
+    score, E5-12): the two move by 0.1 of openskill's change, the guests in full."""
     with TestClient(create_app(farm_settings)) as client:
         regulars = [guest(client, f"r{i}") for i in range(5)]
         rated_table(client, "euchre5", [p["token"] for p in regulars]).play_random(rng)

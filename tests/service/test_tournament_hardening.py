@@ -257,6 +257,8 @@ def test_a_bot_accounts_name_becomes_a_seat_name_only_under_the_display_rule(
 def test_a_target_score_is_one_the_tournaments_game_takes(
     client: TestClient, game: str, target: int, status: int, code: str | None
 ) -> None:
+    """F5-14 and RG-15: a tournament's games take only their game's target scores (Le Rough 200-500,
+    Le 500 300-2000); another is refused at creation, never a tournament whose games cannot start."""
     body = {"game": game, "entrants": ["bot:random", "bot:heuristic"], "target_score": target}
     response = client.post("/v1/tournaments", json=body, headers=admin_headers(client))
     assert response.status_code == status, response.text

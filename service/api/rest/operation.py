@@ -15,8 +15,8 @@ from starlette.responses import Response
 
 from schema.pages import Page
 from service.api.rest.deprecation import Deprecation
-from service.base.problems import CODES, ProblemError
-from service.base.texts import Text
+from service.base.problems import CODES
+from service.games.core import ID, check_id
 from service.store.keys import RESUME_AFTER_PATTERN
 
 Endpoint = Callable[[Request], Awaitable[Response]]
@@ -24,7 +24,6 @@ Endpoint = Callable[[Request], Awaitable[Response]]
 
 
 PATH_PARAM = re.compile(r"\{(\w+)\}")
-ID = re.compile(r"[A-Za-z0-9_-]{1,64}")
 ID_SCHEMA: dict[str, Any] = {"type": "string", "pattern": f"^{ID.pattern}$", "minLength": 1, "maxLength": 64}
 """Every id the server gives (games, bots, tournaments, invitations, webhooks, dead letters) is at most
 64 URL-safe characters: a path id that is not is refused before any handler reads it (the contract
@@ -32,20 +31,12 @@ says so, and no store key is ever built from a client's megabyte)."""
 
 
 def check_path_ids(request: Request, names: tuple[str, ...]) -> None:
-    """A path id of ``names`` that no id of this server can be is answered as an unknown one: 404 with
-    the resource's own code (``game_id``: ``game_not_found``, ``webhook_id``: ``webhook_not_found`` …;
-    ``not_found`` where the resource has none), so a client handles both the same way."""
+    """A path id of ``names`` that no id of this server can be is answered as an unknown one, by the
+    games layer's own check (:func:`service.games.core.check_id`, which GraphQL's reads meet too): 404
+    with the resource's own code (``game_id``: ``game_not_found``, ``webhook_id``: ``webhook_not_found``
+    …; ``not_found`` where the resource has none), so a client handles both the same way."""
     for name in names:
-        value = str(request.path_params.get(name, ""))
-        if not ID.fullmatch(value):
-            raise ProblemError(
-                not_found_code(name),
-                Text(
-                    "{name} {value!r} is not an id this server gives (1 to 64 letters, digits, - or _).",
-                    name=name,
-                    value=value[:64],
-                ),
-            )
+        check_id(name, str(request.path_params.get(name, "")), not_found_code(name))
 
 
 def not_found_code(name: str) -> str:
