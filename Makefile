@@ -103,7 +103,7 @@ lint: $(STAMP)
 	$(VENV)/bin/lint-imports
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check engine
-	$(VENV)/bin/ruff format --check service schema atout workers/jobs bench tests/toolkit tests/service tests/browser tests/cluster tests/image tests/conftest.py
+	$(VENV)/bin/ruff format --check service schema atout workers/jobs bench tests/atout tests/service tests/browser tests/cluster tests/image tests/conftest.py
 
 typecheck: $(STAMP)
 	$(VENV)/bin/mypy engine

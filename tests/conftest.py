@@ -22,7 +22,7 @@ ROOT = Path(__file__).resolve().parent.parent
 
 SESSION_REDIS: list[EmbeddedRedis] = []
 
-AREAS = {"engine", "service", "workers", "browser", "cluster", "image", "k8s", "toolkit"}
+AREAS = {"engine", "service", "workers", "browser", "cluster", "image", "k8s", "atout"}
 CONTRACT_TOOLS = {"test_contract_tools.py", "test_generators.py", "test_web_fairness.py", "test_wheel.py"}
 ENGINE_CHECKS = {"test_fairness_spec.py", "test_standalone.py"}
 SERIAL = {
@@ -40,7 +40,7 @@ SERIAL = {
     # reproduced in one process): they stay here until that is understood.
     "tests/service/test_restore.py",
     "tests/service/test_upgrade_drill.py",
-    "tests/toolkit/test_runner.py",  # restarts `atout serve` mid-match, signals the runner
+    "tests/atout/test_runner.py",  # restarts `atout serve` mid-match, signals the runner
 }
 
 

@@ -4,7 +4,7 @@ Computed from what the seat sees and nothing else: the view ``engine.view(match,
 which is also the ``view`` of the API's answers (``GET /v1/games/{id}/view``, a bot stream's
 ``your_turn``, a move's ``next_turn``). :func:`observation` takes either the view itself or a whole
 answer holding it (``{"view": {...}, "legal_actions": [...]}``), so a policy trained on the engine
-plays the live service unchanged; tests/toolkit/test_learn_live.py checks both give the same
+plays the live service unchanged; tests/atout/test_learn_live.py checks both give the same
 vectors, and that hidden cards change nothing.
 
 Seats are *relative*: index 0 of every per-seat field is the observing seat, 1 the seat on its left
@@ -26,7 +26,7 @@ import engine
 from atout.learn.spaces import JSON, action_space, discard_count
 from engine.cards import CARD_OF
 from engine.tricks import trick_winner_index
-from workers.bots import common
+from workers.bots import seen as seen_cards
 
 Vector = npt.NDArray[np.float32]
 Mask = npt.NDArray[np.int8]
@@ -195,11 +195,11 @@ def observation(view_or_answer: JSON, picked: Sequence[str] = ()) -> Vector:
 
 
 def _tactics(w: _Writer, v: JSON) -> None:
-    """What the heuristic bot reasons with (workers.bots.common), from the same view: which of the
+    """What the heuristic bot reasons with (workers.bots.seen), from the same view: which of the
     seat's cards are trump, masters of their suit, or would win the trick; who is winning it."""
     if v["phase"] != "play":
         return
-    seen = common.from_view(v)
+    seen = seen_cards.from_view(v)
     table = seen.table
     if table is None:  # Le Rough before the taker's first lead names trump (RG-11)
         return
@@ -207,10 +207,10 @@ def _tactics(w: _Writer, v: JSON) -> None:
     for code, c in hand:
         if table.trump >> c & 1:
             w.cards("trumps", [code])
-        if common.is_boss(seen, table, c):
+        if seen_cards.is_boss(seen, table, c):
             w.cards("bosses", [code])
     if seen.trick:
-        winner, _ = common.winning(seen, table)
+        winner, _ = seen_cards.winning(seen, table)
         w.seat_one_hot("trick_winning", winner)
         for code, c in hand:
             if trick_winner_index([*seen.trick, c], table) == len(seen.trick):

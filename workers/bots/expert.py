@@ -33,10 +33,10 @@ from engine.cards import BIT, CODES, cards_of, codes_of, mask_of, suit_of
 from engine.determinize import sample_match
 
 from . import heuristic
-from .common import Seen, from_view, parse_legal, value
 from .heuristic import euchre5 as h_euchre
 from .heuristic import five_hundred as h_500
 from .heuristic import rough as h_rough
+from .seen import Seen, from_view, parse_legal, value
 
 JSON = dict[str, Any]
 MAX_DISCARD_VARIANTS = 6

@@ -13,7 +13,7 @@ from typing import Any
 import engine
 from engine import actions as act
 
-from ..common import Seen, from_match, from_view, parse_legal
+from ..seen import Seen, from_match, from_view, parse_legal
 from . import euchre5, five_hundred, rough
 
 JSON = dict[str, Any]

@@ -14,7 +14,7 @@ from engine import actions as act
 from engine.cards import BIT, card, cards_of, mask_of, same_colour_suit, suit_of
 from engine.euchre5 import Euchre5
 
-from ..common import TABLE_EUCHRE, Seen, key_in, play
+from ..seen import TABLE_EUCHRE, Seen, key_in, play
 
 TRUMP_WEIGHTS = (1.0, 0.85, 0.7, 0.55, 0.45, 0.35, 0.3, 0.3)
 """Tricks a trump is worth by its place in the E5-4 order."""

@@ -11,7 +11,7 @@ from __future__ import annotations
 from engine import actions as act
 from engine.cards import BIT, JOKERS, cards_of, mask_of, suit_of
 
-from ..common import TABLE_500, Seen, highest_bid, key_in, play
+from ..seen import TABLE_500, Seen, highest_bid, key_in, play
 
 TRUMP_WEIGHTS = (1.0, 1.0, 0.95, 0.85, 0.75, 0.55, 0.4, 0.3, 0.25, 0.25, 0.2, 0.2, 0.2, 0.2)
 """Tricks a trump is worth by its place in the F5-4 order (jokers, bowers, A, K ...)."""

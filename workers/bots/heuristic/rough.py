@@ -11,7 +11,7 @@ from __future__ import annotations
 from engine import actions as act
 from engine.cards import BIT, cards_of, mask_of, suit_of
 
-from ..common import ROUGH_POINTS, TABLE_ROUGH, Seen, highest_bid, play
+from ..seen import ROUGH_POINTS, TABLE_ROUGH, Seen, highest_bid, play
 
 TRUMP_WEIGHTS = (1.0, 0.85, 0.6, 0.45, 0.35, 0.3, 0.3, 0.3, 0.3)
 """Tricks a trump is worth by rank, A K Q J T 9 8 7 5 (RG-3)."""

@@ -1,5 +1,5 @@
 """The toolkit tests' fixtures: a live ``atout serve`` and worker (``served``, ``serve_factory``) and
-``atout bot run`` subprocesses (``bot_runs``), over tests/toolkit/toolkit_live.py."""
+``atout bot run`` subprocesses (``bot_runs``), over tests/atout/toolkit_live.py."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Bot classes the toolkit's tests load by path (``tests/toolkit/toolkit_bots.py:Slow``): a slow one
+"""Bot classes the toolkit's tests load by path (``tests/atout/toolkit_bots.py:Slow``): a slow one
 (a SIGTERM arrives while it thinks), one that raises, one without ``decide``, one that needs an
 argument."""
 

@@ -170,7 +170,7 @@ def test_sigterm_while_the_bot_thinks_finishes_that_move_then_exits_0_and_a_new_
     with Client(served.base) as atout:
         bot = atout.register_bot("slow")
         gid, joins = new_game(atout, "euchre5", bot.api_key)
-        slow = "tests/toolkit/toolkit_bots.py:Slow"
+        slow = "tests/atout/toolkit_bots.py:Slow"
         run = bot_runs(slow, "--url", served.base, "--token", bot.api_key, *joins, "--state", state)
         wait_for(lambda: run.events("thinking"), 60, "the bot to think", run)
         run.proc.send_signal(signal.SIGTERM)
@@ -199,8 +199,8 @@ def test_sigterm_while_the_bot_thinks_finishes_that_move_then_exits_0_and_a_new_
         (["examples/bot_class.py"], 2, "a bot is named module:Class"),
         (["examples/bot_class.py:ORDER"], 2, "is not a class"),
         (["examples/bot_class.py:Missing"], 2, "has no 'Missing'"),
-        (["tests/toolkit/toolkit_bots.py:NoDecide"], 2, "has no decide(self, view, legal_actions) method"),
-        (["tests/toolkit/toolkit_bots.py:NeedsArgument"], 2, "must be built with no argument"),
+        (["tests/atout/toolkit_bots.py:NoDecide"], 2, "has no decide(self, view, legal_actions) method"),
+        (["tests/atout/toolkit_bots.py:NeedsArgument"], 2, "must be built with no argument"),
         ([HIGH_CARD, "--url", "ftp://example.org"], 2, "not an http(s) URL"),
         ([HIGH_CARD, "--join", "a:b"], 2, "--join takes GAME or GAME:SEAT"),
         ([HIGH_CARD, "--token", ""], 2, "give the bot account's API key"),
@@ -244,10 +244,10 @@ def test_the_same_class_plays_in_the_arena(capsys: pytest.CaptureFixture[str]) -
     assert main([*arena, "--a-bot", HIGH_CARD, "--b", "random"]) == 0
     result = json.loads(capsys.readouterr().out)
     assert result["a"] == HIGH_CARD and result["matches"] == 2 and result["forfeits_a"] == 0
-    assert main([*arena, "--a-bot", "tests/toolkit/toolkit_bots.py:Raises"]) == 1  # a forfeit
+    assert main([*arena, "--a-bot", "tests/atout/toolkit_bots.py:Raises"]) == 1  # a forfeit
     forfeits = [m["forfeit"] for m in json.loads(capsys.readouterr().out)["results"]]
     assert forfeits[0]["reason"] == "crash" and "this bot always fails" in forfeits[0]["detail"]
-    assert main([*arena, "--a-bot", "tests/toolkit/toolkit_bots.py:NoDecide"]) == 2
+    assert main([*arena, "--a-bot", "tests/atout/toolkit_bots.py:NoDecide"]) == 2
     assert "has no decide" in capsys.readouterr().err
     tournament = ["arena", "--game", "rough", "--tournament", "round_robin", "--target", "200", "--json"]
     assert main([*tournament, "--entrants", "random", "--entrant-bot", HIGH_CARD]) == 0
