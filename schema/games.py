@@ -102,7 +102,7 @@ def options_schema(game: str) -> dict[str, Any]:
 
 def seats_schema(game: str) -> Callable[[dict[str, Any]], None]:
     """The JSON Schema of ``game``'s seat list: none, empty (every seat open) or one entry per seat,
-    as Games.create reads it (another count is 422 invalid_seats)."""
+    as games.lobby.create reads it (another count is 422 invalid_seats)."""
     players = int(engine.games()[game]["players"])
 
     def shape(schema: dict[str, Any]) -> None:

@@ -14,13 +14,22 @@ shares are selectable without a fragment. The interfaces:
   its stream ``id`` (resume with ``after``) and the ``version`` it leads to.
 - ``GameOptions``: a game's rule options, one type per game.
 
-Literal fields (a suit, a phase, an event ``type``) are plain strings, documented by the rules."""
+Literal fields (a suit, a phase, an event ``type``) are plain strings, documented by the rules.
+
+The same generator makes the types of the other bodies both APIs answer with (a game, a player, a
+rating, a tournament, a webhook: ``schema.graphql_bodies``): a model's :class:`Shape` says only what
+GraphQL says otherwise (its name, the fields that are ids, a field typed otherwise), so no type is
+written twice; :func:`build` fills a generated type from the model's instance or its JSON."""
 
 from __future__ import annotations
 
+import dataclasses
+import enum
 import re
 import types
 import typing
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from typing import Annotated, Any, Literal, NewType, Union, get_args, get_origin
 
 import strawberry
@@ -153,6 +162,93 @@ def interfaces_of(model: type[BaseModel]) -> tuple[type, ...]:
 
 GENERATED: dict[type[BaseModel], type] = {}
 
+
+@dataclass(frozen=True)
+class Extra:
+    """A field GraphQL types otherwise than its model (a game's ``options`` as the game's own options
+    type, a tournament's as its ``target_score``): its GraphQL type, made by ``convert`` from the whole
+    value the field is in; ``name`` when GraphQL names it otherwise."""
+
+    graphql: Any
+    convert: Callable[[Any], Any]
+    name: str | None = None
+    description: str | None = None
+
+
+@dataclass(frozen=True)
+class Shape:
+    """What the GraphQL type of a model says otherwise than the model: its name (``GameSummary`` is
+    ``Game``), its description when the model has no docstring fit for GraphQL, its fields that are
+    ids besides :data:`ID_FIELDS` (``id`` is a game's id, but a stream event's position), its
+    :class:`Extra` fields by the model's name."""
+
+    name: str | None = None
+    description: str | None = None
+    ids: frozenset[str] = frozenset()
+    extras: Mapping[str, Extra] = dataclasses.field(default_factory=dict)
+
+
+SHAPES: dict[type[BaseModel], Shape] = {}
+ID_FIELDS = frozenset(
+    {
+        *("game_id", "bot_id", "player_id", "invitation_id", "rematch_id", "tournament_id", "account_id"),
+        *("webhook_id", "from_player_id", "from_player", "game_ids", "player_ids"),
+    }
+)
+"""The fields typed ``ID`` wherever they are: each names a resource (a game, a player …)."""
+ENUMS: dict[Any, Any] = {}
+"""The Literal types GraphQL says as an enum (:func:`enum_of`); any other Literal is a string."""
+
+
+def graphql_type_of(
+    model: type[BaseModel],
+    name: str | None = None,
+    *,
+    description: str | None = None,
+    ids: tuple[str, ...] = (),
+    extras: Mapping[str, Extra] | None = None,
+) -> Any:
+    """The GraphQL type of ``model`` (made once), shaped as said: declare a model before any model that
+    holds it, since a held model is made with its own shape when its holder is."""
+    shape = Shape(name, description, frozenset(ids), extras or {})
+    if model in GENERATED and SHAPES.get(model, Shape()) != shape:
+        raise TypeError(f"{model.__name__} was generated before its shape was declared")
+    SHAPES[model] = shape
+    return object_type(model)
+
+
+def enum_of(literal: Any, name: str, description: str) -> Any:
+    """A GraphQL enum of a Literal's values (each named as its value), used wherever the Literal is."""
+    values: Any = enum.Enum(name, {value: value for value in get_args(literal)})
+    made = strawberry.enum(values, description=description)
+    ENUMS[literal] = made
+    return made
+
+
+def read(value: Any, name: str, alias: str | None = None) -> Any:
+    """A field of a model's instance, or of its JSON (by its JSON name): the resolvers hand either."""
+    if isinstance(value, BaseModel):
+        return getattr(value, name, None)
+    return value.get(alias or name) if isinstance(value, dict) else None
+
+
+def _scalar_union(annotation: Any) -> bool:
+    """``int | str`` (an administrator's seed or a match key): GraphQL says it as its JSON text."""
+    members = [m for m in get_args(annotation) if m is not type(None)] if _is_union(annotation) else []
+    return len(members) > 1 and all(_bare(m) in (int, str) for m in members)
+
+
+def _as_id(kind: Any) -> Any:
+    """``kind`` with its strings as ``ID`` (through Optional and lists)."""
+    if kind is str:
+        return strawberry.ID
+    if get_origin(kind) is Union:
+        return typing.Optional[_as_id(next(a for a in get_args(kind) if a is not type(None)))]  # noqa: UP045
+    if get_origin(kind) is list:
+        return list[_as_id(get_args(kind)[0])]
+    return kind
+
+
 RENAMED: dict[type[BaseModel], dict[str, str]] = {views.ContractFixed: {"points": "bidPoints"}}
 """GraphQL names that differ from the JSON ones: two members of one family may not give one name two
 shapes (``points`` is the bid in ``contract``, the hand's points per team in ``hand_scored``)."""
@@ -244,6 +340,8 @@ def graphql_type(annotation: Any) -> Any:
     if annotation == actions.CARD:
         return Card
     annotation = _bare(annotation)
+    if _scalar_union(annotation):
+        return typing.Optional[str] if _nullable(annotation) else str  # noqa: UP045
     if _is_union(annotation):
         members = _members(annotation)
         nullable = len(members) < len(get_args(annotation))
@@ -262,9 +360,11 @@ def graphql_type(annotation: Any) -> Any:
     if get_origin(annotation) is list:
         return list[graphql_type(get_args(annotation)[0])]
     if get_origin(annotation) is Literal:
-        return type(get_args(annotation)[0])
+        return ENUMS.get(annotation, type(get_args(annotation)[0]))
     if annotation in (int, str, bool, float):
         return annotation
+    if isinstance(annotation, type) and issubclass(annotation, enum.StrEnum):
+        return str  # an enum of the next issue's public model; a string today
     if isinstance(annotation, type) and issubclass(annotation, BaseModel):
         return object_type(annotation)
     raise TypeError(f"no GraphQL type for {annotation!r}")
@@ -274,14 +374,22 @@ def _fields(model: type[BaseModel]) -> dict[str, Any]:
     """A class namespace with the model's fields: their GraphQL types, JSON names and descriptions."""
     namespace: dict[str, Any] = {"__annotations__": {}, "__module__": __name__}
     loose = LOOSENED.get(model, frozenset())
-    for name, field in model.model_fields.items():
-        kind = graphql_type(_annotation(field))
-        if name in loose and not _nullable(field.annotation):
+    shape = SHAPES.get(model, Shape())
+    for name, info in model.model_fields.items():
+        if name in shape.extras:
+            extra = shape.extras[name]
+            namespace["__annotations__"][extra.name or name] = extra.graphql
+            namespace[extra.name or name] = strawberry.field(
+                description=extra.description or info.description, default=None
+            )
+            continue
+        kind = graphql_type(_annotation(info))
+        if name in loose and not _nullable(info.annotation):
             kind = typing.Optional[kind]  # noqa: UP045 (a runtime annotation)
-        namespace["__annotations__"][name] = kind
+        namespace["__annotations__"][name] = _as_id(kind) if name in ID_FIELDS | shape.ids else kind
         namespace[name] = strawberry.field(
             name=graphql_name(model, name),
-            description=field.description,
+            description=info.description,
             default=None,
         )
     return namespace
@@ -295,8 +403,10 @@ def object_type(model: type[BaseModel]) -> type:
     """The Strawberry object type of ``model``, made once; it implements the model's interface."""
     if model in GENERATED:
         return GENERATED[model]
+    shape = SHAPES.get(model, Shape())
     made = strawberry.type(
-        type(model.__name__, interfaces_of(model), _fields(model)), description=_described(model)
+        type(shape.name or model.__name__, interfaces_of(model), _fields(model)),
+        description=shape.description or _described(model),
     )
     GENERATED[model] = made
     return made
@@ -318,31 +428,50 @@ GameView = strawberry.interface(type("GameView", (), _common), description=_desc
 
 
 def build(annotation: Any, value: Any) -> Any:
-    """An instance of ``graphql_type(annotation)`` from a JSON value the model validates: a union's
-    member is the one whose ``type`` (or ``game``) literal the value names."""
+    """An instance of ``graphql_type(annotation)`` from a value the model validates (its instance, or
+    its JSON): a union's member is the one whose ``type`` (or ``game``) literal the value names."""
     annotation = _bare(annotation)
     if value is None:
         return None
+    if _scalar_union(annotation):
+        return str(value)
     if _is_union(annotation):
-        members = _members(annotation)
-        if len(members) == 1:
-            return build(members[0], value)
-        for member in members:
-            for key in ("type", "game"):
-                field = member.model_fields.get(key)
-                if field is not None and value.get(key) in get_args(_bare(field.annotation)):
-                    return build(member, value)
-        raise ValueError(f"no member of {annotation!r} for {value.get('type') or value.get('game')!r}")
+        return build(_member(annotation, value), value)
     if get_origin(annotation) is list:
         return [build(get_args(annotation)[0], item) for item in value]
+    if get_origin(annotation) is Literal and annotation in ENUMS:
+        return ENUMS[annotation](value)
     if isinstance(annotation, type) and issubclass(annotation, BaseModel):
-        return object_type(annotation)(
-            **{
-                name: build(field.annotation, value.get(field.alias or name))
-                for name, field in annotation.model_fields.items()
-            }
-        )
+        return _object(annotation, value)
     return value
+
+
+def _member(annotation: Any, value: Any) -> Any:
+    """The member of a union of models that ``value`` is (or names by its ``type`` or ``game``)."""
+    members = _members(annotation)
+    if len(members) == 1:
+        return members[0]
+    for member in members:
+        if isinstance(value, member):
+            return member
+        for key in ("type", "game"):
+            info = member.model_fields.get(key)
+            if info is not None and read(value, key) in get_args(_bare(info.annotation)):
+                return member
+    raise ValueError(f"no member of {annotation!r} for {read(value, 'type') or read(value, 'game')!r}")
+
+
+def _object(model: type[BaseModel], value: Any) -> Any:
+    """The generated type of ``model`` filled from ``value``: each field built from the value's, an
+    :class:`Extra` made from the whole value."""
+    extras = SHAPES.get(model, Shape()).extras
+    fields: dict[str, Any] = {}
+    for name, info in model.model_fields.items():
+        if name in extras:
+            fields[extras[name].name or name] = extras[name].convert(value)
+        else:
+            fields[name] = build(info.annotation, read(value, name, info.alias))
+    return object_type(model)(**fields)
 
 
 def every_type() -> list[type]:
@@ -356,25 +485,45 @@ def every_type() -> list[type]:
 
 
 def input_type(
-    name: str, models: tuple[type[BaseModel], ...], description: str, *, all_optional: bool = False
+    name: str,
+    models: tuple[type[BaseModel], ...],
+    description: str | None,
+    *,
+    all_optional: bool = False,
+    overrides: Mapping[str, tuple[Any, str | None]] | None = None,
 ) -> type:
     """One input type holding the fields of ``models`` but ``type``: with one model, its required
-    fields are required (unless ``all_optional``); with several (GraphQL inputs have no unions) each is
-    optional and the server validates the whole as REST does."""
+    fields are required and its defaults are the input's (unless ``all_optional``); with several
+    (GraphQL inputs have no unions) each is optional and the server validates the whole as REST does.
+    ``overrides`` types a field otherwise (its GraphQL type, and description), optional: a nested
+    model, a number GraphQL's Int cannot hold."""
     namespace: dict[str, Any] = {"__annotations__": {}, "__module__": __name__}
     for model in models:
-        for field_name, field in model.model_fields.items():
+        for field_name, info in model.model_fields.items():
             if field_name in namespace["__annotations__"] or field_name == "type":
                 continue
-            kind = graphql_type(_annotation(field))
-            if len(models) == 1 and field.is_required() and not all_optional:
-                namespace["__annotations__"][field_name] = kind
-                namespace[field_name] = strawberry.field(description=field.description)
-            else:
-                optional = kind if get_origin(kind) is Union else typing.Optional[kind]  # noqa: UP045
-                namespace["__annotations__"][field_name] = optional
-                namespace[field_name] = strawberry.field(default=None, description=field.description)
+            if overrides and field_name in overrides:
+                kind, said = overrides[field_name]
+                namespace["__annotations__"][field_name] = typing.Optional[kind]  # noqa: UP045
+                namespace[field_name] = strawberry.field(default=None, description=said or info.description)
+                continue
+            exact = len(models) == 1 and not all_optional
+            namespace["__annotations__"][field_name], namespace[field_name] = _input_field(info, exact)
     return strawberry.input(type(name, (), namespace), description=description)
+
+
+def _input_field(info: Any, exact: bool) -> tuple[Any, Any]:
+    """An input field's type and its ``strawberry.field``: as the model has it when ``exact`` (required,
+    or its default), else optional."""
+    kind = graphql_type(_annotation(info))
+    if exact and info.is_required():
+        return kind, strawberry.field(description=info.description)
+    if exact and info.default_factory is not None:
+        return kind, strawberry.field(default_factory=info.default_factory, description=info.description)
+    if exact and info.default is not None:
+        return kind, strawberry.field(default=info.default, description=info.description)
+    optional = kind if get_origin(kind) is Union else typing.Optional[kind]  # noqa: UP045
+    return optional, strawberry.field(default=None, description=info.description)
 
 
 def given(value: Any) -> dict[str, Any]:

@@ -6,7 +6,7 @@ specification recommends, signed with its ``webhook-id``, ``webhook-timestamp`` 
 ``webhook-signature`` headers (docs/operations.md, "Webhooks"). Its ``data`` says who, where and when,
 never what a seat holds: ids, a seat, a version and the event's facts. No model here has a field that
 could carry a hand, a view or legal actions, and every one refuses a field it does not declare, so
-``Games.emit_webhook`` cannot send one by mistake: a backend turns a message into a push
+``games.webhooks.emit_webhook`` cannot send one by mistake: a backend turns a message into a push
 notification, and a push goes through third parties (APNs, FCM) and lock screens.
 
 The messages are a contract with the backends (and the dead letters keep messages already sent): add

@@ -174,6 +174,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/games/{game_id}/log": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The replay log (seed, options, deal, every action) once the match is over */
+        get: operations["getReplayLog"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/bots": {
         parameters: {
             query?: never;
@@ -243,23 +260,6 @@ export interface paths {
          * @description Needs the administrator token. A seat the bot holds opens again before the start and is played out by a random bot after.
          */
         delete: operations["deleteBot"];
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/v1/games/{game_id}/log": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** The replay log (seed, options, deal, every action) once the match is over */
-        get: operations["getReplayLog"];
-        put?: never;
-        post?: never;
-        delete?: never;
         options?: never;
         head?: never;
         patch?: never;
@@ -6173,6 +6173,100 @@ export interface operations {
             };
         };
     };
+    getReplayLog: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The ETag of your copy (or a list, or `*`): an empty `304 Not Modified` answers while it is current (the token is checked first). */
+                "If-None-Match"?: string;
+            };
+            path: {
+                game_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The replay log (seed, options, deal, every action) once the match is over */
+            200: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    Vary: components["headers"]["Vary"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LogResponse"];
+                };
+            };
+            /** @description Not Modified: your copy (the ETag of If-None-Match) is current; no body. */
+            304: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    Vary: components["headers"]["Vary"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Problem: `invalid_token` */
+            401: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Content-Language": components["headers"]["Content-Language"];
+                    Vary: components["headers"]["Vary"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: `game_not_found` */
+            404: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Content-Language": components["headers"]["Content-Language"];
+                    Vary: components["headers"]["Vary"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: `game_not_over` */
+            409: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Content-Language": components["headers"]["Content-Language"];
+                    Vary: components["headers"]["Vary"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: `store_unavailable` */
+            503: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Content-Language": components["headers"]["Content-Language"];
+                    Vary: components["headers"]["Vary"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
     registerBot: {
         parameters: {
             query?: never;
@@ -6473,100 +6567,6 @@ export interface operations {
             };
             /** @description Problem: `bot_not_found` */
             404: {
-                headers: {
-                    "X-Request-ID": components["headers"]["X-Request-ID"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    "Content-Language": components["headers"]["Content-Language"];
-                    Vary: components["headers"]["Vary"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Problem: `store_unavailable` */
-            503: {
-                headers: {
-                    "X-Request-ID": components["headers"]["X-Request-ID"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    "Content-Language": components["headers"]["Content-Language"];
-                    Vary: components["headers"]["Vary"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-        };
-    };
-    getReplayLog: {
-        parameters: {
-            query?: never;
-            header?: {
-                /** @description The ETag of your copy (or a list, or `*`): an empty `304 Not Modified` answers while it is current (the token is checked first). */
-                "If-None-Match"?: string;
-            };
-            path: {
-                game_id: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description The replay log (seed, options, deal, every action) once the match is over */
-            200: {
-                headers: {
-                    "X-Request-ID": components["headers"]["X-Request-ID"];
-                    ETag: components["headers"]["ETag"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    Vary: components["headers"]["Vary"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["LogResponse"];
-                };
-            };
-            /** @description Not Modified: your copy (the ETag of If-None-Match) is current; no body. */
-            304: {
-                headers: {
-                    "X-Request-ID": components["headers"]["X-Request-ID"];
-                    ETag: components["headers"]["ETag"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    Vary: components["headers"]["Vary"];
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            /** @description Problem: `invalid_token` */
-            401: {
-                headers: {
-                    "X-Request-ID": components["headers"]["X-Request-ID"];
-                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    "Content-Language": components["headers"]["Content-Language"];
-                    Vary: components["headers"]["Vary"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Problem: `game_not_found` */
-            404: {
-                headers: {
-                    "X-Request-ID": components["headers"]["X-Request-ID"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    "Content-Language": components["headers"]["Content-Language"];
-                    Vary: components["headers"]["Vary"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Problem: `game_not_over` */
-            409: {
                 headers: {
                     "X-Request-ID": components["headers"]["X-Request-ID"];
                     "Cache-Control": components["headers"]["Cache-Control"];

@@ -29,7 +29,7 @@ from service.base.counters import Metrics
 from service.base.problems import ProblemError
 from service.base.settings import Settings, get_settings
 from service.base.texts import Text
-from service.games import Games
+from service.games import Games, build_games
 from service.identity import IdentityVerifier
 from service.store import Store
 from service.store.fanout import Fanout
@@ -133,7 +133,7 @@ def metrics_endpoint(metrics: Metrics, settings: Settings) -> Endpoint:
         return public_metrics
 
     async def admin_metrics(request: Request) -> Response:
-        if not games_of(request).is_admin(bearer(request)):
+        if not games_of(request).credentials.is_admin(bearer(request)):
             raise ProblemError("admin_required", "/metrics answers the administrator token only here.")
         return await serve_metrics(metrics, request)
 
@@ -190,9 +190,9 @@ def create_app(settings: Settings | None = None) -> Starlette:
         app.state.sync_redis, app.state.store = sync_redis, store
         app.state.games = games = wired_games(store, settings, metrics, sync_redis)
         app.state.streams = streams = await started_streams(settings, metrics)
-        games.use_streams(streams)
+        games.events.use_streams(streams)
         identities = IdentityVerifier(settings)  # players' JWTs: keys fetched now, kept per issuer
-        games.use_identities(identities)
+        games.credentials.use_identities(identities)
         if identities.configured:
             await identities.prefetch()
         # The schemas, models and modules loaded so far live as long as the process: keep them out
@@ -228,8 +228,9 @@ def create_app(settings: Settings | None = None) -> Starlette:
 
 
 def wired_games(store: Store, settings: Settings, metrics: Metrics, sync_redis: redis.Redis) -> Games:
-    """The API process's :class:`Games`, its bot turns, turn timers, webhook deliveries and tournament
-    checks enqueued on RQ (through the synchronous client ``sync_redis``, off the event loop)."""
+    """The API process's :class:`Games` (built by :func:`service.games.build_games`), its bot turns, turn
+    timers, webhook deliveries and tournament checks enqueued on RQ (through the synchronous client
+    ``sync_redis``, off the event loop)."""
     bot_queue = settings.bot_queue
 
     async def enqueue_bot(game_id: str, version: int, level: str) -> None:
@@ -245,10 +246,15 @@ def wired_games(store: Store, settings: Settings, metrics: Metrics, sync_redis: 
         seconds = settings.tournament_poll_seconds
         await run_in_threadpool(schedule_check, sync_redis, bot_queue, tournament_id, seconds)
 
-    games = Games(store, settings, metrics, enqueue_bot, schedule_timer)
-    games.use_webhook_queue(enqueue_webhook)
-    games.use_tournament_queue(enqueue_tournament)
-    return games
+    return build_games(
+        store,
+        settings,
+        metrics,
+        enqueue_bot=enqueue_bot,
+        schedule_timer=schedule_timer,
+        enqueue_webhook=enqueue_webhook,
+        enqueue_tournament=enqueue_tournament,
+    )
 
 
 async def started_streams(settings: Settings, metrics: Metrics) -> Fanout:

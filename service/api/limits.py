@@ -1,5 +1,6 @@
 """Input limits past the ASGI edge (body size and content type are checked in ``service.api.edge``): a
-JSON parser that cannot be made to fail with a 500, and the check of display names."""
+JSON parser that cannot be made to fail with a 500 (a display name is checked by the ``DisplayText`` of
+the request models, which GraphQL's arguments go through too)."""
 
 from __future__ import annotations
 
@@ -7,8 +8,6 @@ import json
 import re
 from typing import Any
 
-from schema.display import unsafe_character
-from service.api.problems import problem_error, unsafe_message
 from service.base.problems import ProblemError
 from service.base.texts import Text
 
@@ -124,30 +123,3 @@ class _IntTooLong(Exception):
     def __init__(self, digits: int) -> None:
         super().__init__(digits)
         self.digits = digits
-
-
-# --- display names in GraphQL -------------------------------------------------------------------
-
-
-def name_problem(**fields: str | None) -> ProblemError | None:
-    """The 422 ``invalid_request`` for the first field (a name or contact given as a GraphQL argument)
-    holding a character that cannot be shown to others, or None; REST gets the same check from the
-    ``DisplayText`` type of its models."""
-    for field, value in fields.items():
-        reason = unsafe_character(value) if value is not None else None
-        if reason is not None:
-            message = f"must not contain {reason}"
-            return ProblemError(
-                "invalid_request",
-                Text("{field}: {message}", field=field, message=unsafe_message(reason)),
-                errors=[{"loc": [field], "msg": message, "type": "unsafe_character"}],
-            )
-    return None
-
-
-def refuse_unsafe_names(**fields: str | None) -> None:
-    """GraphQL: raise the ``invalid_request`` error of :func:`name_problem`, if any."""
-
-    error = name_problem(**fields)
-    if error is not None:
-        raise problem_error(error)

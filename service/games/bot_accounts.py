@@ -1,4 +1,5 @@
-"""Bot accounts: registration and the notices of a bot's stream (its turns in any game)."""
+"""Bot accounts (``games.bots``): registration, deletion, a bot's status, and the notices of an
+account's stream (its turns in any game)."""
 
 from __future__ import annotations
 
@@ -7,17 +8,27 @@ from typing import Any
 
 import engine
 from service.base.problems import ProblemError
+from service.base.settings import Settings
 from service.base.texts import Text
-from service.games.core import (
-    GameCore,
-    new_game_id,
-)
+from service.games.core import Credentials, GameCore, new_game_id
+from service.games.ratings import Ratings
+from service.store import Store
 from service.store.keys import STATUS_ACTIVE, STATUS_FINISHED, hash_token
 from service.store.records import StoreError
 
 
-class BotAccounts(GameCore):
-    """Bot accounts and the notices of their streams."""
+class BotAccounts:
+    """Bot accounts and the notices of their streams; a deleted account's ratings are forgotten
+    (``ratings``)."""
+
+    def __init__(
+        self, core: GameCore, store: Store, settings: Settings, credentials: Credentials, ratings: Ratings
+    ) -> None:
+        self.core = core
+        self.store = store
+        self.settings = settings
+        self.credentials = credentials
+        self.ratings = ratings
 
     async def register_bot(self, name: str, contact: str | None = None) -> tuple[str, str]:
         """A new bot account: its id and its API key (``atb_<id>_<secret>``, stored only hashed)."""
@@ -36,14 +47,14 @@ class BotAccounts(GameCore):
             raise ProblemError(
                 "missing_token", "Send the administrator token as `Authorization: Bearer <token>`."
             )
-        if not self.is_admin(token):
+        if not self.credentials.is_admin(token):
             raise ProblemError("admin_required", "Deleting a bot account needs the administrator token.")
         games = await self.store.bots.bot_games(bid) if await self.store.bots.load_bot(bid) else None
         if games is None or not await self.store.bots.delete_bot(bid):
             raise ProblemError(
                 "bot_not_found", Text("There is no bot account {bid!r} (it may have expired).", bid=bid)
             )
-        await self.forget_ratings(f"bot:{bid}")
+        await self.ratings.forget_ratings(f"bot:{bid}")
         released: list[tuple[str, int]] = []
         for gid in games:
             record = await self.store.games.load(gid)
@@ -55,10 +66,10 @@ class BotAccounts(GameCore):
                 except StoreError:
                     continue  # the seat changed hands or the game ended meanwhile
                 released.append((gid, i))
-                self._records.pop(gid, None)
+                self.core.forget(gid)
                 if outcome == "replaced":
-                    fresh = await self.get(gid)
-                    await self._maybe_enqueue_bot(fresh, self.match_of(fresh))
+                    fresh = await self.core.get(gid)
+                    await self.core.maybe_enqueue_bot(fresh, self.core.match_of(fresh))
         return released
 
     async def account_notice(self, notice: dict[str, Any]) -> dict[str, Any] | None:
@@ -76,13 +87,13 @@ class BotAccounts(GameCore):
         record = await self.store.games.load(str(notice["game_id"]))
         if record is None or record.version != notice["version"] or record.status != STATUS_ACTIVE:
             return None
-        m = self.match_of(record)
+        m = self.core.match_of(record)
         seat = int(notice["seat"])
         return {**notice, "view": engine.view(m, seat), "legal_actions": engine.legal_actions(m, seat)}
 
     async def bot_status(self, key: str | None) -> tuple[str, str, list[dict[str, Any]]]:
         """The bot's id, name and seats, with whether each is to act now (to catch up after a gap)."""
-        bid = await self.bot_of(key)
+        bid = await self.credentials.bot_of(key)
         bot = await self.store.bots.load_bot(bid)
         assert bot is not None
         seats: list[dict[str, Any]] = []
@@ -91,7 +102,7 @@ class BotAccounts(GameCore):
             if record is None:
                 await self.store.bots.forget_bot_game(bid, gid)  # the game expired
                 continue
-            m = self.match_of(record)
+            m = self.core.match_of(record)
             for i, seat in enumerate(record.seats):
                 if seat.owner == bid:
                     to_act = m.to_act if record.status == STATUS_ACTIVE else None

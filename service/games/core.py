@@ -1,10 +1,14 @@
-"""What every concern of the server loop shares: the game cache, who is calling, and what to
-set going after a change (a bot's job, a turn timer, a bot account's notice).
+"""What every part of the server loop shares, in two pieces each part is given:
 
-The concerns themselves live in one module each (Nakama's ``core_<concern>`` split):
-:mod:`service.games.lobby`, :mod:`service.games.play`, :mod:`service.games.bot_accounts`,
-:mod:`service.games.events`;
-:class:`service.games.Games` is their composition, the one object REST and GraphQL call.
+- :class:`Credentials`: who a bearer token names (the administrator, a bot account's API key, a
+  player's token or a JWT of the app's identity provider);
+- :class:`GameCore`: the game cache, who is calling in a game (a seat, the administrator, a
+  spectator), and what to set going after a change (a bot's job, a turn timer, the seated accounts'
+  notices and the players' webhooks, sent through the ``emit_webhook`` it is given).
+
+The parts themselves live in one module each (Nakama's ``core_<concern>`` split) and are held by
+:class:`service.games.Games`, the one object REST, GraphQL and the workers call
+(``games.lobby.create(...)``, ``games.play.submit(...)``): :func:`service.games.build_games` builds it.
 """
 
 from __future__ import annotations
@@ -13,17 +17,18 @@ import hmac
 import re
 import secrets
 from collections import OrderedDict
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 
 import engine
+from schema.display import refusal
 from service.base.catalogue import REASONS
-from service.base.counters import Metrics
 from service.base.problems import ProblemError
 from service.base.settings import Settings
 from service.base.texts import Text
-from service.store import Store
+from service.identity import Identity, IdentityVerifier, looks_like_jwt
+from service.store import BotAccountStore, PlayerStore, Store
 from service.store.keys import (
     STATUS_ACTIVE,
     STATUS_FINISHED,
@@ -36,6 +41,15 @@ from service.store.records import GameRecord
 
 EnqueueBot = Callable[[str, int, str], Awaitable[None]]  # game, version, bot level
 ScheduleTimer = Callable[[str, int, int, int | None], Awaitable[None]]  # game, version, seconds, remind in
+
+
+class EmitWebhook(Protocol):
+    """Tell the app backends' webhooks of a player's event: the webhooks part's
+    :meth:`service.games.webhooks.Webhooks.emit_webhook`, given to :class:`GameCore` by the composition
+    root (:func:`service.games.build_games`)."""
+
+    async def __call__(self, event_type: str, data: Mapping[str, Any], *, key: str | None = None) -> str: ...
+
 
 REMINDER_MAX_LEAD = 24 * 3600
 """A player's reminder comes when a quarter of the turn's clock is left, at most a day before the end."""
@@ -113,22 +127,134 @@ def new_game_id() -> str:
     return secrets.token_urlsafe(9).replace("-", "x").replace("_", "y")
 
 
+PLAYER_TOKEN_PREFIX = "atp_"
+DEFAULT_NAME = "Player"
+
+
+def display_name(claimed: str | None) -> str:
+    """The name an identity provider's token gives, if it is one a table may show (the rule of
+    schema/display.py, 40 characters at most); otherwise the default."""
+    if not claimed or len(claimed) > 40 or any(refusal(c) for c in claimed) or not claimed.strip():
+        return DEFAULT_NAME
+    return claimed
+
+
+class Credentials:
+    """Who a bearer token names: the administrator (its token), a bot account (its API key), a player (a
+    guest's token, or a token of the app's identity provider, verified by ``identities``: the API's
+    lifespan gives the verifier, :meth:`use_identities`). Reads the bot accounts and the players only."""
+
+    def __init__(
+        self,
+        bots: BotAccountStore,
+        players: PlayerStore,
+        settings: Settings,
+        identities: IdentityVerifier | None = None,
+    ) -> None:
+        self.bots = bots
+        self.players = players
+        self.settings = settings
+        self.identities = identities
+
+    def use_identities(self, verifier: IdentityVerifier) -> None:
+        self.identities = verifier
+
+    def is_admin(self, token: str | None) -> bool:
+        admin = self.settings.admin_token
+        return bool(token and admin and hmac.compare_digest(token.encode(), admin.encode()))
+
+    async def account_token(self, token: str | None) -> str | None:
+        """``token`` when it is the administrator's or a bot account's API key, else None: only a token
+        the service issued is counted by the rate limits on its own (service/api/ratelimit.py)."""
+        if not token:
+            return None
+        if self.is_admin(token):
+            return token
+        try:
+            await self.bot_of(token)
+        except ProblemError:
+            return None
+        return token
+
+    async def bot_of(self, key: str | None) -> str:
+        """The bot account of an API key; 401 otherwise."""
+        if not key:
+            raise ProblemError("missing_token", "Send the bot's API key as `Authorization: Bearer <key>`.")
+        parts = key.split("_", 2)
+        bot = await self.bots.load_bot(parts[1]) if len(parts) == 3 and parts[0] == "atb" else None
+        if bot is None or not hmac.compare_digest(bot["key_hash"], hash_token(key)):
+            raise ProblemError(
+                "invalid_token", "This is not a bot API key (register one with POST /v1/bots)."
+            )
+        return parts[1]
+
+    async def player_of(self, token: str | None) -> str | None:
+        """The player a bearer token names; None when it is no player's credential (a seat token, a
+        bot's key, the administrator's). A player credential that does not hold is refused (401)."""
+        if not token:
+            return None
+        if token.startswith(PLAYER_TOKEN_PREFIX):
+            parts = token.split("_", 2)
+            # verified in the store's read, which refreshes the player's TTL only for its own token
+            player = (
+                await self.players.load_player(parts[1], self.settings.player_idle_ttl, hash_token(token))
+                if len(parts) == 3
+                else None
+            )
+            held = player is not None and player.get("token_hash", "")
+            if not held or not hmac.compare_digest(str(held), hash_token(token)):
+                raise ProblemError(
+                    "invalid_token",
+                    "This player token is not valid: the player was deleted or expired, or the token "
+                    "was mistyped.",
+                )
+            return parts[1]
+        if self.identities is not None and looks_like_jwt(token):
+            return await self._player_of_identity(await self.identities.verify(token))
+        return None
+
+    async def _player_of_identity(self, identity: Identity) -> str:
+        """The player of an identity, made on its first request (the name its token gives, if any)."""
+        ttl = self.settings.player_idle_ttl
+        pid = await self.players.player_of_identity(identity.issuer, identity.subject)
+        if pid is not None and await self.players.load_player(pid, ttl) is not None:
+            await self.players.refresh_identity(identity.issuer, identity.subject, ttl)
+            return pid
+        if pid is not None:  # the player expired: the identity starts afresh
+            await self.players.forget_identity(identity.issuer, identity.subject, pid)
+        fresh = new_game_id()
+        fields = {
+            "name": display_name(identity.name),
+            "locale": "",
+            "issuer": identity.issuer,
+            "subject": identity.subject,
+        }
+        await self.players.create_player(fresh, fields, ttl)
+        winner = await self.players.claim_identity(identity.issuer, identity.subject, fresh, ttl)
+        if winner != fresh:  # another request of the same identity made its player a moment ago
+            await self.players.delete_player(fresh)
+        return winner
+
+
 class GameCore:
-    """State and helpers shared by every concern; subclassed by each concern's mixin."""
+    """The game cache, who is calling in a game, and what a change sets going; held by every part that
+    reads or changes games (the lobby, play, players, bot accounts, events, tournaments)."""
 
     def __init__(
         self,
         store: Store,
         settings: Settings,
-        metrics: Metrics | None = None,
+        credentials: Credentials,
+        emit_webhook: EmitWebhook,
         enqueue_bot: EnqueueBot | None = None,
         schedule_timer: ScheduleTimer | None = None,
     ) -> None:
         self.store = store
-        self.schedule_timer = schedule_timer
         self.settings = settings
-        self.metrics = metrics
+        self.credentials = credentials
+        self.emit_webhook = emit_webhook
         self.enqueue_bot = enqueue_bot
+        self.schedule_timer = schedule_timer
         self._matches: OrderedDict[tuple[str, int], engine.Match] = OrderedDict()
         self._records: OrderedDict[str, GameRecord] = OrderedDict()
 
@@ -146,12 +272,12 @@ class GameCore:
         # (version 0 stays the first move's version), so a cached undealt match is stale once active.
         if m is None or (m.phase == "waiting" and record.status != STATUS_WAITING):
             m = engine.from_json(record.state)
-            self._remember(key, m)
+            self.remember(key, m)
         else:
             self._matches.move_to_end(key)
         return m
 
-    def _remember(self, key: tuple[str, int], m: engine.Match) -> None:
+    def remember(self, key: tuple[str, int], m: engine.Match) -> None:
         self._matches[key] = m
         if len(self._matches) > self.MATCH_CACHE_SIZE:
             self._matches.popitem(last=False)
@@ -164,26 +290,22 @@ class GameCore:
         """
         return self._records.get(gid)
 
-    def _keep(self, record: GameRecord) -> None:
+    def keep(self, record: GameRecord) -> None:
         self._records[record.id] = record
         self._records.move_to_end(record.id)
         if len(self._records) > self.MATCH_CACHE_SIZE:
             self._records.popitem(last=False)
 
-    def is_admin(self, token: str | None) -> bool:
-        admin = self.settings.admin_token
-        return bool(token and admin and hmac.compare_digest(token.encode(), admin.encode()))
+    def forget(self, gid: str) -> None:
+        """Drop this process's copy of ``gid`` (after a change it did not read back)."""
+        self._records.pop(gid, None)
 
     async def caller_of(
         self, record: GameRecord, token: str | None, required: bool, claimed_seat: int | None = None
     ) -> Caller:
         """:meth:`caller`, for any credential: a seat token, the administrator's, or a player's (which
         holds the seat its player was seated in; resolving it may read the store)."""
-        return self.caller(record, token, required, claimed_seat, await self.player_of(token))
-
-    async def player_of(self, token: str | None) -> str | None:
-        """The player a credential names, or None (service/games/players.py overrides this)."""
-        return None
+        return self.caller(record, token, required, claimed_seat, await self.credentials.player_of(token))
 
     def caller(
         self,
@@ -212,7 +334,7 @@ class GameCore:
             if required:
                 raise missing_token()
             return Caller()
-        if self.is_admin(token):
+        if self.credentials.is_admin(token):
             if required:
                 raise ProblemError(
                     "invalid_token", "The administrator token is not a seat token; join a seat."
@@ -245,33 +367,8 @@ class GameCore:
             raise ProblemError(
                 "game_not_found", Text("There is no game {gid!r} (it may have expired).", gid=gid)
             )
-        self._keep(record)
+        self.keep(record)
         return record
-
-    async def account_token(self, token: str | None) -> str | None:
-        """``token`` when it is the administrator's or a bot account's API key, else None: only a token
-        the service issued is counted by the rate limits on its own (service/api/ratelimit.py)."""
-        if not token:
-            return None
-        if self.is_admin(token):
-            return token
-        try:
-            await self.bot_of(token)
-        except ProblemError:
-            return None
-        return token
-
-    async def bot_of(self, key: str | None) -> str:
-        """The bot account of an API key; 401 otherwise."""
-        if not key:
-            raise ProblemError("missing_token", "Send the bot's API key as `Authorization: Bearer <key>`.")
-        parts = key.split("_", 2)
-        bot = await self.store.bots.load_bot(parts[1]) if len(parts) == 3 and parts[0] == "atb" else None
-        if bot is None or not hmac.compare_digest(bot["key_hash"], hash_token(key)):
-            raise ProblemError(
-                "invalid_token", "This is not a bot API key (register one with POST /v1/bots)."
-            )
-        return parts[1]
 
     @staticmethod
     def account_turn(record: GameRecord, m: engine.Match, version: int) -> tuple[str, dict[str, Any]] | None:
@@ -282,7 +379,7 @@ class GameCore:
         notice = {"type": "your_turn", "game_id": record.id, "seat": m.to_act, "version": version}
         return record.seats[m.to_act].owner, notice
 
-    async def _notify_accounts(self, record: GameRecord, m: engine.Match, told: bool = False) -> None:
+    async def notify_accounts(self, record: GameRecord, m: engine.Match, told: bool = False) -> None:
         """Tell the accounts seated (bot accounts and players) that it is their turn (unless ``told``:
         the move's commit did) or that a match of theirs is over."""
         if record.status == STATUS_ACTIVE and m.to_act is not None:
@@ -322,19 +419,7 @@ class GameCore:
         seconds = record.extra.get("turn_seconds")
         return record.updated_at + int(seconds) if seconds else None
 
-    async def forget_ratings(self, account: str) -> None:
-        """Drop a deleted account's ratings, histories and ladder places in every game kind."""
-        await self.store.ratings.forget_ratings(account, sorted(engine.games()))
-
-    async def rate_match(self, gid: str, m: engine.Match) -> None:
-        """Rate the finished rated game ``gid`` (service/games/ratings.py overrides this; here, nothing)."""
-
-    async def emit_webhook(self, event_type: str, data: dict[str, Any], *, key: str | None = None) -> str:
-        """Tell the app backends' webhooks of a player's event (service/games/webhooks.py sends it;
-        here, a process without webhooks, nothing)."""
-        return ""
-
-    async def _notify_players(self, owners: Sequence[str], notice: dict[str, Any]) -> None:
+    async def notify_players(self, owners: Sequence[str], notice: dict[str, Any]) -> None:
         """Tell each player among ``owners`` (seat owners; bot accounts are skipped) ``notice``."""
         for owner in sorted({o for o in owners if owner_player(o) is not None}):
             await self.store.bots.notify_account(owner, notice)
@@ -353,7 +438,7 @@ class GameCore:
         if seat is not None and record.seats[seat].is_bot:
             await self.enqueue_bot(gid, record.version, record.seats[seat].kind.partition(":")[2])
 
-    async def _maybe_enqueue_bot(self, record: GameRecord, m: engine.Match) -> None:
+    async def maybe_enqueue_bot(self, record: GameRecord, m: engine.Match) -> None:
         """A bot seat to act gets a job now; a human seat of a timed game gets a turn timer, and a
         player's seat with a long clock (correspondence play) a reminder before it runs out."""
         if record.status != STATUS_ACTIVE or m.to_act is None:
@@ -371,11 +456,3 @@ class GameCore:
             ):
                 remind_in = seconds - min(seconds // 4, REMINDER_MAX_LEAD)
             await self.schedule_timer(record.id, record.version, seconds, remind_in)
-
-    @staticmethod
-    def _conflict(current: int) -> ProblemError:
-        return ProblemError(
-            "version_conflict",
-            Text("The game is at version {current}: reload the view and decide again.", current=current),
-            current_version=current,
-        )

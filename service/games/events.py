@@ -1,4 +1,5 @@
-"""Event delivery: a game's events as one seat may see them (ALL-7), followed live.
+"""Event delivery (``games.events``): a game's events as one seat may see them (ALL-7), followed live,
+and an account's notices.
 
 Live streams read through the process's hub (:mod:`service.store.fanout`): one reader per group of
 followed games, on a Redis pool of its own, so open streams never take a connection a request
@@ -19,7 +20,7 @@ import engine
 from service.base.counters import count_redis_error
 from service.base.problems import ProblemError
 from service.base.texts import Text
-from service.games.core import Caller, GameCore
+from service.games.core import Caller, Credentials, GameCore
 from service.store import Store, StoreConnection
 from service.store.fanout import Fanout, StreamClosing, StreamGap, StreamLagged, StreamSlot, stream_id
 from service.store.keys import RESUME_AFTER_PATTERN, STATUS_FINISHED, account_keys, events_key
@@ -38,14 +39,19 @@ def stream_cursor(after: str | None, name: str) -> str:
     return after or "0-0"
 
 
-class EventDelivery(GameCore):
-    """A game's events as one seat may see them."""
+class EventDelivery:
+    """A game's events as one seat may see them; the live streams read through a hub, which the API's
+    lifespan gives (:meth:`use_streams`)."""
 
-    streams: Fanout | None = None
-    stream_store: Store | None = None
-    _seen_cache: dict[tuple[str, str, int | None], dict[str, Any] | None]
-    _frames: dict[tuple[str, str, int | None], bytes]
-    _over_checked: dict[str, tuple[float, bool]]
+    def __init__(self, core: GameCore, store: Store, credentials: Credentials) -> None:
+        self.core = core
+        self.store = store
+        self.credentials = credentials
+        self.streams: Fanout | None = None
+        self.stream_store: Store | None = None
+        self._seen_cache: dict[tuple[str, str, int | None], dict[str, Any] | None] = {}
+        self._frames: dict[tuple[str, str, int | None], bytes] = {}
+        self._over_checked: dict[str, tuple[float, bool]] = {}
 
     def use_streams(self, hub: Fanout) -> None:
         """Follow games through ``hub``; its client also serves the streams' own reads (catch-up,
@@ -70,13 +76,13 @@ class EventDelivery(GameCore):
         """The first steps of following a game, the same for the SSE stream and the subscription: the
         game, who follows it (a seat's token, the administrator's, or none: a spectator, ALL-7 decides
         what each sees) and where it resumes."""
-        record = await self.get(gid)
-        return await self.caller_of(record, token, required=False), stream_cursor(after, name)
+        record = await self.core.get(gid)
+        return await self.core.caller_of(record, token, required=False), stream_cursor(after, name)
 
     async def open_bot_stream(self, key: str | None, after: str | None, name: str) -> tuple[str, str]:
         """The first steps of following a bot account's notices (its API key), SSE, NDJSON or
         subscription alike: the account and where the stream resumes."""
-        return await self.bot_of(key), stream_cursor(after, name)
+        return await self.credentials.bot_of(key), stream_cursor(after, name)
 
     def admit_stream(self, client: str) -> StreamSlot:
         """A place for one more open stream of ``client`` (429 ``too_many_streams`` / 503 ``server_full``)."""

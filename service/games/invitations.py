@@ -27,15 +27,36 @@ import time
 from typing import Any
 
 from service.base.problems import ProblemError
+from service.base.settings import Settings
 from service.base.texts import Text
-from service.games.core import new_game_id
+from service.games.core import GameCore, new_game_id
 from service.games.lobby import Lobby
+from service.games.players import Players
+from service.games.webhooks import Webhooks
+from service.store import Store
 from service.store.keys import STATUS_WAITING, invites_sent_key, owner_player, player_owner
 from service.store.records import GameRecord
 
 
-class Invitations(Lobby):
-    """Invite, list, accept, decline (accepting is a join: :class:`Lobby`)."""
+class Invitations:
+    """Invite, list, accept, decline (``games.invitations``): accepting is a join of the ``lobby``; the
+    invitee's notice goes as the ``players``' notices go, and to the app's webhooks (``webhooks``)."""
+
+    def __init__(
+        self,
+        core: GameCore,
+        store: Store,
+        settings: Settings,
+        lobby: Lobby,
+        players: Players,
+        webhooks: Webhooks,
+    ) -> None:
+        self.core = core
+        self.store = store
+        self.settings = settings
+        self.lobby = lobby
+        self.players = players
+        self.webhooks = webhooks
 
     async def invite(self, gid: str, token: str | None, invitee: str) -> dict[str, Any]:
         """Invite ``invitee`` to ``gid`` on behalf of the caller's seat; the invitation, with the
@@ -50,10 +71,10 @@ class Invitations(Lobby):
         }
         iid = await self._put_invitation(invitee, invitation)
         invitation["invitation_id"] = iid
-        if await self.may_notify(invitee, inviter):  # the app's webhook is a notice too (a push)
-            await self._notify_players([player_owner(invitee)], {"type": "invitation", **invitation})
+        if await self.players.may_notify(invitee, inviter):  # the app's webhook is a notice too (a push)
+            await self.core.notify_players([player_owner(invitee)], {"type": "invitation", **invitation})
             sent_fields = {k: invitation[k] for k in ("invitation_id", "game_id", "game", "expires_at")}
-            await self.emit_webhook(
+            await self.webhooks.emit_webhook(
                 "invitation", {**sent_fields, "player_id": invitee, "from_player_id": inviter}, key=iid
             )
         return {**invitation, "from_name": await self.store.players.player_name(inviter)}
@@ -62,8 +83,8 @@ class Invitations(Lobby):
         """The game and the inviting player, once every refusal is ruled out: the caller's seat must be a
         player's, the table waiting with a seat open, the invitee a player not seated there who takes
         invitations from the inviter, and the inviter within its invitations of the hour."""
-        record = await self.get(gid)
-        caller = await self.caller_of(record, token, required=True)
+        record = await self.core.get(gid)
+        caller = await self.core.caller_of(record, token, required=True)
         assert caller.seat is not None
         inviter = owner_player(record.seats[caller.seat].owner)
         if inviter is None:
@@ -121,7 +142,7 @@ class Invitations(Lobby):
 
     async def my_invitations(self, token: str | None) -> list[dict[str, Any]]:
         """The caller's open invitations, soonest to expire first, each with the inviter's name now."""
-        pid, _ = await self.require_player(token)
+        pid, _ = await self.players.require_player(token)
         held = sorted((await self.store.players.invitations(pid)).values(), key=lambda i: i["expires_at"])
         return [{**i, "from_name": await self.store.players.player_name(i["from_player"])} for i in held]
 
@@ -130,18 +151,18 @@ class Invitations(Lobby):
     ) -> tuple[str, int, str, bool]:
         """Join the invitation's table with the caller's credential: (game, seat, seat token, started).
         The invitation is used up even when the join fails (the table filled, the game started)."""
-        pid, _ = await self.require_player(token)
+        pid, _ = await self.players.require_player(token)
         invitation = await self.store.players.take_invitation(pid, iid)
         if invitation is None:
             raise invitation_not_found(iid)
         gid = str(invitation["game_id"])
-        taken, seat_token, started = await self.join(
+        taken, seat_token, started = await self.lobby.join(
             gid, seat, "", None, credential=token, client_seed=client_seed, invited=True
         )
         return gid, taken, seat_token, started
 
     async def decline_invitation(self, token: str | None, iid: str) -> None:
-        pid, _ = await self.require_player(token)
+        pid, _ = await self.players.require_player(token)
         if await self.store.players.take_invitation(pid, iid) is None:
             raise invitation_not_found(iid)
 

@@ -1,4 +1,4 @@
-"""The lobby: create, list, join, leave and rematch games."""
+"""The lobby: create, list, join, leave and rematch games (``games.lobby``)."""
 
 from __future__ import annotations
 
@@ -15,11 +15,15 @@ from schema.games import (
     NewGame,
     SeatInfo,
 )
+from service.base.counters import Metrics
 from service.base.problems import ProblemError
+from service.base.settings import Settings
 from service.base.texts import Text
 from service.games import quotas
 from service.games.core import (
     Caller,
+    Credentials,
+    GameCore,
     engine_problem,
     new_game_id,
     your_turn,
@@ -27,6 +31,7 @@ from service.games.core import (
 from service.games.cursors import decode_cursor, encode_cursor
 from service.games.players import Players
 from service.games.ratings import check_rated_game, check_rated_join, rated_clock
+from service.store import Store
 from service.store.keys import (
     STATUS_ACTIVE,
     STATUS_FINISHED,
@@ -50,11 +55,28 @@ JOIN_ATTEMPTS = 8
 """Reads of the game a join may take when other seats change under it (each retry is one read)."""
 
 
-class Lobby(Players):
-    """Create, list, join, leave and rematch games."""
+class Lobby:
+    """Create, list, join, leave and rematch games; a join with a player's credential, and a rematch,
+    go through the player's records (``players``)."""
+
+    def __init__(
+        self,
+        core: GameCore,
+        store: Store,
+        settings: Settings,
+        credentials: Credentials,
+        players: Players,
+        metrics: Metrics | None = None,
+    ) -> None:
+        self.core = core
+        self.store = store
+        self.settings = settings
+        self.credentials = credentials
+        self.players = players
+        self.metrics = metrics
 
     def summary(self, record: GameRecord, caller: Caller | None = None) -> GameSummary:
-        m = self.match_of(record)
+        m = self.core.match_of(record)
         show_seed = record.status == STATUS_FINISHED or (caller is not None and caller.admin)
         return GameSummary(
             id=record.id,
@@ -95,7 +117,7 @@ class Lobby(Players):
     async def create(self, request: NewGame, token: str | None) -> tuple[GameRecord, str | None]:
         """A new game and its invite code (a private game's): checked, dealt or waiting for its seats,
         admitted by the caps on unfinished games, written with its opening events."""
-        request, seats = self._checked_request(request, self.is_admin(token))
+        request, seats = self._checked_request(request, self.credentials.is_admin(token))
         # The match key K: fresh from `secrets` for every game (docs/fairness.md); its commitment is
         # published now, before any seat joins. A waiting game deals when its last seat is taken.
         key: int | bytes = request.seed if request.seed is not None else secrets.token_bytes(32)
@@ -112,14 +134,14 @@ class Lobby(Players):
             raise engine_problem(error) from None
         invite = None if request.listed else secrets.token_urlsafe(12)
         record = new_record(request, seats, key, m, status, invite)
-        await quotas.admit(self, record, token)  # 429/503 past the caps on unfinished games
+        await quotas.admit(self.core, record, token)  # 429/503 past the caps on unfinished games
         await self.store.games.create(
             record, [json.dumps(e) for e in opening_events(request, seats, m, record)]
         )
         if self.metrics:
             self.metrics.games_created.labels(request.game).inc()
         if status == STATUS_ACTIVE:
-            await self._maybe_enqueue_bot(record, m)
+            await self.core.maybe_enqueue_bot(record, m)
         return record, invite
 
     def _checked_request(self, request: NewGame, admin: bool) -> tuple[NewGame, list[str]]:
@@ -168,10 +190,10 @@ class Lobby(Players):
         a table), and the player's credential acts in it from any device. ``client_seed`` is the
         seat's own entropy, mixed into every hand (docs/fairness.md). ``invited``: the caller holds an
         invitation to this table, which stands for its invite code."""
-        owner, account_name = await self.account_of(credential)
-        record = await self.get(gid)
+        owner, account_name = await self.players.account_of(credential)
+        record = await self.core.get(gid)
         if record.extra.get("rated"):
-            await check_rated_join(self, owner)
+            await check_rated_join(self.core, owner)
         if (
             record.invite_hash
             and not invited
@@ -186,7 +208,7 @@ class Lobby(Players):
             )
         token = secrets.token_urlsafe(32)
         pid = owner_player(owner)
-        indexed = pid is not None and await self.index_player_game(pid, gid)
+        indexed = pid is not None and await self.players.index_player_game(pid, gid)
         try:
             taken, started = await self._take_seat(
                 record, seat, hash_token(token), name or account_name, "", owner, client_seed
@@ -210,19 +232,19 @@ class Lobby(Players):
         if owner and pid is None:
             await self.store.bots.add_bot_game(owner, gid)
         if started:
-            await self._started(await self.get(gid))
+            await self._started(await self.core.get(gid))
         return taken, token, started
 
     async def _started(self, record: GameRecord) -> None:
         """What follows a start: the first bot's job, the accounts told (the player to act, and every
         player that the match began)."""
-        m = self.match_of(record)
-        await self._maybe_enqueue_bot(record, m)
-        await self._notify_players(
+        m = self.core.match_of(record)
+        await self.core.maybe_enqueue_bot(record, m)
+        await self.core.notify_players(
             [s.owner for s in record.seats],
             {"type": "game_started", "game_id": record.id, "version": record.version},
         )
-        await self._notify_accounts(record, m)
+        await self.core.notify_accounts(record, m)
 
     async def _take_seat(
         self,
@@ -256,7 +278,7 @@ class Lobby(Players):
                     "game_not_found", Text("There is no game {gid!r} (it may have expired).", gid=gid)
                 ) from None
             except StartChanged:
-                record = await self.get(gid)
+                record = await self.core.get(gid)
         raise ProblemError(
             "version_conflict",
             "The seats of this game kept changing while you joined; join again.",
@@ -276,7 +298,7 @@ class Lobby(Players):
             return None
         seeds = [client_seed if i == seat else s.client_seed for i, s in enumerate(record.seats)]
         try:
-            started = engine.start(self.match_of(record), seeds, deal=record.extra.get("deal"))
+            started = engine.start(self.core.match_of(record), seeds, deal=record.extra.get("deal"))
         except engine.IllegalAction as error:
             raise engine_problem(error) from None
         events = [{"type": "game_started", "client_seeds": seeds}, *started.events]
@@ -288,8 +310,8 @@ class Lobby(Players):
         cleared, so the same player may join the table again (any seat) and another may take it;
         during the match a random bot plays it out so the others can finish (the token stops working
         either way; the seat keeps its owner, whose deletion must still find it)."""
-        record = await self.get(gid)
-        caller = await self.caller_of(record, token, required=True)
+        record = await self.core.get(gid)
+        caller = await self.core.caller_of(record, token, required=True)
         assert caller.seat is not None
         if record.status == STATUS_FINISHED:
             raise ProblemError("game_over", "The match is over; there is no seat to give up.")
@@ -309,9 +331,9 @@ class Lobby(Players):
             pid = owner_player(owner)
             if pid is not None:  # off their list too (its seats index keeps it: harmless)
                 await self.store.players.forget_player_game(pid, gid)
-        self._records.pop(gid, None)
+        self.core.forget(gid)
         if outcome == "replaced":
-            await self._maybe_enqueue_bot(await self.get(gid), self.match_of(record))
+            await self.core.maybe_enqueue_bot(await self.core.get(gid), self.core.match_of(record))
         return caller.seat, outcome
 
     async def rematch(
@@ -322,21 +344,21 @@ class Lobby(Players):
         player claims the same seat with the token of the old game; bots stay bots. Players asking at
         once all land in one rematch: the finished game's ``rematch`` field is set once (HSETNX).
         Returns the rematch, the caller's seat, its new token and whether the rematch started."""
-        record = await self.get(gid)
-        caller = await self.caller_of(record, token, required=True)
+        record = await self.core.get(gid)
+        caller = await self.core.caller_of(record, token, required=True)
         assert caller.seat is not None
         if record.status != STATUS_FINISHED:
             raise ProblemError("game_not_over", "A rematch is offered once the match is over.")
         rid = record.rematch or await self._new_rematch(record, caller.seat, token)
-        self._records.pop(gid, None)
+        self.core.forget(gid)
         token_new = secrets.token_urlsafe(32)
         old_seat = record.seats[caller.seat]
         pid = owner_player(old_seat.owner)
         if pid is not None:
-            await self.index_player_game(pid, rid)
+            await self.players.index_player_game(pid, rid)
         try:
             seat, started = await self._take_seat(
-                await self.get(rid),
+                await self.core.get(rid),
                 caller.seat,
                 hash_token(token_new),
                 old_seat.name,
@@ -354,7 +376,7 @@ class Lobby(Players):
             if error.code == "game_not_found":
                 raise ProblemError("game_not_found", "The rematch has expired.") from None
             raise
-        fresh = await self.get(rid)
+        fresh = await self.core.get(rid)
         if started:
             await self._started(fresh)
         return fresh, seat, token_new, started
@@ -363,14 +385,14 @@ class Lobby(Players):
         """The id of the rematch of ``record``: one created here (admitted by the caps on unfinished
         games, counted for the asking seat's owner) unless another player's won the claim meanwhile."""
         rematch, created = rematch_record(record)
-        await quotas.admit(self, rematch, token, owner=record.seats[seat].owner)
+        await quotas.admit(self.core, rematch, token, owner=record.seats[seat].owner)
         # Created before it is linked, so whoever reads the link finds the game.
         await self.store.games.create(rematch, [json.dumps(created)])
         rid = await self.store.games.claim_rematch(record.id, rematch.id)
         if rid != rematch.id:  # another player's rematch won the claim a moment ago
             await self.store.games.drop_unstarted(rematch.id)
         elif rid:
-            await self._offer_rematch(record, seat, rid)
+            await self.players.offer_rematch(record, seat, rid)
         if not rid:
             raise ProblemError(
                 "game_not_found", Text("There is no game {gid!r} (it may have expired).", gid=record.id)

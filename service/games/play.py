@@ -1,11 +1,12 @@
-"""Play: the seat's view, its legal actions, and the move itself (the server loop).
+"""Play: the seat's view, its legal actions, and the move itself (the server loop): ``games.play``.
 
 A move has one entry, :meth:`Play.submit`, which REST and GraphQL both call: it holds the one
 ordered list of checks (boardgame.io's master: credential, game, seat, the request's shape, the
 version, legality), the transports only parsing the request and encoding the answer. The move is
 applied by the engine, then committed with the store's compare-and-set together with its events
-(:meth:`Play.act_as`, where a bot's job and a turn timer come in). Every refusal is a
-:class:`ProblemError`.
+(:meth:`Play.act_as`, where a bot's job and a turn timer come in, through the
+:class:`service.games.core.GameCore` it holds, and a finished rated match is rated, by the
+:class:`service.games.ratings.Ratings` it holds). Every refusal is a :class:`ProblemError`.
 """
 
 from __future__ import annotations
@@ -29,17 +30,21 @@ from schema.games import (
     NextTurn,
     ViewResponse,
 )
+from service.base.counters import Metrics
 from service.base.problems import ProblemError
+from service.base.settings import Settings
 from service.base.texts import Text
 from service.games.core import (
     Caller,
+    Credentials,
     GameCore,
     engine_problem,
     missing_token,
     wrong_seat,
     your_turn,
 )
-from service.store import retention
+from service.games.ratings import Ratings
+from service.store import Store, retention
 from service.store.keys import STATUS_ACTIVE, STATUS_FINISHED, STATUS_WAITING
 from service.store.records import CommitResult, GameMissing, GameRecord, SeatLost, VersionConflict
 
@@ -95,8 +100,24 @@ class Planned:
         return self.status == STATUS_ACTIVE
 
 
-class Play(GameCore):
+class Play:
     """The seat's view, its legal actions and the move itself."""
+
+    def __init__(
+        self,
+        core: GameCore,
+        store: Store,
+        settings: Settings,
+        credentials: Credentials,
+        ratings: Ratings,
+        metrics: Metrics | None = None,
+    ) -> None:
+        self.core = core
+        self.store = store
+        self.settings = settings
+        self.credentials = credentials
+        self.ratings = ratings
+        self.metrics = metrics
 
     async def view(self, gid: str, token: str | None, claimed_seat: int | None = None) -> ViewResponse:
         record, caller = await self.viewer(gid, token, claimed_seat)
@@ -107,8 +128,8 @@ class Play(GameCore):
     ) -> tuple[GameRecord, Caller]:
         """The game and whose view of it ``token`` asks for (every refusal decided): the first half of
         :meth:`view`, so that REST can answer 304 to a copy still current without building the view."""
-        record = await self.get(gid)
-        caller = await self.caller_of(record, token, required=False, claimed_seat=claimed_seat)
+        record = await self.core.get(gid)
+        caller = await self.core.caller_of(record, token, required=False, claimed_seat=claimed_seat)
         if claimed_seat is not None and caller.seat is None:
             raise ProblemError(
                 "missing_token", Text("Seat {seat}'s view needs that seat's token.", seat=claimed_seat)
@@ -116,7 +137,7 @@ class Play(GameCore):
         return record, caller
 
     def view_of(self, record: GameRecord, caller: Caller) -> ViewResponse:
-        m = self.match_of(record)
+        m = self.core.match_of(record)
         turn = caller.seat is not None and record.status == STATUS_ACTIVE and m.to_act == caller.seat
         return ViewResponse.model_construct(  # built from trusted values: no validation
             game_id=record.id,
@@ -133,14 +154,14 @@ class Play(GameCore):
 
     async def seated(self, gid: str, token: str | None) -> tuple[GameRecord, Caller]:
         """The game and the seat ``token`` holds in it (401 otherwise)."""
-        record = await self.get(gid)
-        caller = await self.caller_of(record, token, required=True)
+        record = await self.core.get(gid)
+        caller = await self.core.caller_of(record, token, required=True)
         assert caller.seat is not None
         return record, caller
 
     def legal_actions_of(self, record: GameRecord, caller: Caller) -> LegalActionsResponse:
         assert caller.seat is not None
-        m = self.match_of(record)
+        m = self.core.match_of(record)
         running = record.status == STATUS_ACTIVE
         return LegalActionsResponse.model_construct(  # built from trusted values: no validation
             game_id=record.id,
@@ -162,8 +183,8 @@ class Play(GameCore):
     async def log_reader(self, gid: str, token: str | None) -> tuple[GameRecord, Caller]:
         """The game whose log ``token`` may read (409 ``game_not_over`` before its end, but for the
         administrator), and who reads it."""
-        record = await self.get(gid)
-        caller = await self.caller_of(record, token, required=False)
+        record = await self.core.get(gid)
+        caller = await self.core.caller_of(record, token, required=False)
         if record.status != STATUS_FINISHED and not caller.admin:
             raise ProblemError(
                 "game_not_over", "The replay log (with the seed) is published when the match is over."
@@ -172,7 +193,7 @@ class Play(GameCore):
 
     async def replay_log_of(self, record: GameRecord) -> LogResponse:
         gid = record.id
-        m = self.match_of(record)
+        m = self.core.match_of(record)
         actions = await retention.read_log(self.store.games, gid)
         published = self._replayed_events(record, m, actions)
         return LogResponse(
@@ -285,13 +306,13 @@ class Play(GameCore):
         token's seat never changes, and the commit checks that the token still holds it)."""
         if not credential:
             raise missing_token()
-        player = await self.player_of(credential)  # a player's credential holds the seat of its player
-        if player is None and (cached := self.cached(gid)) is not None:
-            holder = self.seat_holder(cached, credential)
+        player = await self.credentials.player_of(credential)  # a player's credential: its player's seat
+        if player is None and (cached := self.core.cached(gid)) is not None:
+            holder = self.core.seat_holder(cached, credential)
             if holder is not None:
                 return cached, holder, False
-        record = await self.get(gid)
-        return record, self.caller(record, credential, True, None, player), True
+        record = await self.core.get(gid)
+        return record, self.core.caller(record, credential, True, None, player), True
 
     async def act_as(
         self,
@@ -316,11 +337,11 @@ class Play(GameCore):
         retries = 0
         while True:
             if not fresh and not self._runs_at(record, expected_version):
-                record, fresh = await self.get(record.id), True
+                record, fresh = await self.core.get(record.id), True
             self._check_runs_at(record, expected_version)
             planned = self._plan(record, move, fresh)
             if planned is None:  # refused on a copy that may be stale: decided on a fresh read
-                record, fresh = await self.get(record.id), True
+                record, fresh = await self.core.get(record.id), True
                 continue
             try:
                 result = await self._commit(record, move, planned)
@@ -328,7 +349,7 @@ class Play(GameCore):
                 if fresh:
                     self._conflicted(conflict, expected_version, retries)
                     retries += 1
-                record, fresh = await self.get(record.id), True
+                record, fresh = await self.core.get(record.id), True
                 continue
             if result.replayed is not None:
                 return await self._replayed(record.id, result.replayed, move.fingerprint), True
@@ -365,7 +386,7 @@ class Play(GameCore):
         seat = move.seat
         try:
             applied = engine.parse(move.action).to_json()
-            nxt = engine.apply(self.match_of(record), seat, move.action)
+            nxt = engine.apply(self.core.match_of(record), seat, move.action)
         except engine.IllegalAction as error:
             if not fresh:
                 return None
@@ -394,7 +415,7 @@ class Play(GameCore):
     async def _commit(self, record: GameRecord, move: Move, planned: Planned) -> CommitResult:
         """Step 10 of :meth:`submit`: the compare-and-set of the move with its events, log entry,
         stored answer (with a key) and turn notice. A :class:`VersionConflict` goes to the caller."""
-        notice = self.account_turn(record, planned.nxt, planned.version) if planned.running else None
+        notice = self.core.account_turn(record, planned.nxt, planned.version) if planned.running else None
         stored = ""  # the answer a retry with the same key gets
         if move.key:
             answer = planned.response.model_dump(mode="json", warnings=False)
@@ -438,13 +459,13 @@ class Play(GameCore):
             await self.store.games.replace_seat(
                 gid, move.seat, "bot:heuristic", f"{result.timeouts} turns timed out"
             )
-            record = await self.get(gid)
-        self._keep(record)
-        self._remember((gid, planned.version), nxt)
+            record = await self.core.get(gid)
+        self.core.keep(record)
+        self.core.remember((gid, planned.version), nxt)
         # The next turn is enqueued before anything else can fail: the move is written, and a
         # request failing after it (its client then replays it) must not leave the game
         # without its turn (seen in the reshard drill: a fold refused mid-migration).
-        await self._maybe_enqueue_bot(record, nxt)
+        await self.core.maybe_enqueue_bot(record, nxt)
         finished = status == STATUS_FINISHED
         await retention.after_move(
             self.store.games,
@@ -455,15 +476,15 @@ class Play(GameCore):
             self.settings.finished_stream_ttl,
         )
         if finished and record.extra.get("rated"):
-            await self.rate_match(gid, nxt)  # every finish passes here: a person's, a bot's, a timer's
+            await self.ratings.rate_match(gid, nxt)  # every finish passes here: a person, a bot, a timer
         if any(s.owner for s in record.seats):
-            await self._notify_accounts(record, nxt, told=result.notified)
+            await self.core.notify_accounts(record, nxt, told=result.notified)
 
     async def _replayed(self, gid: str, stored: str, fingerprint: str) -> ActionResponse:
         """The stored answer of a key seen before (step 6), once the bot turn the game is at is
-        enqueued again (see :meth:`resume_bot_turn`)."""
+        enqueued again (see :meth:`GameCore.resume_bot_turn`)."""
         replayed = self._replay(stored, fingerprint)
-        await self.resume_bot_turn(gid)
+        await self.core.resume_bot_turn(gid)
         return replayed
 
     @staticmethod
@@ -485,6 +506,14 @@ class Play(GameCore):
             version=notice["version"],
             view=engine.view(nxt, nxt_seat),
             legal_actions=notice["actions"],
+        )
+
+    @staticmethod
+    def _conflict(current: int) -> ProblemError:
+        return ProblemError(
+            "version_conflict",
+            Text("The game is at version {current}: reload the view and decide again.", current=current),
+            current_version=current,
         )
 
     @staticmethod

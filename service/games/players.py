@@ -1,7 +1,8 @@
 """Players: a person who lasts beyond one table. A player is a guest (``POST /v1/players``: an id and a
 token shown once) or an identity of the app's own identity provider (a JWT from a trusted issuer,
-verified by :class:`service.identity.IdentityVerifier`, given to the process's ``Games``); a guest may
-later be linked to an identity.
+verified by :class:`service.identity.IdentityVerifier`, given to the process's
+:class:`service.games.core.Credentials`, which tells the player any credential names); a guest may later
+be linked to an identity.
 
 A seat joined with a player's credential is bound to the player (its ``owner`` is ``player:<id>``):
 the same credential acts in every game of the player, from any device, and one player holds at most
@@ -26,17 +27,20 @@ actions put on another's stream (invitations, rematch offers) is counted per sen
 
 from __future__ import annotations
 
-import hmac
 import secrets
 from dataclasses import dataclass
 
-from schema.display import refusal
 from service.base.problems import ProblemError
+from service.base.settings import Settings
 from service.base.texts import Text
-from service.games.core import GameCore, new_game_id
+from service.games.core import DEFAULT_NAME as DEFAULT_NAME  # the API names it from here
+from service.games.core import PLAYER_TOKEN_PREFIX, Credentials, GameCore, new_game_id
 from service.games.cursors import decode_my_games_cursor, encode_my_games_cursor
 from service.games.events import stream_cursor
-from service.identity import Identity, IdentityVerifier, looks_like_jwt
+from service.games.ratings import Ratings
+from service.games.webhooks import Webhooks
+from service.identity import looks_like_jwt
+from service.store import Store
 from service.store.keys import (
     STATUS_ACTIVE,
     STATUS_FINISHED,
@@ -48,9 +52,6 @@ from service.store.keys import (
 )
 from service.store.players import INVITATIONS_NOBODY
 from service.store.records import GameRecord, StoreError
-
-PLAYER_TOKEN_PREFIX = "atp_"
-DEFAULT_NAME = "Player"
 
 
 @dataclass(frozen=True)
@@ -105,13 +106,25 @@ PLAYER_CREDENTIAL = Text(
 )
 
 
-class Players(GameCore):
-    """Guests, identities, the player's own record and list of games, and deleting a player."""
+class Players:
+    """Guests, identities, the player's own record and list of games, and deleting a player (which
+    forgets their ratings: ``ratings``); a long turn's reminder (a notice and a webhook: ``webhooks``)."""
 
-    identities: IdentityVerifier | None = None
-
-    def use_identities(self, verifier: IdentityVerifier) -> None:
-        self.identities = verifier
+    def __init__(
+        self,
+        core: GameCore,
+        store: Store,
+        settings: Settings,
+        credentials: Credentials,
+        ratings: Ratings,
+        webhooks: Webhooks,
+    ) -> None:
+        self.core = core
+        self.store = store
+        self.settings = settings
+        self.credentials = credentials
+        self.ratings = ratings
+        self.webhooks = webhooks
 
     async def create_guest(self, name: str, locale: str) -> tuple[str, str]:
         """A new guest player: its id and its token (``atp_<id>_<secret>``, stored only hashed)."""
@@ -121,56 +134,7 @@ class Players(GameCore):
         await self.store.players.create_player(pid, fields, self.settings.player_idle_ttl)
         return pid, token
 
-    async def player_of(self, token: str | None) -> str | None:
-        """The player a bearer token names; None when it is no player's credential (a seat token, a
-        bot's key, the administrator's). A player credential that does not hold is refused (401)."""
-        if not token:
-            return None
-        if token.startswith(PLAYER_TOKEN_PREFIX):
-            parts = token.split("_", 2)
-            # verified in the store's read, which refreshes the player's TTL only for its own token
-            player = (
-                await self.store.players.load_player(
-                    parts[1], self.settings.player_idle_ttl, hash_token(token)
-                )
-                if len(parts) == 3
-                else None
-            )
-            held = player is not None and player.get("token_hash", "")
-            if not held or not hmac.compare_digest(str(held), hash_token(token)):
-                raise ProblemError(
-                    "invalid_token",
-                    "This player token is not valid: the player was deleted or expired, or the token "
-                    "was mistyped.",
-                )
-            return parts[1]
-        if self.identities is not None and looks_like_jwt(token):
-            return await self._player_of_identity(await self.identities.verify(token))
-        return None
-
-    async def _player_of_identity(self, identity: Identity) -> str:
-        """The player of an identity, made on its first request (the name its token gives, if any)."""
-        ttl = self.settings.player_idle_ttl
-        pid = await self.store.players.player_of_identity(identity.issuer, identity.subject)
-        if pid is not None and await self.store.players.load_player(pid, ttl) is not None:
-            await self.store.players.refresh_identity(identity.issuer, identity.subject, ttl)
-            return pid
-        if pid is not None:  # the player expired: the identity starts afresh
-            await self.store.players.forget_identity(identity.issuer, identity.subject, pid)
-        fresh = new_game_id()
-        fields = {
-            "name": display_name(identity.name),
-            "locale": "",
-            "issuer": identity.issuer,
-            "subject": identity.subject,
-        }
-        await self.store.players.create_player(fresh, fields, ttl)
-        winner = await self.store.players.claim_identity(identity.issuer, identity.subject, fresh, ttl)
-        if winner != fresh:  # another request of the same identity made its player a moment ago
-            await self.store.players.delete_player(fresh)
-        return winner
-
-    async def _offer_rematch(self, record: GameRecord, asker: int, rid: str) -> None:
+    async def offer_rematch(self, record: GameRecord, asker: int, rid: str) -> None:
         """The players of a finished game learn of its rematch, which their lists show (a seat waits
         for each, reserved). The asker's offer is a notice one player sends others, so it goes as an
         invitation would: none to a player who refuses the asker's invitations (blocked, or nobody's),
@@ -202,9 +166,9 @@ class Players(GameCore):
         for its API key, "" for none) and the account's display name (a player's)."""
         if not credential:
             return "", ""
-        pid = await self.player_of(credential)
+        pid = await self.credentials.player_of(credential)
         if pid is None:
-            return await self.bot_of(credential), ""
+            return await self.credentials.bot_of(credential), ""
         player = await self.store.players.load_player(pid, self.settings.player_idle_ttl)
         return player_owner(pid), "" if player is None else player.get("name", "")
 
@@ -229,7 +193,7 @@ class Players(GameCore):
 
     async def require_player(self, token: str | None) -> tuple[str, dict[str, str]]:
         """The caller's player and its record; 401 for any other credential (:func:`player_required`)."""
-        pid = await self.player_of(token)
+        pid = await self.credentials.player_of(token)
         player = (
             None if pid is None else await self.store.players.load_player(pid, self.settings.player_idle_ttl)
         )
@@ -287,11 +251,12 @@ class Players(GameCore):
         """Link the caller (a guest) to an identity of the app's provider: from then on either
         credential is the same player. 409 when the identity already has a player of its own."""
         pid, player = await self.require_player(token)
-        if self.identities is None or not looks_like_jwt(identity_token):
+        identities = self.credentials.identities
+        if identities is None or not looks_like_jwt(identity_token):
             raise ProblemError(
                 "invalid_token", "`identity_token` is not a token of a trusted identity provider."
             )
-        identity = await self.identities.verify(identity_token)
+        identity = await identities.verify(identity_token)
         if player.get("issuer"):
             raise ProblemError("identity_taken", "This player is linked to an identity already.")
         ttl = self.settings.player_idle_ttl
@@ -362,7 +327,7 @@ class Players(GameCore):
         record = await self.store.games.load(gid)
         if record is None or record.status != STATUS_ACTIVE:
             return None
-        return self.match_of(record).to_act
+        return self.core.match_of(record).to_act
 
     async def delete_me(self, token: str | None) -> None:
         """Delete the caller: credentials void at once, seats of running games played out by a bot,
@@ -374,7 +339,7 @@ class Players(GameCore):
         listed = await self.store.players.player_game_ids(pid)
         gids = list(dict.fromkeys([*listed, *await self.store.players.player_seat_game_ids(pid)]))
         await self.store.players.delete_player(pid)  # the token stops working here
-        await self.forget_ratings(owner)
+        await self.ratings.forget_ratings(owner)
         if player.get("issuer"):
             await self.store.players.forget_identity(player["issuer"], player.get("subject", ""), pid)
         for gid in gids:
@@ -401,12 +366,12 @@ class Players(GameCore):
                 if outcome == "left":  # open again before the start: nobody's
                     await self.store.players.free_seat(gid, i, owner)
                 if outcome == "replaced":
-                    self._records.pop(gid, None)
-                    fresh = await self.get(gid)
-                    await self._maybe_enqueue_bot(fresh, self.match_of(fresh))
+                    self.core.forget(gid)
+                    fresh = await self.core.get(gid)
+                    await self.core.maybe_enqueue_bot(fresh, self.core.match_of(fresh))
             if owner_player(owner) is not None:
                 await self.store.players.forget_seat(gid, i, owner)
-        self._records.pop(gid, None)
+        self.core.forget(gid)
         return released
 
     async def remind(self, gid: str, version: int) -> str:
@@ -415,15 +380,15 @@ class Players(GameCore):
         record = await self.store.games.load(gid)
         if record is None or record.version != version or record.status != STATUS_ACTIVE:
             return "stale"
-        seat = self.match_of(record).to_act
+        seat = self.core.match_of(record).to_act
         owner = record.seats[seat].owner if seat is not None else ""
         if seat is None or owner_player(owner) is None:
             return "no player to act"
-        deadline = self.deadline(record)
+        deadline = self.core.deadline(record)
         notice = {"type": "reminder", "game_id": gid, "seat": seat, "version": version, "deadline": deadline}
-        await self._notify_players([owner], notice)
+        await self.core.notify_players([owner], notice)
         facts = {"game_id": gid, "game": record.game, "seat": seat, "version": version, "deadline": deadline}
-        await self.emit_webhook(
+        await self.webhooks.emit_webhook(
             "reminder", {**facts, "player_id": owner_player(owner)}, key=f"{gid}:{version}"
         )
         return "reminded"
@@ -439,11 +404,3 @@ def seat_of_owner(facts: dict[str, str], owner: str) -> int | None:
     """The seat ``owner`` holds in a game read by :meth:`PlayerStore.game_facts`."""
     players = int(facts.get("players", "0"))
     return next((i for i in range(players) if facts.get(f"seat:{i}:owner") == owner), None)
-
-
-def display_name(claimed: str | None) -> str:
-    """The name an identity provider's token gives, if it is one a table may show (the rule of
-    schema/display.py, 40 characters at most); otherwise the default."""
-    if not claimed or len(claimed) > 40 or any(refusal(c) for c in claimed) or not claimed.strip():
-        return DEFAULT_NAME
-    return claimed

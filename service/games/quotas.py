@@ -107,13 +107,13 @@ def quota_id(who: str) -> str:
 
 async def creator_of(core: GameCore, token: str | None, owner: str = "") -> str | None:
     """The creator's quota id, or None for the administrator."""
-    if core.is_admin(token):
+    if core.credentials.is_admin(token):
         return None
     if owner:
         who = f"bot:{owner}"
     elif token and token.startswith("atb_"):
         try:
-            who = f"bot:{await core.bot_of(token)}"
+            who = f"bot:{await core.credentials.bot_of(token)}"
         except ProblemError:
             who = f"addr:{client_address.get()}"
     else:

@@ -4,7 +4,8 @@ A rated game seats identities only: players, bot accounts and built-in bots (ser
 refuses the rest). Its accounts on the ladders are ``player:<id>``, ``bot:<id>`` (a bot account) and
 ``builtin:<level>`` (the built-in bots, rated like anyone: they anchor the scale, as their strength does
 not change). At the match's end (:meth:`Ratings.rate_match`, called by the one place every finish passes:
-``Play.act_as``, whether a person, a bot or a turn timer made the last move) the ranking is:
+``Play.act_as``, on the ratings part it holds, whether a person, a bot or a turn timer made the last
+move) the ranking is:
 
 - partnership games (Le 500, Le Rough): two teams of two, the winners' team first;
 - five-handed euchre: five players ranked by final score, ties sharing a rank;
@@ -53,6 +54,7 @@ from service.base.settings import Settings
 from service.base.texts import Text
 from service.games.core import GameCore
 from service.games.cursors import not_a_cursor, opaque_json
+from service.store import Store
 from service.store.keys import account_keys, owner_player
 from service.store.ratings import BOARDS, LadderEntry, RatingWrite
 from service.store.records import GameRecord
@@ -169,8 +171,17 @@ def decode_ladder_cursor(cursor: str) -> tuple[float, str]:
     raise not_a_cursor(("query", "cursor"))
 
 
-class Ratings(GameCore):
-    """Rating a finished rated match; the ladders and an account's rating, read."""
+class Ratings:
+    """Rating a finished rated match, forgetting a deleted account's ratings; the ladders and an
+    account's rating, read, and as REST and GraphQL both answer them (``schema.ratings``)."""
+
+    def __init__(self, store: Store, settings: Settings) -> None:
+        self.store = store
+        self.settings = settings
+
+    async def forget_ratings(self, account: str) -> None:
+        """Drop a deleted account's ratings, histories and ladder places in every game kind."""
+        await self.store.ratings.forget_ratings(account, sorted(engine.games()))
 
     async def rate_match(self, gid: str, m: engine.Match) -> None:
         """Rate the finished rated game ``gid`` (whose final match is ``m``) once."""
@@ -334,6 +345,29 @@ class Ratings(GameCore):
         row = self._row(account, game, stored, self.settings.rating_provisional_matches)
         return row, await self.store.ratings.rating_history(account, game, limit)
 
+    async def ladder_page(self, game: str, board: str, limit: int, cursor: str | None) -> answers.LadderPage:
+        rows, nxt, total = await self.ladder(game, board, limit, cursor)
+        entries = [answers.LadderEntry.model_construct(**row) for row in rows]  # trusted: no validation
+        return answers.LadderPage(game=game, board=board, total=total, entries=entries, next_cursor=nxt)  # type: ignore[arg-type]
+
+    async def ladder_place(self, game: str, account: str, around: int) -> answers.LadderPosition:
+        entries = [
+            answers.LadderEntry.model_construct(**row)
+            for row in await self.ladder_position(game, account, around)
+        ]
+        rank = next((e.rank for e in entries if e.account_id == account), None)
+        if rank is None:  # its rating expired just now (the read dropped it from the ladder)
+            raise self._unrated(account, game)
+        board: Literal["people", "bots"] = "people" if board_of(account) == "people" else "bots"
+        return answers.LadderPosition(game=game, board=board, account_id=account, rank=rank, entries=entries)
+
+    async def rating_history(self, game: str, account: str, limit: int) -> answers.RatingHistory:
+        row, history = await self.rating(game, account, limit)
+        return answers.RatingHistory(
+            rating=answers.RatingInfo.model_validate(row),
+            history=[answers.RatingChange.model_validate(h) for h in history],
+        )
+
     @staticmethod
     def _unrated(account: str, game: str) -> ProblemError:
         return ProblemError(
@@ -380,33 +414,6 @@ async def check_rated_join(core: GameCore, owner: str) -> None:
             "rated_needs_identity",
             "This server rates only players signed in with the app's identity provider: link your "
             "guest player to it (POST /v1/me/identity) or join an unrated game.",
-        )
-
-
-class RatingViews(Ratings):
-    """The answers REST and GraphQL both give (``schema.ratings``), from :class:`Ratings`' reads."""
-
-    async def ladder_page(self, game: str, board: str, limit: int, cursor: str | None) -> answers.LadderPage:
-        rows, nxt, total = await self.ladder(game, board, limit, cursor)
-        entries = [answers.LadderEntry.model_construct(**row) for row in rows]  # trusted: no validation
-        return answers.LadderPage(game=game, board=board, total=total, entries=entries, next_cursor=nxt)  # type: ignore[arg-type]
-
-    async def ladder_place(self, game: str, account: str, around: int) -> answers.LadderPosition:
-        entries = [
-            answers.LadderEntry.model_construct(**row)
-            for row in await self.ladder_position(game, account, around)
-        ]
-        rank = next((e.rank for e in entries if e.account_id == account), None)
-        if rank is None:  # its rating expired just now (the read dropped it from the ladder)
-            raise self._unrated(account, game)
-        board: Literal["people", "bots"] = "people" if board_of(account) == "people" else "bots"
-        return answers.LadderPosition(game=game, board=board, account_id=account, rank=rank, entries=entries)
-
-    async def rating_history(self, game: str, account: str, limit: int) -> answers.RatingHistory:
-        row, history = await self.rating(game, account, limit)
-        return answers.RatingHistory(
-            rating=answers.RatingInfo.model_validate(row),
-            history=[answers.RatingChange.model_validate(h) for h in history],
         )
 
 

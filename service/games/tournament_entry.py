@@ -18,7 +18,8 @@ from schema.tournaments import CreateTournamentRequest
 from service.base.problems import ProblemError
 from service.base.settings import Settings
 from service.base.texts import Text
-from service.games.core import GameCore
+from service.games.core import Credentials
+from service.store import BotAccountStore
 from workers import tournament as t
 
 SEAT_NAME_MAX = 40  # the display-name rule's length (schema.games.RegisterBotRequest.name)
@@ -70,7 +71,7 @@ def seat_name(name: str, fallback: str) -> str:
     return name
 
 
-async def checked_entrants(core: GameCore, kinds: list[str], creator: str) -> list[dict[str, str]]:
+async def checked_entrants(bots: BotAccountStore, kinds: list[str], creator: str) -> list[dict[str, str]]:
     """The entrants of a new tournament, each checked: a built-in level (the schema's pattern
     already holds it to the known list) seated under its own kind; a bot account that exists,
     entered once, by the administrator or by itself (its consent), named under the display rule."""
@@ -91,7 +92,7 @@ async def checked_entrants(core: GameCore, kinds: list[str], creator: str) -> li
                     bid=bid,
                 ),
             )
-        bot = await core.store.bots.load_bot(bid)
+        bot = await bots.load_bot(bid)
         if bot is None:
             raise ProblemError(
                 "bot_not_found",
@@ -101,11 +102,11 @@ async def checked_entrants(core: GameCore, kinds: list[str], creator: str) -> li
     return entrants
 
 
-async def bot_or_forbidden(core: GameCore, token: str) -> str:
+async def bot_or_forbidden(credentials: Credentials, token: str) -> str:
     """The creator a bot account's key names (``account:<id>``); 403 ``tournament_forbidden`` for any
     other credential."""
     try:
-        return f"account:{await core.bot_of(token)}"
+        return f"account:{await credentials.bot_of(token)}"
     except ProblemError:
         raise ProblemError(
             "tournament_forbidden", "Only the administrator or a bot account creates a tournament."

@@ -48,9 +48,10 @@ from typing import Any
 import engine
 from schema.tournaments import CreateTournamentRequest, Tournament
 from service.base.problems import ProblemError
+from service.base.settings import Settings
 from service.base.texts import Text
 from service.games import quotas
-from service.games.core import GameCore, check_id, engine_problem, new_game_id, your_turn
+from service.games.core import Credentials, GameCore, check_id, engine_problem, new_game_id, your_turn
 from service.games.events import stream_cursor
 from service.games.tournament_entry import bot_or_forbidden, checked_entrants, checked_rounds, seat_name
 from service.games.tournament_views import (
@@ -61,6 +62,7 @@ from service.games.tournament_views import (
     game_of,
     tournament_view,
 )
+from service.store import Store
 from service.store.keys import (
     STATUS_ACTIVE,
     STATUS_FINISHED,
@@ -96,28 +98,38 @@ class RoundPlan:
         return [str(e["game_id"]) for e in self.entries]
 
 
-class Tournaments(GameCore):
-    """Create, read and advance tournaments."""
+class Tournaments:
+    """Create, read and advance tournaments (``games.tournaments``); checks are scheduled with
+    ``enqueue_tournament`` (without one, nothing advances a tournament)."""
 
-    enqueue_tournament: EnqueueTournament | None = None
-
-    def use_tournament_queue(self, enqueue: EnqueueTournament) -> None:
-        """Schedule tournament checks with ``enqueue`` (without one, nothing advances a tournament)."""
-        self.enqueue_tournament = enqueue
+    def __init__(
+        self,
+        core: GameCore,
+        store: Store,
+        settings: Settings,
+        credentials: Credentials,
+        enqueue_tournament: EnqueueTournament | None = None,
+    ) -> None:
+        self.core = core
+        self.store = store
+        self.settings = settings
+        self.credentials = credentials
+        self.enqueue_tournament = enqueue_tournament
 
     async def create_tournament(self, request: CreateTournamentRequest, token: str | None) -> Tournament:
         if not token:
             raise ProblemError(
                 "missing_token", "Send the administrator token or a bot's API key as `Authorization: Bearer`."
             )
-        creator = "admin" if self.is_admin(token) else await bot_or_forbidden(self, token)
+        admin = self.credentials.is_admin(token)
+        creator = "admin" if admin else await bot_or_forbidden(self.credentials, token)
         rounds = checked_rounds(request, creator, self.settings)
         options = {"target_score": request.target_score} if request.target_score else {}
         try:
             engine.new_match(request.game, seed=0, options=options or None)  # 422 invalid_options
         except engine.IllegalAction as error:
             raise engine_problem(error) from None
-        entrants = await checked_entrants(self, request.entrants, creator)
+        entrants = await checked_entrants(self.store.bots, request.entrants, creator)
         key = t.new_key()
         now = time.time()
         tid = new_game_id()
@@ -190,12 +202,12 @@ class Tournaments(GameCore):
         made-up token per stream is no fresh quota)."""
         if not token:
             return None
-        if self.is_admin(token):
+        if self.credentials.is_admin(token):
             return token
         try:
             if token.startswith("atb_"):
-                return await self.bot_of(token)
-            pid = await self.player_of(token)
+                return await self.credentials.bot_of(token)
+            pid = await self.credentials.player_of(token)
         except ProblemError:
             return None
         return None if pid is None else player_owner(pid)
@@ -234,7 +246,7 @@ class Tournaments(GameCore):
                     if g["status"] != STATUS_ACTIVE:
                         over.append(g["game_id"])
                         await self._emit(record, {"type": "game_finished", "game": game_of(g)})
-            await quotas.forget_games(self, over, self._quota_of(record))
+            await quotas.forget_games(self.core, over, self._quota_of(record))
             done = all(g["status"] != STATUS_ACTIVE for g in current)
             if done and not record.get("waiting"):  # told once, not at each check of a waiting round
                 standings = tournament_view(record).model_dump(mode="json")["standings"]
@@ -307,7 +319,7 @@ class Tournaments(GameCore):
         """Count the round's games against the caps (service/games/quotas.py), all or none; refused:
         ``too_many_games`` (429), ``server_full`` or ``tournaments_full`` (503), with ``Retry-After``."""
         cap = self.settings.tournament_max_running_games
-        await quotas.admit_games(self, plan.game_ids, self._quota_of(record), tournament_cap=cap)
+        await quotas.admit_games(self.core, plan.game_ids, self._quota_of(record), tournament_cap=cap)
 
     async def _start_round(self, record: dict[str, Any], plan: RoundPlan, schedule: bool = True) -> None:
         """Write the admitted round ``plan`` to the record, then start its games; ``schedule``: enqueue
@@ -373,7 +385,7 @@ class Tournaments(GameCore):
     async def _open_game(
         self, record: dict[str, Any], game: GameRecord, tokens: dict[str, list[str]]
     ) -> None:
-        m = self.match_of(game)
+        m = self.core.match_of(game)
         created = {
             "type": "game_created",
             "game": game.game,
@@ -395,8 +407,8 @@ class Tournaments(GameCore):
                 "tokens": held,
             }
             await self.store.bots.notify_account(bid, notice)  # before its first your_turn
-        await self._maybe_enqueue_bot(game, m)
-        await self._notify_accounts(game, m)
+        await self.core.maybe_enqueue_bot(game, m)
+        await self.core.notify_accounts(game, m)
 
     async def _score_game(self, g: dict[str, Any]) -> None:
         """Fill ``g`` from its game once the game is over (status, scores, hands, winner, flags)."""
@@ -406,7 +418,7 @@ class Tournaments(GameCore):
             return
         if game.status != STATUS_FINISHED:
             return
-        m = self.match_of(game)
+        m = self.core.match_of(game)
         a_team = 0 if g["seating"] == 0 else 1
         winners = set(m.winners or ())
         a_won = any(s % 2 == a_team for s in winners)

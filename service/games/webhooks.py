@@ -4,8 +4,10 @@ subscribed endpoint and delivered by a worker (workers/jobs/webhooks.py), signed
 Webhooks and retried, then dead-lettered.
 
 The games layer may not import the jobs layer: the enqueue is given to it as a callback
-(:meth:`Webhooks.use_webhook_queue`, as ``enqueue_bot`` is), by the API's lifespan and by the worker's
-runtime. A process without one (a script, a test without a queue) emits nothing.
+(``enqueue_webhook`` of :func:`service.games.build_games`, as ``enqueue_bot`` is), by the API and by the
+worker's runtime. A process without one (a script, a test without a queue) emits nothing. The other
+parts emit through the part (``games.webhooks``) or the callback :class:`service.games.core.GameCore`
+is given.
 """
 
 from __future__ import annotations
@@ -39,12 +41,13 @@ from service.base import logs
 from service.base.counters import count_webhook_message
 from service.base.destinations import DestinationRefused, checked, resolve_async
 from service.base.problems import ProblemError
+from service.base.settings import Settings
 from service.base.texts import Text
-from service.games.core import GameCore
+from service.games.core import Credentials
 from service.store.faults import store_fault
 from service.store.keys import STREAM_ID
 from service.store.webhooks import DeadLetter as StoredDeadLetter
-from service.store.webhooks import WebhookEndpoint, WebhookMessage
+from service.store.webhooks import WebhookEndpoint, WebhookMessage, WebhookStore
 
 EnqueueWebhook = Callable[[WebhookMessage], Awaitable[None]]
 """Enqueue the first attempt at delivering a message (workers/jobs/webhook_queue.py)."""
@@ -100,14 +103,21 @@ def dead_letter_body(dead: StoredDeadLetter) -> DeadLetter:
     )
 
 
-class Webhooks(GameCore):
-    """The administrator's webhook endpoints, and the events the game code emits to them."""
+class Webhooks:
+    """The administrator's webhook endpoints, and the events the game code emits to them: deliveries
+    enqueued with ``enqueue_webhook`` (without one, :meth:`emit_webhook` sends nothing)."""
 
-    enqueue_webhook: EnqueueWebhook | None = None
-
-    def use_webhook_queue(self, enqueue: EnqueueWebhook) -> None:
-        """Enqueue deliveries with ``enqueue`` (without one, :meth:`emit_webhook` sends nothing)."""
-        self.enqueue_webhook = enqueue
+    def __init__(
+        self,
+        hooks: WebhookStore,
+        settings: Settings,
+        credentials: Credentials,
+        enqueue_webhook: EnqueueWebhook | None = None,
+    ) -> None:
+        self.hooks = hooks
+        self.settings = settings
+        self.credentials = credentials
+        self.enqueue_webhook = enqueue_webhook
 
     # --- the game code's entry point -----------------------------------------------------------
 
@@ -130,17 +140,15 @@ class Webhooks(GameCore):
         if self.enqueue_webhook is None:
             return mid
         try:
-            for wid in await self.store.webhooks.subscribers(event_type):
+            for wid in await self.hooks.subscribers(event_type):
                 # a random id is new by construction: only a keyed message may be emitted twice
-                if key is not None and not await self.store.webhooks.claim_message(wid, mid, EMITTED_TTL):
+                if key is not None and not await self.hooks.claim_message(wid, mid, EMITTED_TTL):
                     continue
                 try:
                     await self.enqueue_webhook(WebhookMessage(wid, mid, event_type, body))
                 except BaseException:
                     if key is not None:
-                        await self.store.webhooks.release_message(
-                            wid, mid
-                        )  # a retried emit may enqueue it then
+                        await self.hooks.release_message(wid, mid)  # a retried emit may enqueue it then
                     raise
                 count_webhook_message(event_type)
         except Exception as exc:
@@ -158,7 +166,7 @@ class Webhooks(GameCore):
             raise ProblemError(
                 "missing_token", "Send the administrator token as `Authorization: Bearer <token>`."
             )
-        if not self.is_admin(token):
+        if not self.credentials.is_admin(token):
             raise ProblemError("admin_required", "Managing webhooks needs the administrator token.")
 
     async def register_webhook(self, token: str | None, request: RegisterWebhookRequest) -> WebhookRegistered:
@@ -207,7 +215,7 @@ class Webhooks(GameCore):
             created_at=time.time(),
         )
         limit = self.settings.webhook_max_endpoints
-        if not await self.store.webhooks.add_webhook(endpoint, limit):
+        if not await self.hooks.add_webhook(endpoint, limit):
             raise ProblemError(
                 "webhook_limit",
                 Text(
@@ -223,14 +231,14 @@ class Webhooks(GameCore):
         return self.settings.webhook_allow_private
 
     async def _endpoint(self, wid: str) -> WebhookEndpoint:
-        endpoint = await self.store.webhooks.load_webhook(wid)
+        endpoint = await self.hooks.load_webhook(wid)
         if endpoint is None:
             raise ProblemError("webhook_not_found", Text("There is no webhook endpoint {wid!r}.", wid=wid))
         return endpoint
 
     async def list_webhooks(self, token: str | None) -> list[Webhook]:
         self.require_admin(token)
-        return [webhook_body(endpoint) for endpoint in await self.store.webhooks.webhooks()]
+        return [webhook_body(endpoint) for endpoint in await self.hooks.webhooks()]
 
     async def get_webhook(self, token: str | None, wid: str) -> Webhook:
         self.require_admin(token)
@@ -241,14 +249,14 @@ class Webhooks(GameCore):
         is dead-lettered (redeliver it once the endpoint is back)."""
         self.require_admin(token)
         endpoint = await self._endpoint(wid)
-        if not await self.store.webhooks.enable_webhook(endpoint, enabled):
+        if not await self.hooks.enable_webhook(endpoint, enabled):
             await self._endpoint(wid)  # deleted meanwhile: 404
         return webhook_body(await self._endpoint(wid))
 
     async def delete_webhook(self, token: str | None, wid: str) -> None:
         """Delete an endpoint and its delivery log; deliveries still due for it are dropped."""
         self.require_admin(token)
-        if not await self.store.webhooks.delete_webhook(wid):
+        if not await self.hooks.delete_webhook(wid):
             await self._endpoint(wid)  # raises: there was none
         log.info("webhook_deleted", webhook_id=wid)
 
@@ -259,7 +267,7 @@ class Webhooks(GameCore):
         place in the request, for a refusal's ``errors``)."""
         self.require_admin(token)
         await self._endpoint(wid)
-        attempts, after = await self.store.webhooks.deliveries(wid, limit, _cursor(cursor, where))
+        attempts, after = await self.hooks.deliveries(wid, limit, _cursor(cursor, where))
         deliveries = [WebhookDelivery.model_validate(attempt.__dict__) for attempt in attempts]
         return WebhookDeliveryPage(deliveries=deliveries, next_cursor=after)
 
@@ -268,7 +276,7 @@ class Webhooks(GameCore):
     ) -> DeadLetterPage:
         """The messages that failed every attempt, newest first, a page at a time."""
         self.require_admin(token)
-        letters, after = await self.store.webhooks.dead_letters(limit, _cursor(cursor, where))
+        letters, after = await self.hooks.dead_letters(limit, _cursor(cursor, where))
         return DeadLetterPage(dead_letters=[dead_letter_body(d) for d in letters], next_cursor=after)
 
     async def redeliver(self, token: str | None, dead_id: str) -> Redelivery:
@@ -276,11 +284,11 @@ class Webhooks(GameCore):
         attempt of the retry schedule; it leaves the dead letters."""
         self.require_admin(token)
         if self.enqueue_webhook is None:
-            raise RuntimeError("no webhook queue: the app's lifespan gives one (use_webhook_queue)")
-        dead = await self.store.webhooks.dead_letter(dead_id) if _is_stream_id(dead_id) else None
+            raise RuntimeError("no webhook queue: the composition root gives one (build_games)")
+        dead = await self.hooks.dead_letter(dead_id) if _is_stream_id(dead_id) else None
         if dead is not None:
             await self._endpoint(dead.message.endpoint_id)  # deleted since: 404, the letter stays
-            dead = await self.store.webhooks.take_dead_letter(dead_id)  # None: another redelivery took it
+            dead = await self.hooks.take_dead_letter(dead_id)  # None: another redelivery took it
         if dead is None:
             raise ProblemError(
                 "dead_letter_not_found", Text("There is no dead letter {dead_id!r}.", dead_id=dead_id)
@@ -289,7 +297,7 @@ class Webhooks(GameCore):
         try:
             await self.enqueue_webhook(message)
         except BaseException:  # back among the dead letters (as a new entry), to redeliver later
-            await self.store.webhooks.add_dead_letter(
+            await self.hooks.add_dead_letter(
                 message, dead.attempts, dead.error, self.settings.webhook_dead_letters
             )
             raise

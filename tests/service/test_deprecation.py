@@ -19,7 +19,7 @@ from service.api.app import create_app
 from service.api.rest import OPS, openapi, routing
 from service.api.rest.deprecation import MINIMUM_NOTICE, Deprecation
 from service.api.rest.games import get_game
-from service.api.rest.table import GAME, Op
+from service.api.rest.operation import GAME, Op
 from service.base.settings import Settings
 
 SINCE = datetime(2027, 1, 1, tzinfo=UTC)

@@ -333,7 +333,7 @@ def test_invitations_to_a_private_table(settings: Settings) -> None:
 
 def test_an_invitation_expires(client: TestClient) -> None:
     friend = guest(client)
-    store = client.app.state.games.store  # type: ignore[attr-defined]
+    store = client.app.state.store  # type: ignore[attr-defined]
     past = {
         "invitation_id": "old",
         "game_id": "g",

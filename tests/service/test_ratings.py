@@ -117,8 +117,8 @@ def test_a_rated_partnership_match_moves_exactly_its_accounts_ratings(
 
     # a retried finish (the finish's rating called again) rates nothing twice
     games = client.app.state.games  # type: ignore[attr-defined]
-    record = client.portal.call(games.get, table.game_id)  # type: ignore[union-attr]
-    client.portal.call(games.rate_match, table.game_id, games.match_of(record))  # type: ignore[union-attr]
+    record = client.portal.call(games.core.get, table.game_id)  # type: ignore[union-attr]
+    client.portal.call(games.ratings.rate_match, table.game_id, games.core.match_of(record))  # type: ignore[union-attr]
     assert len(rating(client, "five_hundred", accounts[0])["history"]) == 1
 
     # a deleted account leaves its ladders and its ratings go
@@ -422,11 +422,11 @@ def test_two_rated_ends_at_once_lose_no_update(
     for key in redis_client.scan_iter("atout:ladder*"):
         redis_client.delete(key)
     games = client.app.state.games  # type: ignore[attr-defined]
-    records = [client.portal.call(games.get, gid) for gid in gids]  # type: ignore[union-attr]
-    finals = [games.match_of(record) for record in records]
+    records = [client.portal.call(games.core.get, gid) for gid in gids]  # type: ignore[union-attr]
+    finals = [games.core.match_of(record) for record in records]
 
     async def both() -> None:
-        await asyncio.gather(*(games.rate_match(gid, m) for gid, m in zip(gids, finals, strict=True)))
+        await asyncio.gather(*(games.ratings.rate_match(gid, m) for gid, m in zip(gids, finals, strict=True)))
 
     client.portal.call(both)  # type: ignore[union-attr]
     for account in accounts:

@@ -146,7 +146,7 @@ def test_a_later_round_that_does_not_fit_waits_and_starts_once_places_free_up(
         assert [r.status_code for r in own] == [201, 201]  # 2 + round 2's 4 > 5: round 2 must wait
 
         for _ in range(2):  # a second check finds it still waiting, and says nothing again
-            assert client.portal.call(games.advance_tournament, tid) == "waiting"
+            assert client.portal.call(games.tournaments.advance_tournament, tid) == "waiting"
         tour = client.get(f"/v1/tournaments/{tid}").json()
         assert (tour["status"], tour["round"], tour["waiting"], len(tour["games"])) == (
             "running",
@@ -159,7 +159,7 @@ def test_a_later_round_that_does_not_fit_waits_and_starts_once_places_free_up(
         assert kinds.count("round_finished") == 1 and kinds.count("round_started") == 1
 
         redis_client.delete(game_key(own[0].json()["game"]["id"]))  # one of its games expires
-        assert client.portal.call(games.advance_tournament, tid) == "round started"
+        assert client.portal.call(games.tournaments.advance_tournament, tid) == "round started"
         tour = client.get(f"/v1/tournaments/{tid}").json()
         assert (tour["round"], tour["waiting"], len(tour["games"])) == (2, None, 8)
         # the round took the account's last places: its next ordinary game is refused

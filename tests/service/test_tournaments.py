@@ -21,7 +21,7 @@ from websockets.sync.client import ClientConnection, connect
 from websockets.typing import Subprotocol
 
 import engine
-from schema import graphql_tournaments as gt
+from schema import graphql_bodies as gt
 from schema import tournaments as st
 from workers import bots
 from workers import tournament as t

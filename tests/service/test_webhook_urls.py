@@ -375,7 +375,7 @@ def test_the_worker_refuses_an_endpoint_stored_under_the_older_rule(
         "wh_0123456789abcdef", url, ("your_turn",), "whsec_" + "A" * 43, "", True, time.time()
     )
     assert client.portal is not None
-    store = client.app.state.games.store  # type: ignore[attr-defined]
+    store = client.app.state.store  # type: ignore[attr-defined]
     assert client.portal.call(functools.partial(store.webhooks.add_webhook, endpoint, 10))
     webhook_worker()
     mid = emit(client, "your_turn", TURN)

@@ -194,7 +194,7 @@ def subscribed(client: TestClient, receiver: Receiver, *events: str) -> str:
 def emit(client: TestClient, event_type: str, data: dict[str, Any], key: str | None = None) -> str:
     assert client.portal is not None
     games = client.app.state.games  # type: ignore[attr-defined]
-    mid: str = client.portal.call(functools.partial(games.emit_webhook, event_type, data, key=key))
+    mid: str = client.portal.call(functools.partial(games.webhooks.emit_webhook, event_type, data, key=key))
     return mid
 
 

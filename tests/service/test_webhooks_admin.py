@@ -20,10 +20,10 @@ from standardwebhooks import Webhook
 from starlette.testclient import TestClient
 from svc_helpers import admin_headers, auth
 
-from schema import graphql_webhooks as gt
+from schema import graphql_bodies as gt
 from schema import webhooks as w
 from service.api.app import create_app
-from service.api.rest.webhook_table import WEBHOOK_OPS
+from service.api.rest.webhooks import WEBHOOK_OPS
 from service.base.destinations import DestinationRefused, checked, is_public
 from service.base.settings import Settings, retry_delays
 from service.store.webhooks import WebhookMessage

@@ -2,7 +2,7 @@
 is to act, a timer job per turn with a time limit, and the workers' health.
 
 The job sees only the bot seat's view and legal actions, and commits through the same
-compare-and-set path as a human (``Games.act_as``), so a duplicate or late job is harmless.
+compare-and-set path as a human (``games.play.act_as``), so a duplicate or late job is harmless.
 The worker side is ``workers.jobs.turns``; the watchdog ``workers.jobs.watchdog``.
 """
 

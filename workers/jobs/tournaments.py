@@ -1,8 +1,8 @@
 """Tournament rounds as RQ jobs: a check of a tournament every ``tournament_poll_seconds`` until it ends.
 
-A check (``Games.advance_tournament``, service/games/tournaments.py) scores the round's finished
-games and starts the next round once all are over (or, when the caps on open games leave no room
-for it yet, leaves it waiting for a later check). Each check schedules the next one itself, so a
+A check (``games.tournaments.advance_tournament``, service/games/tournaments.py) scores the round's
+finished games and starts the next round once all are over (or, when the caps on open games leave no
+room for it yet, leaves it waiting for a later check). Each check schedules the next one itself, so a
 tournament costs one scheduled job at a time; a check that finds another at work (the tournament's
 lock) schedules nothing, and the one at work carries on. A tournament ends (finished, or stopped past
 ``tournament_max_seconds``), and with it the checks: bounded.
@@ -28,7 +28,7 @@ start yet (a cap on open games, service/games/quotas.py), is tried again at the 
 def check_tournament(tournament_id: str) -> str:
     """RQ job: one check of the tournament; the next is scheduled while it runs."""
     rt = runtime()
-    outcome = rt.loop.run_until_complete(rt.games.advance_tournament(tournament_id))
+    outcome = rt.loop.run_until_complete(rt.games.tournaments.advance_tournament(tournament_id))
     if outcome in CONTINUE:
         schedule_check(rt.sync, rt.settings.bot_queue, tournament_id, rt.settings.tournament_poll_seconds)
     return outcome

@@ -1,7 +1,7 @@
 """The worker side of bot turns: one event loop, Redis pool and ``Games`` per worker process, and the
 job functions RQ runs (:func:`play_turn`, :func:`turn_timeout`, :func:`turn_reminder`). The job sees
 only the bot seat's view and legal actions and commits through the same compare-and-set path as a human
-(``Games.act_as``), so a duplicate or late job is harmless. The strategies (``random``,
+(``games.play.act_as``), so a duplicate or late job is harmless. The strategies (``random``,
 ``heuristic``, ``expert``) live in ``workers.bots``.
 
 RQ stores a job's function by its import path: these jobs are enqueued under the previous release's
@@ -21,7 +21,7 @@ import engine
 from service.base.counters import observe_bot_decision
 from service.base.problems import ProblemError
 from service.base.settings import Settings, get_settings
-from service.games import Games
+from service.games import Games, build_games
 from service.store import Store
 from service.store.faults import store_fault
 from service.store.keys import STATUS_ACTIVE
@@ -96,8 +96,13 @@ class Runtime:
         async def enqueue_webhook(message: WebhookMessage) -> None:
             enqueue_delivery(self.sync, settings, message)
 
-        self.games = Games(self.store, settings, enqueue_bot=enqueue_next, schedule_timer=schedule_next)
-        self.games.use_webhook_queue(enqueue_webhook)  # a bot's move may give a person the turn
+        self.games = build_games(
+            self.store,
+            settings,
+            enqueue_bot=enqueue_next,
+            schedule_timer=schedule_next,
+            enqueue_webhook=enqueue_webhook,  # a bot's move may give a person the turn
+        )
 
     def close(self) -> None:
         """Release the loop and both Redis clients (a worker process keeps its runtime for life)."""
@@ -108,7 +113,7 @@ class Runtime:
             self.sync.close()
 
     def remind(self, game_id: str, version: int) -> str:
-        return self.loop.run_until_complete(self.games.remind(game_id, version))
+        return self.loop.run_until_complete(self.games.players.remind(game_id, version))
 
     def run(self, game_id: str, version: int, timer: bool) -> str:
         return self.loop.run_until_complete(_play_turn(self, game_id, version, timer))
@@ -129,7 +134,7 @@ def bot_to_act(games: Games, record: GameRecord) -> tuple[int, str] | None:
     a human to act."""
     if record.status != STATUS_ACTIVE:
         return None
-    seat = games.match_of(record).to_act
+    seat = games.core.match_of(record).to_act
     if seat is None or not record.seats[seat].is_bot:
         return None
     return record.version, record.seats[seat].kind.partition(":")[2]
@@ -167,7 +172,7 @@ async def _play_turn(rt: Runtime, game_id: str, version: int, timer: bool = Fals
         if turn is not None:
             enqueue(rt.sync, settings.bot_queue, game_id, *turn)
         return "stale"
-    m = games.match_of(record)
+    m = games.core.match_of(record)
     seat = m.to_act
     if seat is None or record.seats[seat].is_bot == timer:
         return "a bot seat has no timer" if timer else "not a bot's turn"
@@ -178,9 +183,9 @@ async def _play_turn(rt: Runtime, game_id: str, version: int, timer: bool = Fals
     observe_bot_decision(record.game, level, time.perf_counter() - started)
     try:
         if timer:
-            await games.act_as(record, seat, action, expected_version=version, by="timer")
+            await games.play.act_as(record, seat, action, expected_version=version, by="timer")
         else:
-            await games.act_as(record, seat, action, expected_version=version, credential="bot")
+            await games.play.act_as(record, seat, action, expected_version=version, credential="bot")
     except ProblemError as error:
         if error.code == "version_conflict":
             return "lost the race"

@@ -1,20 +1,33 @@
 """What every resolver reads off its GraphQL context (built by ``AtoutGraphQL.get_context``): the Games
-service, the caller's bearer token and whom the rate limits count; and the REST problem a call raises,
-turned into the GraphQL error with the same ``extensions.code``."""
+service, the caller's bearer token and whom the rate limits count; the REST problem a call raises,
+turned into the GraphQL error with the same ``extensions.code``; and the arguments validated by the
+REST body's model (:func:`parsed`)."""
 
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
-from typing import TypeVar
+from typing import Any, TypeVar
 
+from pydantic import BaseModel, ValidationError
 from strawberry.types import Info
 
-from service.api.problems import problem_error
+from service.api.problems import invalid_request, problem_error
 from service.api.ratelimit import Client
 from service.base.problems import ProblemError
 from service.games import Games
 
 R = TypeVar("R")
+M = TypeVar("M", bound=BaseModel)
+
+
+def parsed(model: type[M], raw: dict[str, Any]) -> M:
+    """A mutation's arguments (``raw``, by their REST names) validated by the REST body's ``model``: the
+    same rules, and the same 422 ``invalid_request`` with the fields in ``errors`` (a test holds every
+    mutation to its REST twin's model: tests/service/test_graphql_twins.py)."""
+    try:
+        return model.model_validate(raw)
+    except ValidationError as exc:
+        raise problem_error(invalid_request(exc)) from None
 
 
 async def guarded(call: Callable[[], Awaitable[R]]) -> R:

@@ -7,14 +7,14 @@ are the ``myEvents`` subscription (:mod:`service.api.graphql.subscriptions`)."""
 
 from __future__ import annotations
 
-from typing import Any, TypeVar
+from typing import Any
 
 import strawberry
-from pydantic import BaseModel, ValidationError
 from strawberry.types import Info
 
-from schema import graphql_players as p
-from schema import graphql_types as t
+from schema import graphql_bodies as b
+from schema.games import JoinResponse
+from schema.graphql_models import build
 from schema.pages import DEFAULT_LIMIT, TopPage
 from schema.players import (
     AcceptInvitationRequest,
@@ -22,6 +22,7 @@ from schema.players import (
     Invitation,
     InviteRequest,
     LinkIdentityRequest,
+    Me,
     MyGame,
     MyGamesPage,
     NewPlayerRequest,
@@ -29,37 +30,26 @@ from schema.players import (
     UpdateMeRequest,
     me_of,
 )
-from service.api.graphql.context import client_of, games_of, guarded, token_of
+from service.api.graphql.context import client_of, games_of, guarded, parsed, token_of
 from service.api.pages import page_of
-from service.api.problems import invalid_request, problem_error
+from service.api.problems import problem_error
 from service.api.ratelimit import rate_limit
 from service.base.problems import ProblemError
 from service.games.players import DEFAULT_NAME, game_status
 
-M = TypeVar("M", bound=BaseModel)
 
-
-def parsed(model: type[M], raw: dict[str, Any]) -> M:
-    """``raw`` (the arguments, by their REST names) validated by the REST body's ``model``: the same
-    rules, and the same 422 ``invalid_request`` with the field in ``errors``."""
-    try:
-        return model.model_validate(raw)
-    except ValidationError as exc:
-        raise problem_error(invalid_request(exc)) from None
-
-
-async def resolve_me(info: Info) -> p.Me:
+async def resolve_me(info: Info) -> Any:
     """The caller's player as the API shows it (401 for any other credential)."""
-    pid, player = await guarded(lambda: games_of(info).require_player(token_of(info)))
-    return p.Me.of(me_of(pid, player))
+    pid, player = await guarded(lambda: games_of(info).players.require_player(token_of(info)))
+    return build(Me, me_of(pid, player))
 
 
-async def resolve_create_player(info: Info, name: str = "", locale: str = "") -> p.PlayerCreated:
+async def resolve_create_player(info: Info, name: str = "", locale: str = "") -> Any:
     # per client address: a guest has no credential yet
     await guarded(lambda: rate_limit(client_of(info), "create_player"))
     body = parsed(NewPlayerRequest, {"name": name, "locale": locale})
-    pid, token = await games_of(info).create_guest(body.name, body.locale)
-    return p.PlayerCreated.of(PlayerCreated(player_id=pid, name=body.name or DEFAULT_NAME, token=token))
+    pid, token = await games_of(info).players.create_guest(body.name, body.locale)
+    return build(PlayerCreated, PlayerCreated(player_id=pid, name=body.name or DEFAULT_NAME, token=token))
 
 
 async def resolve_update_me(
@@ -67,92 +57,94 @@ async def resolve_update_me(
     name: str | None = None,
     locale: str | None = None,
     invitations: str | None = None,
-) -> p.Me:
+) -> Any:
     games, token = games_of(info), token_of(info)
-    await guarded(lambda: games.require_player(token))
+    await guarded(lambda: games.players.require_player(token))
     body = parsed(UpdateMeRequest, {"name": name, "locale": locale, "invitations": invitations})
-    await guarded(lambda: games.update_me(token, body.name, body.locale, body.invitations))
+    await guarded(lambda: games.players.update_me(token, body.name, body.locale, body.invitations))
     return await resolve_me(info)
 
 
-async def resolve_link_identity(info: Info, identity_token: str) -> p.Me:
+async def resolve_link_identity(info: Info, identity_token: str) -> Any:
     games, token = games_of(info), token_of(info)
-    await guarded(lambda: games.require_player(token))
+    await guarded(lambda: games.players.require_player(token))
     body = parsed(LinkIdentityRequest, {"identity_token": identity_token})
-    await guarded(lambda: games.link_identity(token, body.identity_token))
+    await guarded(lambda: games.players.link_identity(token, body.identity_token))
     return await resolve_me(info)
 
 
 async def resolve_delete_me(info: Info) -> bool:
-    await guarded(lambda: games_of(info).delete_me(token_of(info)))
+    await guarded(lambda: games_of(info).players.delete_me(token_of(info)))
     return True
 
 
 async def resolve_my_games(
     info: Info, status: str | None = None, cursor: str | None = None, limit: int = DEFAULT_LIMIT
-) -> p.MyGamesPage:
+) -> Any:
     try:
         status = game_status(status, ("status",))
         asked = page_of(TopPage, {"limit": limit, "cursor": cursor})
     except ProblemError as error:
         raise problem_error(error) from None
     page, next_cursor = await guarded(
-        lambda: games_of(info).my_games(token_of(info), status, asked.cursor, asked.limit, ("cursor",))
+        lambda: games_of(info).players.my_games(
+            token_of(info), status, asked.cursor, asked.limit, ("cursor",)
+        )
     )
     games = [MyGame.model_validate(g, from_attributes=True) for g in page]
-    return p.MyGamesPage.of(MyGamesPage(games=games, next_cursor=next_cursor))
+    return build(MyGamesPage, MyGamesPage(games=games, next_cursor=next_cursor))
 
 
-async def resolve_invite_player(info: Info, game_id: strawberry.ID, player_id: strawberry.ID) -> p.Invitation:
+async def resolve_invite_player(info: Info, game_id: strawberry.ID, player_id: strawberry.ID) -> Any:
     games, token, gid = games_of(info), token_of(info), str(game_id)
-    account = await games.account_token(token)
+    account = await games.credentials.account_token(token)
     await guarded(lambda: rate_limit(client_of(info), "join", account))
-    await guarded(lambda: games.seated(gid, token))  # 401 before an argument's error tells anything
+    await guarded(lambda: games.play.seated(gid, token))  # 401 before an argument's error tells anything
     body = parsed(InviteRequest, {"player_id": str(player_id)})
-    invitation = await guarded(lambda: games.invite(gid, token, body.player_id))
-    return p.Invitation.of(Invitation.model_validate(invitation))
+    invitation = await guarded(lambda: games.invitations.invite(gid, token, body.player_id))
+    return build(Invitation, Invitation.model_validate(invitation))
 
 
-async def resolve_my_invitations(info: Info) -> list[p.Invitation]:
-    held = await guarded(lambda: games_of(info).my_invitations(token_of(info)))
-    return [p.Invitation.of(Invitation.model_validate(i)) for i in held]
+async def resolve_my_invitations(info: Info) -> Any:
+    held = await guarded(lambda: games_of(info).invitations.my_invitations(token_of(info)))
+    return [build(Invitation, Invitation.model_validate(i)) for i in held]
 
 
 async def resolve_accept_invitation(
     info: Info,
     invitation_id: strawberry.ID,
     seat: int | None = None,
-    client_seed: t.ClientSeed = "",
-) -> t.JoinResult:
+    client_seed: b.ClientSeed = "",
+) -> Any:
     games, token = games_of(info), token_of(info)
-    await guarded(lambda: games.require_player(token))
+    await guarded(lambda: games.players.require_player(token))
     body = parsed(AcceptInvitationRequest, {"seat": seat, "client_seed": client_seed})
     gid, taken, seat_token, started = await guarded(
-        lambda: games.accept_invitation(token, str(invitation_id), body.seat, body.client_seed)
+        lambda: games.invitations.accept_invitation(token, str(invitation_id), body.seat, body.client_seed)
     )
-    return t.JoinResult(game_id=strawberry.ID(gid), seat=taken, token=seat_token, started=started)
+    return build(JoinResponse, JoinResponse(game_id=gid, seat=taken, token=seat_token, started=started))
 
 
 async def resolve_decline_invitation(info: Info, invitation_id: strawberry.ID) -> bool:
-    await guarded(lambda: games_of(info).decline_invitation(token_of(info), str(invitation_id)))
+    await guarded(lambda: games_of(info).invitations.decline_invitation(token_of(info), str(invitation_id)))
     return True
 
 
 async def resolve_block_player(info: Info, player_id: strawberry.ID) -> bool:
     games, token = games_of(info), token_of(info)
-    await guarded(lambda: games.require_player(token))
+    await guarded(lambda: games.players.require_player(token))
     body = parsed(BlockRequest, {"player_id": str(player_id)})
-    await guarded(lambda: games.block(token, body.player_id))
+    await guarded(lambda: games.players.block(token, body.player_id))
     return True
 
 
 async def resolve_unblock_player(info: Info, player_id: strawberry.ID) -> bool:
-    await guarded(lambda: games_of(info).unblock(token_of(info), str(player_id)))
+    await guarded(lambda: games_of(info).players.unblock(token_of(info), str(player_id)))
     return True
 
 
 async def resolve_my_blocks(info: Info) -> list[strawberry.ID]:
-    held = await guarded(lambda: games_of(info).blocks(token_of(info)))
+    held = await guarded(lambda: games_of(info).players.blocks(token_of(info)))
     return [strawberry.ID(b) for b in held]
 
 

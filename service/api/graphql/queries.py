@@ -9,10 +9,15 @@ as ``Any``, which mypy --strict refuses as an untyped decorator.
 
 from __future__ import annotations
 
+from typing import Any
+
 import strawberry
 from strawberry.types import Info
 
-from schema import graphql_types as t
+import engine
+from schema import games as g
+from schema import graphql_bodies as b
+from schema.graphql_models import build
 from schema.pages import DEFAULT_LIMIT, Page
 from service.api.graphql.context import games_of, guarded, token_of
 from service.api.graphql.players import BLOCKS, resolve_me, resolve_my_games, resolve_my_invitations
@@ -22,66 +27,75 @@ from service.api.graphql.webhooks import QUERIES as WEBHOOKS
 from service.api.pages import page_of
 
 
-async def resolve_game(info: Info, id: strawberry.ID) -> t.Game:
+async def resolve_game(info: Info, id: strawberry.ID) -> Any:
     games = games_of(info)
 
-    async def run() -> t.Game:
-        record = await games.get(str(id))
-        return t.Game.of(games.summary(record, await games.caller_of(record, token_of(info), required=False)))
+    async def run() -> Any:
+        record = await games.core.get(str(id))
+        caller = await games.core.caller_of(record, token_of(info), required=False)
+        return build(g.GameSummary, games.lobby.summary(record, caller))
 
     return await guarded(run)
 
 
-async def resolve_games(info: Info, limit: int = DEFAULT_LIMIT) -> list[t.Game]:
+async def resolve_games(info: Info, limit: int = DEFAULT_LIMIT) -> Any:
     return (await resolve_games_page(info, limit)).games
 
 
-async def resolve_games_page(info: Info, limit: int = DEFAULT_LIMIT, cursor: str | None = None) -> t.GamePage:
-    async def run() -> t.GamePage:
+async def resolve_games_page(info: Info, limit: int = DEFAULT_LIMIT, cursor: str | None = None) -> Any:
+    async def run() -> Any:
         page = page_of(Page, {"limit": limit, "cursor": cursor})
-        return t.GamePage.of(await games_of(info).open_games(page.limit, page.cursor, ("cursor",)))
+        return build(g.GameList, await games_of(info).lobby.open_games(page.limit, page.cursor, ("cursor",)))
 
     return await guarded(run)
 
 
-def resolve_rules() -> list[t.GameRules]:
-    return t.GameRules.every()
+def resolve_rules() -> Any:
+    """The rules as REST's ``/v1/rules`` gives them (``RulesResponse``), in the engine's order."""
+    every = g.RulesResponse.model_validate({"games": engine.games()})
+    return [build(g.GameRules, rules) for rules in every.games.values()]
 
 
-async def resolve_view(info: Info, game_id: strawberry.ID) -> t.View:
-    result = await guarded(lambda: games_of(info).view(str(game_id), token_of(info)))
-    return t.View.of(result)
+async def resolve_view(info: Info, game_id: strawberry.ID) -> Any:
+    result = await guarded(lambda: games_of(info).play.view(str(game_id), token_of(info)))
+    return build(g.ViewResponse, result)
 
 
-async def resolve_legal_actions(info: Info, game_id: strawberry.ID) -> t.LegalActions:
-    result = await guarded(lambda: games_of(info).legal_actions(str(game_id), token_of(info)))
-    return t.LegalActions.of(result)
+async def resolve_legal_actions(info: Info, game_id: strawberry.ID) -> Any:
+    result = await guarded(lambda: games_of(info).play.legal_actions(str(game_id), token_of(info)))
+    return build(g.LegalActionsResponse, result)
 
 
 @strawberry.type
 class Query:
-    game = strawberry.field(resolver=resolve_game, description="A game by id.")
+    game = strawberry.field(resolver=resolve_game, graphql_type=b.Game, description="A game by id.")
     games = strawberry.field(
         resolver=resolve_games,
+        graphql_type=list[b.Game],
         description="Open games: listed and waiting for players, newest first (the first page of "
         "`gamesPage`).",
     )
     games_page = strawberry.field(
         resolver=resolve_games_page,
+        graphql_type=b.GamePage,
         description="Open games a page at a time, newest first: pass a page's `nextCursor` as `cursor` "
         "for the next (none: the first page). Never a game twice, never one missed that was open when "
         "paging began and still is.",
     )
     rules = strawberry.field(
         resolver=resolve_rules,
+        graphql_type=list[b.GameRules],
         description="Each game id with its players and rule options (defaults, allowed values).",
     )
     view = strawberry.field(
         resolver=resolve_view,
+        graphql_type=b.View,
         description="The caller's view: the seat of the bearer token, or a spectator's.",
     )
     legal_actions = strawberry.field(
-        resolver=resolve_legal_actions, description="The caller's legal actions (needs the seat token)."
+        resolver=resolve_legal_actions,
+        graphql_type=b.LegalActions,
+        description="The caller's legal actions (needs the seat token).",
     )
     ladder = RATINGS["ladder"]
     ladder_position = RATINGS["ladder_position"]
@@ -93,15 +107,19 @@ class Query:
     tournament = TOURNAMENTS["tournament"]
     me = strawberry.field(
         resolver=resolve_me,
+        graphql_type=b.Me,
         description="The player you are: your bearer is a player token (createPlayer) or a JWT of your "
         "app's identity provider.",
     )
     my_games = strawberry.field(
         resolver=resolve_my_games,
+        graphql_type=b.MyGamesPage,
         description="Your games a page at a time: those where it is your turn first, then waiting or in "
         "play, then over (`status`: only those). Pass a page's `nextCursor` as `cursor` for the next.",
     )
     my_invitations = strawberry.field(
-        resolver=resolve_my_invitations, description="Your open invitations, soonest to expire first."
+        resolver=resolve_my_invitations,
+        graphql_type=list[b.Invitation],
+        description="Your open invitations, soonest to expire first.",
     )
     my_blocks = BLOCKS["my_blocks"]

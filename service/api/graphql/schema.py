@@ -12,7 +12,7 @@ from graphql import GraphQLError, parse
 from strawberry.extensions import SchemaExtension
 from strawberry.schema.config import StrawberryConfig
 
-from schema import graphql_types as t
+from schema import graphql_bodies as b
 from schema.graphql_models import SCALARS, every_type
 from service.api.graphql.error_codes import ErrorCode
 from service.api.graphql.errors import code_errors, drop_suggestions
@@ -81,7 +81,7 @@ def build_schema(limits: QueryLimits | None = None) -> strawberry.Schema:
         query=Query,
         mutation=Mutation,
         subscription=Subscription,
-        types=[*every_type(), t.IntOption, t.BoolOption, ErrorCode],  # reached only through their interfaces
+        types=[*every_type(), b.IntOption, b.BoolOption, ErrorCode],  # reached only through their interfaces
         config=StrawberryConfig(scalar_map=SCALARS),
         extensions=[lambda: DocumentLimits(limits=bounds)],  # one per operation: it holds its context
     )

@@ -8,6 +8,7 @@ The resolvers are plain functions given to ``strawberry.subscription(resolver=�
 
 from __future__ import annotations
 
+import functools
 from collections.abc import AsyncGenerator, Awaitable, Callable
 from typing import Any, TypeVar
 
@@ -15,9 +16,12 @@ import strawberry
 from graphql import GraphQLError
 from strawberry.types import Info
 
-from schema import graphql_players as p
-from schema import graphql_tournaments as tt
-from schema import graphql_types as t
+from schema import games as g
+from schema import graphql_bodies as b
+from schema import players as p
+from schema import tournaments as m
+from schema import views
+from schema.graphql_models import GameEvent, build
 from service.api.graphql.context import client_of, games_of, token_of
 from service.api.problems import problem_error
 from service.api.ratelimit import counted
@@ -34,7 +38,7 @@ def stream_slot(info: Info, who: str | None) -> StreamSlot:
     request = info.context.get("request")
     client = getattr(request, "client", None)
     try:
-        return games_of(info).admit_stream(client_key(who, client.host if client else None))
+        return games_of(info).events.admit_stream(client_key(who, client.host if client else None))
     except ProblemError as error:
         retry = int(error.headers.get("Retry-After", "1"))
         refusal = ProblemError(error.code, error.text, retry_after=retry, **error.extra)
@@ -83,23 +87,23 @@ def lagged_error(lagged: StreamLagged) -> GraphQLError:
 
 async def resolve_game_events(
     info: Info, game_id: strawberry.ID, after: str | None = None
-) -> AsyncGenerator[t.GameEvent, None]:
+) -> AsyncGenerator[GameEvent, None]:
     games = games_of(info)
     gid = str(game_id)
     token = token_of(info)
     try:
         async with counted(client_of(info), "open_stream", token):  # a seat's token, the admin's, or none
-            caller, cursor = await games.open_game_stream(gid, token, after, "after")
+            caller, cursor = await games.events.open_game_stream(gid, token, after, "after")
     except ProblemError as error:
         raise problem_error(error) from None
     admissible(info, token)
     block_ms = info.context["settings"].sse_block_ms
 
-    async def events() -> AsyncGenerator[t.GameEvent, None]:
+    async def events() -> AsyncGenerator[GameEvent, None]:
         with stream_slot(info, token):
             try:
-                async for seen in games.follow(gid, caller.seat, cursor, block_ms):
-                    yield t.game_event(seen)
+                async for seen in games.events.follow(gid, caller.seat, cursor, block_ms):
+                    yield build(views.StreamEvent, seen)
             except StreamLagged as lagged:
                 raise lagged_error(lagged) from None
 
@@ -125,15 +129,15 @@ async def account_notices(
             owner, cursor = await open_account(token, after, "after")
     except ProblemError as error:
         raise problem_error(error) from None
-    who = await games.stream_counted_as(owner, token)  # the caller, never a shared tournament
+    who = await games.tournaments.stream_counted_as(owner, token)  # the caller, never a shared tournament
     admissible(info, who)
     block_ms = info.context["settings"].sse_block_ms
 
     async def notices() -> AsyncGenerator[N, None]:
         with stream_slot(info, who):
             try:
-                async for eid, notice in games.follow_notices(owner, cursor, block_ms):
-                    delivered = await games.account_notice(notice)
+                async for eid, notice in games.events.follow_notices(owner, cursor, block_ms):
+                    delivered = await games.bots.account_notice(notice)
                     if delivered is not None:
                         yield shape({"id": eid, **delivered})
             except StreamLagged as lagged:
@@ -142,23 +146,25 @@ async def account_notices(
     return notices()
 
 
-async def resolve_my_turns(info: Info, after: str | None = None) -> AsyncGenerator[t.BotNotice, None]:
-    return await account_notices(info, games_of(info).open_bot_stream, after, t.BotNotice.of)
+async def resolve_my_turns(info: Info, after: str | None = None) -> AsyncGenerator[Any, None]:
+    shape = functools.partial(build, g.BotNotice)
+    return await account_notices(info, games_of(info).events.open_bot_stream, after, shape)
 
 
-async def resolve_my_events(info: Info, after: str | None = None) -> AsyncGenerator[p.PlayerNotice, None]:
-    return await account_notices(info, games_of(info).open_player_stream, after, p.PlayerNotice.of)
+async def resolve_my_events(info: Info, after: str | None = None) -> AsyncGenerator[Any, None]:
+    shape = functools.partial(build, p.PlayerNotice)
+    return await account_notices(info, games_of(info).players.open_player_stream, after, shape)
 
 
 async def resolve_tournament_events(
     info: Info, id: strawberry.ID, after: str | None = None
-) -> AsyncGenerator[tt.TournamentEvent, None]:
+) -> AsyncGenerator[Any, None]:
     games = games_of(info)
 
     async def open_stream(token: str | None, after: str | None, name: str) -> tuple[str, str]:
-        return await games.open_tournament_stream(str(id), after, name)
+        return await games.tournaments.open_tournament_stream(str(id), after, name)
 
-    return await account_notices(info, open_stream, after, tt.TournamentEvent.of)
+    return await account_notices(info, open_stream, after, functools.partial(build, m.TournamentEvent))
 
 
 @strawberry.type
@@ -176,17 +182,20 @@ class Subscription:
     )
     my_turns = strawberry.subscription(
         resolver=resolve_my_turns,
+        graphql_type=b.BotNotice,
         description="For a bot account (its API key in connection_init {Authorization: 'Bearer …'}): "
         "`your_turn` in any of its games with the view and legal actions, and `game_over`; "
         "resume with `after`.",
     )
     tournament_events = strawberry.subscription(
         resolver=resolve_tournament_events,
+        graphql_type=b.TournamentEvent,
         description="A tournament's events after `after` (an event's `id`): created, rounds started and "
         "finished (standings), games over, the end (the key). No credential needed.",
     )
     my_events = strawberry.subscription(
         resolver=resolve_my_events,
+        graphql_type=b.PlayerNotice,
         description="For a player (a player token or an identity provider's JWT in connection_init "
         "{Authorization: 'Bearer …'}): one stream for all your games: your turns (with the view and "
         "legal actions; one whose game has moved on is left out), invitations, games started and over, "

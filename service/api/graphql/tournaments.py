@@ -4,19 +4,20 @@ validated by the REST body's model, so a bad entrant or target score is refused 
 
 from __future__ import annotations
 
+from typing import Any
+
 import strawberry
-from pydantic import ValidationError
 from strawberry.types import Info
 
-from schema import graphql_tournaments as t
-from schema.tournaments import CreateTournamentRequest
-from service.api.graphql.context import client_of, games_of, guarded, token_of
-from service.api.problems import invalid_request
+from schema import graphql_bodies as b
+from schema.graphql_models import build
+from schema.tournaments import CreateTournamentRequest, Tournament
+from service.api.graphql.context import client_of, games_of, guarded, parsed, token_of
 from service.api.ratelimit import rate_limit
 
 
-async def resolve_tournament(info: Info, id: strawberry.ID) -> t.Tournament:
-    return t.Tournament.of(await guarded(lambda: games_of(info).tournament(str(id))))
+async def resolve_tournament(info: Info, id: strawberry.ID) -> Any:
+    return build(Tournament, await guarded(lambda: games_of(info).tournaments.tournament(str(id))))
 
 
 async def resolve_create_tournament(
@@ -30,12 +31,12 @@ async def resolve_create_tournament(
     move_seconds: int = 10,
     target_score: int | None = None,
     name: str = "",
-) -> t.Tournament:
+) -> Any:
     games, token = games_of(info), token_of(info)
-    account = await games.account_token(token)
+    account = await games.credentials.account_token(token)
     await guarded(lambda: rate_limit(client_of(info), "create_game", account))
 
-    async def run() -> t.Tournament:
+    async def run() -> Any:
         raw = {
             "game": game,
             "entrants": entrants,
@@ -47,11 +48,8 @@ async def resolve_create_tournament(
             "target_score": target_score,
             "name": name,
         }
-        try:
-            request = CreateTournamentRequest.model_validate(raw)
-        except ValidationError as exc:
-            raise invalid_request(exc) from None
-        return t.Tournament.of(await games.create_tournament(request, token))
+        request = parsed(CreateTournamentRequest, raw)
+        return build(Tournament, await games.tournaments.create_tournament(request, token))
 
     return await guarded(run)
 
@@ -59,12 +57,14 @@ async def resolve_create_tournament(
 QUERIES = {
     "tournament": strawberry.field(
         resolver=resolve_tournament,
+        graphql_type=b.Tournament,
         description="A tournament: rounds, games with their replays, standings with intervals, head-to-head.",
     ),
 }
 MUTATIONS = {
     "create_tournament": strawberry.mutation(
         resolver=resolve_create_tournament,
+        graphql_type=b.Tournament,
         description="Create a tournament on duplicate deals (Le 500, Le Rough) between built-in bots "
         "(`bot:<level>`) and bot accounts (`account:<bot_id>`): the administrator token or a bot's API key. "
         "A bot account gets each game as a `tournament_game` notice on myTurns, with its seat tokens. "

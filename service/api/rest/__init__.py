@@ -2,11 +2,13 @@
 
 - :mod:`~service.api.rest.requests`: what every handler does with a request (token, body, query) and
   its answer;
-- :mod:`~service.api.rest.games` and :mod:`~service.api.rest.bots`: the handlers, by resource;
+- :mod:`~service.api.rest.games`, :mod:`~service.api.rest.bots`, :mod:`~service.api.rest.players`,
+  :mod:`~service.api.rest.ratings`, :mod:`~service.api.rest.webhooks`,
+  :mod:`~service.api.rest.tournaments`: one module per resource, its handlers and the table of its
+  endpoints (``GAME_OPS`` …) side by side;
 - :mod:`~service.api.rest.streams`: the SSE and NDJSON streams (a game's events, a bot's turns);
 - :mod:`~service.api.rest.endpoints`: every endpoint declared once (:data:`OPS`), gathered from the
-  tables by resource: the games' and bots' (:mod:`~service.api.rest.table`), the players', ratings',
-  tournaments' and webhooks' (``player_ops``, ``rating_ops``, ``tournament_table``, ``webhook_table``);
+  resources' tables;
 - :mod:`~service.api.rest.routing`: the Starlette routes read from the table;
 - :mod:`~service.api.rest.openapi`: the OpenAPI document read from the table.
 """

@@ -1,6 +1,6 @@
 """What declares a REST endpoint (:class:`Op`, :class:`Param`) and the problem codes many of them share:
-apart from the table of endpoints (:mod:`service.api.rest.table`), so that a concern may declare its
-endpoints in a module of its own (:mod:`service.api.rest.webhook_table`) which the table includes."""
+apart from the resources' modules, each of which declares its endpoints beside its handlers
+(:mod:`service.api.rest.games` ``GAME_OPS`` …), gathered in :mod:`service.api.rest.endpoints`."""
 
 from __future__ import annotations
 

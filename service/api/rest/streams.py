@@ -161,22 +161,24 @@ async def game_events(request: Request) -> Response:
     gid = request.path_params["game_id"]
     token = bearer(request) or request.query_params.get("access_token")
     async with counted(Client.of(request), "open_stream", token):  # a seat's token, the admin's, or none
-        caller, after = await games.open_game_stream(gid, token, *resume_after(request))
+        caller, after = await games.events.open_game_stream(gid, token, *resume_after(request))
         check_query_cursor(request)
     settings = request.app.state.settings
     follow = follows(request)
 
-    slot = games.admit_stream(stream_client(request, token))
+    slot = games.events.admit_stream(stream_client(request, token))
     ndjson = wants_ndjson(request)
 
     def encoded(seen: dict[str, Any]) -> bytes:
         """An event's NDJSON line, or its SSE frame: computed once for all the seat's SSE streams."""
-        return ndjson_bytes(seen) if ndjson else games.frame(gid, caller.seat, seen, sse_bytes)
+        return ndjson_bytes(seen) if ndjson else games.events.frame(gid, caller.seat, seen, sse_bytes)
 
     async def stream() -> AsyncGenerator[bytes, None]:
         with slot:
             try:
-                batches = games.follow_batches(gid, caller.seat, after, settings.sse_block_ms, wait=follow)
+                batches = games.events.follow_batches(
+                    gid, caller.seat, after, settings.sse_block_ms, wait=follow
+                )
                 async for batch in batches:  # one write for what was read together
                     yield b"".join(encoded(seen) for seen in batch)
             except StreamLagged as lagged:
@@ -191,13 +193,13 @@ async def bot_stream(request: Request) -> Response:
     """One connection for all of a bot's games: ``your_turn`` with the seat's view and legal actions
     (only while still current), and ``game_over``. SSE, or NDJSON with ``Accept: application/x-ndjson``
     (like the lichess bot API); resumable with Last-Event-ID / ``last_event_id``."""
-    return await account_stream(request, games_of(request).open_bot_stream)
+    return await account_stream(request, games_of(request).events.open_bot_stream)
 
 
 async def player_stream(request: Request) -> Response:
     """One connection for all of a player's games, as a bot's: ``your_turn`` (with the view and legal
     actions), ``invitation``, ``game_started``, ``game_over``, ``rematch_offered``, ``reminder``."""
-    return await account_stream(request, games_of(request).open_player_stream)
+    return await account_stream(request, games_of(request).players.open_player_stream)
 
 
 OpenAccount = Callable[[str | None, str | None, str], Awaitable[tuple[str, str]]]
@@ -214,13 +216,17 @@ async def account_stream(request: Request, open_account: OpenAccount) -> Respons
     settings = request.app.state.settings
     follow = follows(request)
 
-    slot = games.admit_stream(stream_client(request, await games.stream_counted_as(owner, key)))
+    slot = games.events.admit_stream(
+        stream_client(request, await games.tournaments.stream_counted_as(owner, key))
+    )
 
     async def notices() -> AsyncIterator[dict[str, Any]]:
         with slot:
             try:
-                async for eid, notice in games.follow_notices(owner, after, settings.sse_block_ms, follow):
-                    delivered = await games.account_notice(notice)
+                async for eid, notice in games.events.follow_notices(
+                    owner, after, settings.sse_block_ms, follow
+                ):
+                    delivered = await games.bots.account_notice(notice)
                     if delivered is not None:
                         yield {"id": eid, **delivered}
             except StreamLagged as lagged:

@@ -321,12 +321,6 @@ DETAILS: dict[str, str] = {
     "use fewer aliases": "utilisez moins d'alias",
     "send flatter values": "envoyez des valeurs plus plates",
     # --- GraphQL arguments (the REST rules, said for GraphQL's names) ------------------------------
-    "clientSeed is at most 64 printable ASCII characters.":
-        "clientSeed compte au plus 64 caractères ASCII imprimables.",
-    "seed must be a decimal string of digits.": "seed doit être une chaîne de chiffres décimaux.",
-    "seat is 0..4 and name at most 40 characters.": "seat va de 0 à 4 et name compte au plus 40 caractères.",
-    "name is 1 to 40 characters, contact at most 200.":
-        "name compte de 1 à 40 caractères, contact au plus 200.",
     "idempotencyKey must be 1 to 200 characters.": "idempotencyKey doit compter de 1 à 200 caractères.",
     "{field}: false names no action: send {field}: true":
         "{field}: false ne nomme aucune action : envoyez {field}: true",
