@@ -406,10 +406,10 @@ def bearer(token: str) -> dict[str, str]:
 
 
 async def new_game(http: httpx.AsyncClient, seats: list[str] | None = None) -> str:
-    body: dict[str, Any] = {"game": "rough", "seats": seats or ["open"] * 4}
+    body: dict[str, Any] = {"kind": "rough", "seats": seats or ["open"] * 4}
     response = await http.post("/v1/games", json=body)
     response.raise_for_status()
-    gid: str = response.json()["game"]["id"]
+    gid: str = response.json()["game"]["game_id"]
     return gid
 
 
@@ -605,7 +605,7 @@ async def spoofed(
 async def spoofed_xff(server: Server, http: httpx.AsyncClient, count: int = 400) -> Outcome:
     limit = rate_amount("rate_create_game_per_address")
     cap = int(str(Settings.model_fields["max_open_games_per_creator"].default))
-    statuses, _ = await spoofed(http, "/v1/games", [{"game": "rough"}] * count)
+    statuses, _ = await spoofed(http, "/v1/games", [{"kind": "rough"}] * count)
     refused = statuses[429] + statuses[403]
     return Outcome(
         "spoofed_xff",
@@ -787,7 +787,7 @@ def graphql_errors(answer: Answer) -> bool:
 
 
 async def lone_surrogate(server: Server) -> Outcome:
-    rest_body = b'{"game":"rough","options":{"\\ud800":1}}'
+    rest_body = b'{"kind": "rough","options":{"\\ud800":1}}'
     gql_body = b'{"query":"{ __typename }","operationName":"\\ud800"}'
     rest, rest_alive = await twice_on_one_connection(
         server.port, request_bytes("POST", "/v1/games", JSON, rest_body)
@@ -831,7 +831,7 @@ def by_status(counts: Counter[tuple[str, str, str]], prefix: str) -> int:
 
 async def aborted_uploads(server: Server, http: httpx.AsyncClient, count: int = 10) -> Outcome:
     before = await request_counts(server, http)
-    upload = request_bytes("POST", "/v1/games", JSON, b'{"game": "', length=1000)  # 10 of 1000 bytes
+    upload = request_bytes("POST", "/v1/games", JSON, b'{"kind": "', length=1000)  # 10 of 1000 bytes
     for _ in range(count):
         _, writer = await open_stream(server.port)
         writer.write(upload)
@@ -1128,10 +1128,10 @@ async def cors_credentials(server: Server, http: httpx.AsyncClient) -> Outcome:
 
 
 BAD_JSON = (
-    ("/v1/games", b'{"game": "rough", "seed": NaN}'),
-    ("/v1/games", b'{"game": "rough", "seed": Infinity}'),
-    ("/v1/games", b'{"game": "rough", "seed": ' + b"9" * 5000 + b"}"),
-    ("/v1/games", b'{"game": "rough", "options": {"\xff\xfe": 1}}'),
+    ("/v1/games", b'{"kind": "rough", "seed": NaN}'),
+    ("/v1/games", b'{"kind": "rough", "seed": Infinity}'),
+    ("/v1/games", b'{"kind": "rough", "seed": ' + b"9" * 5000 + b"}"),
+    ("/v1/games", b'{"kind": "rough", "options": {"\xff\xfe": 1}}'),
     ("/graphql", b'{"query": "{ __typename }", "variables": {"x": NaN}}'),
     ("/graphql", b'{"query": "{ __typename }", "variables": {"x": -Infinity}}'),
     ("/graphql", b'{"query": "{ __typename }", "variables": {"x": ' + b"9" * 5000 + b"}}"),
@@ -1155,7 +1155,7 @@ async def empty_admin_token(server: Server, running: str) -> Outcome:
     match's log, delete a bot account (a 404 there would mean the token was let through)."""
     empty = {"Authorization": "Bearer "}
     requests = {
-        "seed": request_bytes("POST", "/v1/games", {**JSON, **empty}, b'{"game": "rough", "seed": 7}'),
+        "seed": request_bytes("POST", "/v1/games", {**JSON, **empty}, b'{"kind": "rough", "seed": 7}'),
         "log": request_bytes("GET", f"/v1/games/{running}/log", empty),
         "delete": request_bytes("DELETE", "/v1/bots/no-such-bot", empty),
     }

@@ -102,7 +102,7 @@ async def tournament_caps(http: httpx.AsyncClient, outcome: Result, key: str) ->
     answers = []
     for deals in (6, 6, 1, 1):
         body = {
-            "game": "rough",
+            "kind": "rough",
             "format": "swiss",
             "rounds": 1,
             "deals": deals,
@@ -139,7 +139,7 @@ async def tournament_entrants(http: httpx.AsyncClient, outcome: Result) -> Any:
     ]
     answers = [
         await http.post(
-            "/v1/tournaments", json={"game": "rough", "entrants": e}, headers=bearer(mine["api_key"])
+            "/v1/tournaments", json={"kind": "rough", "entrants": e}, headers=bearer(mine["api_key"])
         )
         for e in bad
     ]
@@ -153,7 +153,7 @@ async def tournament_entrants(http: httpx.AsyncClient, outcome: Result) -> Any:
 async def tournament_streams(server: Served, http: httpx.AsyncClient, outcome: Result) -> Any:
     created = await http.post(
         "/v1/tournaments",
-        json={"game": "rough", "entrants": ["bot:random", "bot:random"]},
+        json={"kind": "rough", "entrants": ["bot:random", "bot:random"]},
         headers=server.admin(),
     )
     created.raise_for_status()
@@ -178,9 +178,9 @@ async def tournament_streams(server: Served, http: httpx.AsyncClient, outcome: R
 
 
 async def waiting_table(http: httpx.AsyncClient, token: str) -> str:
-    created = await http.post("/v1/games", json={"game": "rough"})
+    created = await http.post("/v1/games", json={"kind": "rough"})
     created.raise_for_status()
-    gid: str = created.json()["game"]["id"]
+    gid: str = created.json()["game"]["game_id"]
     (await http.post(f"/v1/games/{gid}/join", json={"seat": 0}, headers=bearer(token))).raise_for_status()
     return gid
 
@@ -245,13 +245,13 @@ async def deleted_name(http: httpx.AsyncClient, outcome: Result) -> Any:
     created = await http.post(
         "/v1/games",
         json={
-            "game": "rough",
+            "kind": "rough",
             "seats": ["open", "bot:random", "bot:random", "bot:random"],
             "options": {"target_score": 200},
         },
     )
     created.raise_for_status()
-    gid = created.json()["game"]["id"]
+    gid = created.json()["game"]["game_id"]
     (await http.post(f"/v1/games/{gid}/join", json={"seat": 0}, headers=bearer(token))).raise_for_status()
     (await http.post(f"/v1/games/{gid}/leave", headers=bearer(token))).raise_for_status()
     await wait_finished(http, gid)
@@ -285,7 +285,7 @@ async def deep_cursor(server: Served, http: httpx.AsyncClient, outcome: Result) 
     token = (await guest(http, "Deep"))["token"]
     cursor = deep_cursor_value()
     rest = await http.get("/v1/me/games", params={"cursor": cursor}, headers=bearer(token))
-    query = "query($c: String) { myGames(cursor: $c) { nextCursor } }"
+    query = "query($c: String) { myGames(after: $c) { pageInfo { endCursor } } }"
     gql = await http.post(
         "/graphql", json={"query": query, "variables": {"c": cursor}}, headers=bearer(token)
     )
@@ -332,7 +332,7 @@ async def small_doors(server: Served, http: httpx.AsyncClient, outcome: Result) 
     long_id = await http.get("/v1/games/" + "x" * 300)
     followed = await http.get(long_id.json()["type"]) if long_id.status_code == 404 else long_id
     deal = await http.post(
-        "/v1/games", json={"game": "rough", "deal": {"anything": "at all"}}, headers=server.admin()
+        "/v1/games", json={"kind": "rough", "deal": {"anything": "at all"}}, headers=server.admin()
     )
     player = await guest(http, "Leaver")
     gid = await waiting_table(http, player["token"])

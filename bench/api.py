@@ -112,7 +112,7 @@ async def play_games(
         while time.perf_counter() < deadline:
             game = GAMES[(i + counts["actions"]) % len(GAMES)]
             n = PLAYERS[game]
-            gid = (await call(http, "POST", "/v1/games", body={"game": game, "seats": ["open"] * n}))["game"][
+            gid = (await call(http, "POST", "/v1/games", body={"kind": game, "seats": ["open"] * n}))["game"][
                 "id"
             ]
             tokens = [

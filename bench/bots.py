@@ -295,19 +295,20 @@ def reply_latencies(samples: int) -> list[float]:
 def one_match(http: httpx.Client, rng: random.Random, wanted: int) -> list[float]:
     """A human at seat 0 of Le Rough against three heuristic bots, following its stream."""
     seats = ["open", "bot:heuristic", "bot:heuristic", "bot:heuristic"]
-    gid = http.post("/v1/games", json={"game": "rough", "seats": seats}).json()["game"]["id"]
+    gid = http.post("/v1/games", json={"kind": "rough", "seats": seats}).json()["game"]["game_id"]
     token = http.post(f"/v1/games/{gid}/join", json={"seat": 0}).json()["token"]
     auth = {"Authorization": f"Bearer {token}"}
     out: list[float] = []
     waiting: tuple[int, float] | None = None  # the version our move made, and when we sent it
     deadline = time.monotonic() + 120
     with http.stream("GET", f"/v1/games/{gid}/events", headers=auth) as stream:
-        for event in sse_events(stream.iter_lines()):
-            if waiting is not None and event.get("version", 0) > waiting[0]:
+        for frame in sse_events(stream.iter_lines()):
+            if waiting is not None and frame.get("version", 0) > waiting[0]:
                 out.append(time.perf_counter() - waiting[1])
                 waiting = None
+            event = frame.get("event", frame)  # an envelope's event, or the StreamEnd itself
             if event["type"] == "your_turn":
-                action = rng.choice(event["actions"])
+                action = rng.choice(event["legal_actions"])
                 if action["type"] == "discard" and "from" in action:
                     action = {"type": "discard", "cards": rng.sample(action["from"], action["count"])}
                 sent = time.perf_counter()

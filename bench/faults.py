@@ -128,7 +128,7 @@ def refusals(count: int) -> list[float]:
         times: list[float] = []
         try:
             with httpx.Client(base_url=f"http://127.0.0.1:{port}", timeout=20) as http:
-                gid = http.post("/v1/games", json={"game": "rough"}).json()["game"]["id"]
+                gid = http.post("/v1/games", json={"kind": "rough"}).json()["game"]["game_id"]
                 assert server.process is not None
                 server.process.kill()
                 server.process.wait()

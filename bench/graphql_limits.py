@@ -45,19 +45,19 @@ REFUSED = {
     "bomb_40_fragments": doubling(40),
     "bomb_100_fragments": doubling(100),
     "tokens": "{ " + "rules " * (QueryLimits().max_tokens + 1) + "}",
-    "bytes": "{ rules { id } }" + " " * 33_000,
+    "bytes": "{ rules { kind } }" + " " * 33_000,
     "selections": "{ " + "__typename " * (QueryLimits().max_selections + 1) + "}",
     # the most repeated field the selection limit allows: graphql-core's validation budget stops it
     "repeated_fields": "{ " + "__typename " * QueryLimits().max_selections + "}",
     "unknown_fields": "{ " + " ".join(f"f{i}" for i in range(QueryLimits().max_selections)) + " }",
     "aliases": "{ " + " ".join(f"a{i}: rules" for i in range(31)) + " }",
-    "depth": "{ " + "games { seats { " * 8 + "seat" + " }" * 16 + " }",
-    "nesting": "{ games(limit: " + "[" * 2_400 + "]" * 2_400 + ") { id } }",
+    "depth": "{ " + "games { nodes { seats { " * 8 + "seat" + " }" * 24 + " }",
+    "nesting": "{ games(first: " + "[" * 2_400 + "]" * 2_400 + ") { nodes { gameId } } }",
     "cycle": "fragment A on Game { id ...B } fragment B on Game { ...A } { games { ...A } }",
 }
 ACCEPTED = {
-    "fragments": "fragment R on Query { rules { id } } fragment T on Query { __typename ...R } "
-    "{ ...T ... on Query { rules { id } } }",
+    "fragments": "fragment R on Query { rules { kind } } fragment T on Query { __typename ...R } "
+    "{ ...T ... on Query { rules { kind } } }",
     "introspection": get_introspection_query(
         descriptions=True, directive_is_repeatable=True, schema_description=True, input_value_deprecation=True
     ),

@@ -186,7 +186,8 @@ def finished_matches(r: redis.Redis, http: httpx.Client, n: int) -> dict[str, st
     calls0, (in0, out0) = command_calls(r), net_bytes(r)
     t0 = time.perf_counter()
     ids = [
-        http.post("/v1/games", json={"game": "rough", "seats": BOTS}).json()["game"]["id"] for _ in range(n)
+        http.post("/v1/games", json={"kind": "rough", "seats": BOTS}).json()["game"]["game_id"]
+        for _ in range(n)
     ]
     own: Counter[str] = Counter()
     quiet = 0
@@ -251,7 +252,7 @@ def whole_streams(r: redis.Redis, http: httpx.Client, n: int) -> dict[str, str]:
     ``--window`` below a match's events, the stream weighed is the trimmed one."""
     events = size = moves = 0
     for _ in range(n):
-        gid = http.post("/v1/games", json={"game": "rough", "seats": BOTS}).json()["game"]["id"]
+        gid = http.post("/v1/games", json={"kind": "rough", "seats": BOTS}).json()["game"]["game_id"]
         deadline = time.monotonic() + 300
         while r.hget(game_key(gid), "status") != b"finished":
             if time.monotonic() > deadline:
@@ -280,7 +281,7 @@ def human_match(r: redis.Redis, http: httpx.Client) -> dict[str, str]:
     moves = games = 0
     while moves < 150:  # random play ends some matches in a hand: play as many as it takes
         games += 1
-        gid = http.post("/v1/games", json={"game": "rough"}).json()["game"]["id"]
+        gid = http.post("/v1/games", json={"kind": "rough"}).json()["game"]["game_id"]
         tokens = [http.post(f"/v1/games/{gid}/join", json={"seat": i}).json()["token"] for i in range(4)]
         while (game := http.get(f"/v1/games/{gid}").json())["status"] == "active":
             auth = {"Authorization": f"Bearer {tokens[game['to_act']]}"}
@@ -305,7 +306,7 @@ def waiting_games(r: redis.Redis, http: httpx.Client, n: int) -> dict[str, str]:
     """``n`` listed games waiting with one seat of four taken."""
     ids = []
     for _ in range(n):
-        gid = http.post("/v1/games", json={"game": "rough"}).json()["game"]["id"]
+        gid = http.post("/v1/games", json={"kind": "rough"}).json()["game"]["game_id"]
         http.post(f"/v1/games/{gid}/join", json={"seat": 0, "name": "alice"})
         ids.append(gid)
     totals = [sum(game_keys(r, g).values()) for g in ids]
@@ -319,7 +320,7 @@ def active_matches(r: redis.Redis, http: httpx.Client, n: int, moves: int) -> di
     ids, versions = [], []
     for _ in range(n):
         seats = ["open", *BOTS[1:]]
-        gid = http.post("/v1/games", json={"game": "rough", "seats": seats}).json()["game"]["id"]
+        gid = http.post("/v1/games", json={"kind": "rough", "seats": seats}).json()["game"]["game_id"]
         token = http.post(f"/v1/games/{gid}/join", json={"seat": 0}).json()["token"]
         play_human(http, gid, token, moves, rng)
         ids.append(gid)

@@ -54,8 +54,8 @@ async def populate(base: str, players: int, games_each: int, clients: int) -> li
             tables.append(table)
 
         async def seat_table(table: list[dict[str, Any]]) -> None:
-            created = await call(http, base, "POST", "/v1/games", body={"game": "rough"})
-            gid = created["game"]["id"]
+            created = await call(http, base, "POST", "/v1/games", body={"kind": "rough"})
+            gid = created["game"]["game_id"]
             for seat, guest in enumerate(table):
                 await call(http, base, "POST", f"/v1/games/{gid}/join", guest["token"], {"seat": seat})
 

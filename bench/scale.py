@@ -156,9 +156,9 @@ async def play(http: aiohttp.ClientSession, bases: list[str], phase: Phase, i: i
     while time.perf_counter() < until:
         home = pick(bases)
         created = await call(
-            http, home, "POST", "/v1/games", body={"game": "rough", "seats": SEATS, "options": OPTIONS}
+            http, home, "POST", "/v1/games", body={"kind": "rough", "seats": SEATS, "options": OPTIONS}
         )
-        gid = created["game"]["id"]
+        gid = created["game"]["game_id"]
         stream = Watched(gid)
         elsewhere = [b for b in bases if b != home] or bases
         stop = asyncio.Event()

@@ -98,8 +98,8 @@ class Load:
 
 
 async def seated_game(http: aiohttp.ClientSession, base: str, i: int) -> tuple[str, list[str]]:
-    body = {"game": GAME, "seats": ["open"] * SEATS, "options": {"target_score": 500}}  # long matches
-    gid = (await call(http, base, "POST", "/v1/games", body=body))["game"]["id"]
+    body = {"kind": GAME, "seats": ["open"] * SEATS, "options": {"target_score": 500}}  # long matches
+    gid = (await call(http, base, "POST", "/v1/games", body=body))["game"]["game_id"]
     tokens = []
     for s in range(SEATS):
         joined = await call(
@@ -211,7 +211,7 @@ async def run(
         on_played = min(streams_n, watchers * players_n)
         idle_n = max(1, (streams_n - on_played + 3) // 4)  # idle games, four streams each
         idle = [
-            (await call(http, base, "POST", "/v1/games", body={"game": GAME, "seats": ["open"] * SEATS}))[
+            (await call(http, base, "POST", "/v1/games", body={"kind": GAME, "seats": ["open"] * SEATS}))[
                 "game"
             ]["id"]
             for _ in range(idle_n)

@@ -109,7 +109,7 @@ async def run(base: str, admin: str, entrants: int, rounds: int, deadline_s: flo
         players = [asyncio.create_task(a.play(http)) for a in accounts]
         await asyncio.sleep(0.5)  # every stream open before the first notice
         body = {
-            "game": "rough",
+            "kind": "rough",
             "format": "swiss",
             "rounds": rounds,
             "deals": 1,
@@ -121,7 +121,7 @@ async def run(base: str, admin: str, entrants: int, rounds: int, deadline_s: flo
         started = time.perf_counter()
         created = await http.post("/v1/tournaments", json=body, headers={"Authorization": f"Bearer {admin}"})
         created.raise_for_status()
-        tid = created.json()["id"]
+        tid = created.json()["tournament_id"]
         tour: JSON = created.json()
         try:
             while time.perf_counter() - started < deadline_s:

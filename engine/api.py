@@ -198,12 +198,12 @@ def verify_log(log: JSON) -> list[str]:
 
     A log that states one fact twice is refused when the two disagree, whichever of them the checks
     would read: otherwise a client reading the other one trusts what was never verified. So the
-    deprecated ``seed`` must name the same key as ``key`` (:func:`_seed_problem`), and a hand marked
+    ``seed`` must name the same key as ``key`` (:func:`_seed_problem`), and a hand marked
     unseeded must be the log's explicit ``deal``, which only a first hand can be
     (:func:`_explicit_problem`)."""
     problems: list[str] = []
     try:
-        g = game(str(log["game"]))
+        g = game(str(log["kind"] if "kind" in log else log["game"]))  # `game` in a log saved before v1
         key = log.get("key")
         commitment = log.get("commitment")
         seeds = log.get("client_seeds")
@@ -252,10 +252,13 @@ def verify_log(log: JSON) -> list[str]:
 
 
 def _seed_problem(seed: object, key: bytes, game_id: object) -> str | None:
-    """Why the log's ``seed`` contradicts its ``key`` (None: it agrees). ``seed`` is a deprecated copy
-    of the match key: K in hex, or the administrator's whole number K is derived from
-    (:func:`fair.key_of_int`). The deals are checked against ``key`` alone, so a ``seed`` naming
-    another key would be believed by whoever reads it, never checked."""
+    """Why the log's ``seed`` contradicts its ``key`` (None: it agrees). ``seed`` says the
+    match key a second time: K in hex, or the administrator's whole number K is derived from
+    (:func:`fair.key_of_int`), written as its decimal digits since v1 (a number before). The deals are
+    checked against ``key`` alone, so a ``seed`` naming another key would be believed by whoever reads
+    it, never checked."""
+    if isinstance(seed, str) and seed.isdecimal() and len(seed) <= 16:  # the administrator's number
+        seed = int(seed)
     if isinstance(seed, int) and not isinstance(seed, bool):
         derived = fair.key_of_int(seed)
         if derived == key:
@@ -273,7 +276,7 @@ def _seed_problem(seed: object, key: bytes, game_id: object) -> str | None:
         return f"malformed log (seed must be the match key in hex or a whole number, got {seed!r})"
     where = f"/v1/games/{game_id}/log" if isinstance(game_id, str) else "/v1/games/{id}/log"
     return (
-        f"the log's seed and key disagree ({shown}, key {key.hex()}): `seed` is a deprecated copy of "
+        f"the log's seed and key disagree ({shown}, key {key.hex()}): `seed` names "
         f"`key`, the match key the deals are checked against, so one of them was changed; fetch the log "
         f"again (GET {where}) and verify that copy"
     )

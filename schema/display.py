@@ -1,8 +1,10 @@
 """The rule for text shown to other people (player and bot names, a bot's contact), read two ways
 from one definition, :func:`refusal`: the server's check (:func:`unsafe_character`, a 422
 ``invalid_request`` of type ``unsafe_character``) and the JSON Schema ``pattern`` the OpenAPI
-document gives (:func:`display_pattern`), so that a schema-valid name is never refused for its
-characters, nor a refused one schema-valid.
+models' JSON Schema gives (:func:`display_pattern`), so that a schema-valid name is never refused for
+its characters, nor a refused one schema-valid. The OpenAPI document leaves this pattern out and says
+the rule in words (service/api/rest/openapi.py, ``portable_patterns``): JavaScript's RegExp compiles it
+only with the ``u`` flag, which linters and JS tools leave off.
 
 The pattern lists the allowed code points themselves, computed from :func:`refusal` over the whole
 code space with this Python's Unicode tables: a client's regex engine needs no Unicode tables of
@@ -97,9 +99,8 @@ def _displayable(value: str) -> str:
 
 DISPLAY_RULE = (
     "Any text but control characters, bidirectional controls, invisible format characters (the "
-    "zero-width joiners excepted) and unassigned, surrogate or private-use code points (422 "
-    "invalid_request with type `unsafe_character`); `pattern` (ECMA-262, `u` flag) lists the allowed "
-    f"code points (Unicode {unicodedata.unidata_version})."
+    "zero-width joiners excepted) and unassigned, surrogate or private-use code points (Unicode "
+    f"{unicodedata.unidata_version}): else 422 invalid_request with type `unsafe_character`."
 )
 # Every text shown to other people (player and bot names, contacts) is one of these.
 DisplayText = Annotated[

@@ -21,14 +21,28 @@ from pydantic import (
 import engine
 from schema.actions import CARD, Action, Model, whole
 from schema.display import DisplayText
-from schema.views import EventOfMove, LegalAction, StreamEnd, StreamFrame, View
+from schema.kinds import BotLevel, GameKind, GameStatus, SeatKind
+from schema.moments import Moment
+from schema.views import (
+    EuchreOptions,
+    EventEnvelope,
+    FiveHundredOptions,
+    GameEvent,
+    LegalAction,
+    RoughOptions,
+    StreamEnd,
+    View,
+)
 
 SEAT_KIND = r"^(open|bot:(random|heuristic|expert))$"
 CLIENT_SEED = r"^[ -~]*$"  # printable ASCII: the same bytes in every language's JSON (docs/fairness.md)
 
 
 class ValidationIssue(BaseModel):
-    loc: list[str | int]
+    """One reason a request was refused: where (``loc``, a path of names; a list's index is its
+    decimal string, so that the path has one type), what (``msg``) and its kind (``type``)."""
+
+    loc: list[str]
     msg: str
     type: str
 
@@ -60,33 +74,78 @@ class Problem(BaseModel):
 
 class SeatInfo(BaseModel):
     seat: int
-    kind: str = Field(description="`open`, `reserved` (a rematch seat), `human` or `bot:<level>`.")
+    seat_kind: SeatKind = Field(
+        description="`open` (nobody yet), `reserved` (kept for a rematch's player), `human` (an account or "
+        "a seat token plays it through the API) or `bot` (a built-in bot, of `bot_level`)."
+    )
+    bot_level: BotLevel | None = Field(description="With `bot`: the built-in bot's level; null otherwise.")
     name: str
     filled: bool
 
+    @classmethod
+    def of(cls, seat: int, stored_kind: str, name: str, filled: bool) -> SeatInfo:
+        """A seat as the contract shows it, from the kind the store keeps (``bot:<level>`` one string)."""
+        kind, _, level = stored_kind.partition(":")
+        return cls.model_validate(
+            {"seat": seat, "seat_kind": kind, "bot_level": level or None, "name": name, "filled": filled}
+        )
+
+
+class FiveHundredGameOptions(FiveHundredOptions):
+    """Le 500's rule options, as a game shows them."""
+
+    kind: Literal["five_hundred"]
+
+
+class RoughGameOptions(RoughOptions):
+    """Le Rough's rule options, as a game shows them."""
+
+    kind: Literal["rough"]
+
+
+class Euchre5GameOptions(EuchreOptions):
+    """Five-handed euchre's rule options, as a game shows them."""
+
+    kind: Literal["euchre5"]
+
+
+GameOptions = Annotated[
+    FiveHundredGameOptions | RoughGameOptions | Euchre5GameOptions, Field(discriminator="kind")
+]
+"""A game's rule options, typed by its ``kind`` (each game its own names; see /v1/rules)."""
+
+
+def game_options(kind: str, options: dict[str, Any]) -> dict[str, Any]:
+    """The stored options of a game of ``kind`` as :data:`GameOptions` reads them (with their kind)."""
+    return {**options, "kind": kind}
+
+
+SEED = r"^([0-9a-f]{64}|[0-9]{1,16})$"
+
 
 class GameSummary(BaseModel):
-    id: str
-    game: str
+    game_id: str
+    kind: GameKind
     players: int
-    options: dict[str, Any]
-    status: Literal["waiting", "active", "finished"]
+    options: GameOptions
+    status: GameStatus
     version: int
     to_act: int | None
     seats: list[SeatInfo]
     listed: bool
-    created_at: float
+    created_at: Moment
     winners: list[int] | None
-    seed: int | str | None = Field(
-        description="The match key K (64 hex digits), or the whole number the administrator chose; shown "
-        "once the match is over, or to the administrator (docs/fairness.md)."
+    seed: str | None = Field(
+        pattern=SEED,
+        description="The match key K (64 hex digits), or the whole number the administrator chose, as a "
+        "decimal string; shown once the match is over, or to the administrator (docs/fairness.md).",
     )
-    commitment: str | None = Field(
-        default=None, description="SHA-256 of the match key, hex: published from the game's creation on."
+    commitment: str = Field(
+        description="SHA-256 of the match key, hex: published from the game's creation on."
     )
-    rematch: str | None = Field(default=None, description="The rematch's game id, once one is offered.")
-    turn_seconds: int | None = Field(default=None, description="Per-turn time limit, if any.")
-    rated: bool = Field(default=False, description="The match moves its players' ratings (see ladders).")
+    rematch_id: str | None = Field(description="The rematch's game id, once one is offered.")
+    turn_seconds: int | None = Field(description="Per-turn time limit, if any.")
+    rated: bool = Field(description="The match moves its players' ratings (see ladders).")
 
 
 def options_schema(game: str) -> dict[str, Any]:
@@ -101,18 +160,16 @@ def options_schema(game: str) -> dict[str, Any]:
 
 
 def seats_schema(game: str) -> Callable[[dict[str, Any]], None]:
-    """The JSON Schema of ``game``'s seat list: none, empty (every seat open) or one entry per seat,
-    as games.lobby.create reads it (another count is 422 invalid_seats)."""
+    """The JSON Schema of ``game``'s seat list: an array of at most one entry per seat, or null. Only
+    none, empty (every seat open) or exactly one entry per seat is taken, as games.lobby.create reads it
+    (another count is 422 invalid_seats): one array type rather than a union of an empty and a full
+    array, which generated code cannot narrow."""
     players = int(engine.games()[game]["players"])
 
     def shape(schema: dict[str, Any]) -> None:
         kind = {"type": "string", "pattern": SEAT_KIND}
         schema.pop("anyOf", None)
-        schema["anyOf"] = [
-            {"type": "array", "items": kind, "minItems": players, "maxItems": players},
-            {"type": "array", "items": kind, "maxItems": 0},
-            {"type": "null"},
-        ]
+        schema["anyOf"] = [{"type": "array", "items": kind, "maxItems": players}, {"type": "null"}]
 
     return shape
 
@@ -136,9 +193,9 @@ class ExplicitDeal(Model):
 
 
 class NewGame(Model):
-    """What creating a game of any kind takes; a request is one of the subclasses, by ``game``."""
+    """What creating a game of any kind takes; a request is one of the subclasses, by ``kind``."""
 
-    game: str
+    kind: str
     options: dict[str, Any] = Field(default_factory=dict, description=OPTIONS_RULE)
 
     @field_validator("options", mode="before")
@@ -152,13 +209,35 @@ class NewGame(Model):
     seats: list[Annotated[str, Field(pattern=SEAT_KIND)]] | None = Field(
         default=None, max_length=5, description=SEATS_RULE
     )
-    seed: int | None = Field(
+    seed: str | None = Field(
         default=None,
-        ge=0,
-        le=2**53,
-        description="Administrator only (403 admin_required otherwise): whoever knows it knows every hand. "
-        "Without it the match key comes from `secrets`.",
+        min_length=1,
+        max_length=16,
+        pattern=r"^[0-9]{1,16}$",
+        description="A whole number from 0 to 2^53, as a decimal string (an integer is accepted too). "
+        "Administrator only (403 admin_required otherwise): whoever knows it knows every hand. Without it "
+        "the match key comes from `secrets`.",
     )
+
+    @field_validator("seed", mode="before")
+    @classmethod
+    def _seed_as_text(cls, seed: object) -> object:
+        """The pre-v1 integer seed still read (as its decimal string): one type in the contract."""
+        if isinstance(seed, int) and not isinstance(seed, bool):
+            return str(seed)  # then checked as any seed: the pattern, the range
+        return seed
+
+    @field_validator("seed")
+    @classmethod
+    def _seed_in_range(cls, seed: str | None) -> str | None:
+        if seed is not None and int(seed) > 2**53:
+            raise ValueError("a seed is a whole number from 0 to 2^53")
+        return seed
+
+    def seed_number(self) -> int | None:
+        """The administrator's seed as the engine takes it (a whole number), or None."""
+        return None if self.seed is None else int(self.seed)
+
     deal: ExplicitDeal | None = Field(
         default=None, description="Explicit first deal (administrator only): dealer, hands, kitty."
     )
@@ -193,11 +272,41 @@ class NewGame(Model):
     )
 
 
+REFERS_TO = "x-atout-refers-to"
+"""A field schema's stand-in for a ``$ref`` to a component the document adds, not pydantic."""
+
+REQUEST_OPTIONS = {
+    "five_hundred": "NewFiveHundredGameOptions",
+    "rough": "NewRoughGameOptions",
+    "euchre5": "NewEuchre5GameOptions",
+}
+"""The component name of each game's options in a create request: named, as every schema of the
+document (a generator must otherwise make a name up)."""
+
+
+def request_options_schemas() -> dict[str, dict[str, Any]]:
+    """Each game's create-request options as a named schema (components/schemas): the engine's own
+    names and allowed values (:func:`options_schema`)."""
+    return {
+        name: {**options_schema(game), "title": name, "description": f"{OPTIONS_RULE} ({game})."}
+        for game, name in REQUEST_OPTIONS.items()
+    }
+
+
+def _refer(name: str) -> Callable[[dict[str, Any]], None]:
+    def to(schema: dict[str, Any]) -> None:
+        schema.clear()
+        # pydantic resolves a $ref it meets: the document's builder makes this one (REFERS_TO)
+        schema.update({REFERS_TO: f"#/components/schemas/{name}", "description": OPTIONS_RULE})
+
+    return to
+
+
 def _options_field(game: str) -> Any:
+    """The options of a create request: a dict the engine checks (422 invalid_options), described by
+    the named schema of ``game``'s options."""
     return Field(
-        default_factory=dict,
-        description=OPTIONS_RULE,
-        json_schema_extra=lambda schema: schema.update(options_schema(game)),
+        default_factory=dict, description=OPTIONS_RULE, json_schema_extra=_refer(REQUEST_OPTIONS[game])
     )
 
 
@@ -208,7 +317,7 @@ def _seats_field(game: str) -> Any:
 class NewFiveHundredGame(NewGame):
     """A game of Le 500 (four players)."""
 
-    game: Literal["five_hundred"]
+    kind: Literal["five_hundred"]
     options: dict[str, Any] = _options_field("five_hundred")
     seats: list[Annotated[str, Field(pattern=SEAT_KIND)]] | None = _seats_field("five_hundred")
 
@@ -216,7 +325,7 @@ class NewFiveHundredGame(NewGame):
 class NewRoughGame(NewGame):
     """A game of Le Rough (four players)."""
 
-    game: Literal["rough"]
+    kind: Literal["rough"]
     options: dict[str, Any] = _options_field("rough")
     seats: list[Annotated[str, Field(pattern=SEAT_KIND)]] | None = _seats_field("rough")
 
@@ -224,21 +333,21 @@ class NewRoughGame(NewGame):
 class NewEuchre5Game(NewGame):
     """A game of five-handed euchre (five players)."""
 
-    game: Literal["euchre5"]
+    kind: Literal["euchre5"]
     options: dict[str, Any] = _options_field("euchre5")
     seats: list[Annotated[str, Field(pattern=SEAT_KIND)]] | None = _seats_field("euchre5")
 
 
 class CreateGameRequest(
-    RootModel[Annotated[NewFiveHundredGame | NewRoughGame | NewEuchre5Game, Field(discriminator="game")]]
+    RootModel[Annotated[NewFiveHundredGame | NewRoughGame | NewEuchre5Game, Field(discriminator="kind")]]
 ):
-    """A game to create, by ``game``: each game's own options and seat count are in its schema, so
+    """A game to create, by ``kind``: each game's own options and seat count are in its schema, so
     a schema-valid body never meets invalid_options or invalid_seats for them."""
 
     @model_validator(mode="wrap")
     @classmethod
     def _located_as_sent(cls, data: Any, handler: ModelWrapValidatorHandler[CreateGameRequest]) -> Any:
-        """Errors located in the body as it was sent (``turn_seconds``, ``game``), not under the
+        """Errors located in the body as it was sent (``turn_seconds``, ``kind``), not under the
         game's tag (``rough.turn_seconds``) as a tagged union has them."""
         try:
             return handler(data)
@@ -246,10 +355,10 @@ class CreateGameRequest(
             errors: list[Any] = []
             for error in exc.errors():
                 if error["type"] == "union_tag_not_found":
-                    errors.append({"type": "missing", "loc": ("game",), "input": error["input"]})
+                    errors.append({"type": "missing", "loc": ("kind",), "input": error["input"]})
                     continue
                 if error["type"] == "union_tag_invalid":
-                    error["loc"] = ("game",)
+                    error["loc"] = ("kind",)
                 elif error["loc"]:
                     error["loc"] = error["loc"][1:]
                 errors.append(error)
@@ -329,7 +438,7 @@ class BotRegistered(BaseModel):
 class BotSeat(BaseModel):
     game_id: str
     seat: int
-    status: str
+    status: GameStatus
     version: int
     your_turn: bool
 
@@ -340,25 +449,48 @@ class BotStatus(BaseModel):
     seats: list[BotSeat]
 
 
-class BotNotice(BaseModel):
-    """One notice of /v1/bots/me/stream: ``your_turn`` (with the seat, its view and its legal actions:
-    answer with one POST …/actions), ``game_over`` (with the winners) or ``tournament_game`` (a game a
-    tournament seated the bot in, with its seats and their seat tokens, before its first ``your_turn``)."""
+class YourTurnNotice(BaseModel):
+    """A seat of yours is to act: its view and legal actions at ``version`` (answer with one POST
+    …/actions, ``expected_version`` = ``version``)."""
 
     model_config = ConfigDict(extra="forbid")
-    id: str
-    type: Literal["your_turn", "game_over", "tournament_game"]
+    id: str = Field(description="The stream id: send it back as Last-Event-ID to resume.")
+    type: Literal["your_turn"]
     game_id: str
     version: int
-    seat: int | None = Field(default=None, description="With your_turn: the bot's seat to act.")
-    view: View | None = Field(default=None, description="With your_turn: that seat's view.")
-    legal_actions: list[LegalAction] | None = Field(default=None, description="With your_turn.")
-    winners: list[int] | None = Field(default=None, description="With game_over.")
-    tournament_id: str | None = Field(default=None, description="With tournament_game.")
-    seats: list[int] | None = Field(default=None, description="With tournament_game: the bot's seats.")
-    tokens: list[str] | None = Field(
-        default=None, description="With tournament_game: the seat token of each of `seats`, in order."
-    )
+    seat: int = Field(description="Your seat to act.")
+    view: View = Field(description="That seat's view.")
+    legal_actions: list[LegalAction] = Field(description="A discard comes as a template.")
+
+
+class GameFinishedNotice(BaseModel):
+    """A game you hold a seat in is finished, with its winners."""
+
+    model_config = ConfigDict(extra="forbid")
+    id: str = Field(description="The stream id: send it back as Last-Event-ID to resume.")
+    type: Literal["game_finished"]
+    game_id: str
+    version: int
+    winners: list[int] = Field(description="The winning seats.")
+
+
+class TournamentGameNotice(BaseModel):
+    """A tournament seated the bot in a game: its seats there and their seat tokens, before the game's
+    first ``your_turn``."""
+
+    model_config = ConfigDict(extra="forbid")
+    id: str = Field(description="The stream id: send it back as Last-Event-ID to resume.")
+    type: Literal["tournament_game"]
+    game_id: str
+    version: int
+    tournament_id: str
+    seats: list[int] = Field(description="The bot's seats.")
+    tokens: list[str] = Field(description="The seat token of each of `seats`, in order.")
+
+
+BotNotice = Annotated[YourTurnNotice | GameFinishedNotice | TournamentGameNotice, Field(discriminator="type")]
+"""One notice of /v1/bots/me/stream, by its ``type`` (open to additions: skip a type you do not know):
+``your_turn``, ``game_finished`` or ``tournament_game``."""
 
 
 class ViewResponse(BaseModel):
@@ -366,10 +498,9 @@ class ViewResponse(BaseModel):
     game_id: str
     version: int
     seat: int | None
-    status: str
+    status: GameStatus
     view: View
     legal_actions: list[LegalAction] | None = Field(
-        default=None,
         description="The seat's legal actions when it is its turn (a discard as a template); null "
         "otherwise, and always for a spectator. One read starts a client.",
     )
@@ -412,18 +543,19 @@ class ActionResponse(BaseModel):
     version: int
     seat: int
     action: Action
-    events: list[EventOfMove] = Field(description="The events of this action, as this seat may see them.")
+    events: list[GameEvent] = Field(
+        description="The events of this action, as this seat may see them: each the same object as in "
+        "the game's stream (there inside an envelope)."
+    )
     to_act: int | None
-    status: str
+    status: GameStatus
     winners: list[int] | None
     next_turn: NextTurn | None = Field(
-        default=None,
         description="When the caller holds the seat to act next: its view and legal actions, so the "
         "next move needs no other request. Null when another player is to act (their turn reaches "
         "them on their stream as `your_turn`) or the match is over.",
     )
     replayed: bool = Field(
-        default=False,
         description="True when this is the stored answer of an earlier request with the same "
         "Idempotency-Key: the move was not played again (the `Idempotent-Replayed` header says it too).",
     )
@@ -433,7 +565,9 @@ class LogEntry(BaseModel):
     version: int
     seat: int
     action: Action
-    by: str | None = Field(default=None, description="`timer`: played for the seat when its time ran out.")
+    by: Literal["timer"] | None = Field(
+        default=None, description="`timer`: played for the seat when its time ran out; absent otherwise."
+    )
 
 
 class HandRecord(BaseModel):
@@ -450,46 +584,57 @@ class HandRecord(BaseModel):
 
 
 class LogResponse(BaseModel):
-    """A finished match's replay log and what verifies its deals (docs/fairness.md). The match key is
-    `key`; `seed` repeats it and stays only for the clients that read it: one fact, one field to read."""
+    """A finished match's replay log and what verifies its deals (docs/fairness.md): the deals are
+    verified against the match key ``key``."""
 
     game_id: str
-    game: str
-    options: dict[str, Any]
-    seed: int | str = Field(
-        deprecated=True,
-        description="Deprecated: read `key`. The same match key K as `key` (hex), or the administrator's "
-        'whole number K was derived from (`engine.fair.key_of_int`: K = "atout-int-seed:" and its decimal '
-        "digits, docs/fairness.md). Kept for the clients that read it; `atout verify` refuses a log whose "
+    kind: GameKind
+    options: GameOptions
+    seed: str = Field(
+        pattern=SEED,
+        description="The seed the game was created from: the match key K (hex, the same as `key`), or the "
+        "administrator's whole number as a decimal string, K being derived from it "
+        "(`engine.fair.key_of_int`: "
+        'K = "atout-int-seed:" and its decimal digits, docs/fairness.md). `atout verify` refuses a log whose '
         "`seed` and `key` disagree.",
     )
-    deal: dict[str, Any] | None
+    deal: ExplicitDeal | None = Field(description="The explicit first deal the administrator gave, if any.")
     actions: list[LogEntry]
     version: int
     winners: list[int] | None
-    key: str | None = Field(
-        default=None,
-        description="The match key K, hex (once the match is over): the field to read, the deals are "
-        "verified against it (`seed` is its deprecated alias).",
-    )
-    commitment: str | None = Field(default=None, description="SHA-256 of K, as published at creation.")
-    client_seeds: list[str] = Field(default_factory=list, description="Each seat's client seed, by seat.")
-    hands: list[HandRecord] = Field(
-        default_factory=list, description="Every hand's deal with its commitment and revealed seed."
-    )
+    key: str = Field(description="The match key K, hex: the deals are verified against it.")
+    commitment: str = Field(description="SHA-256 of K, as published at creation.")
+    client_seeds: list[str] = Field(description="Each seat's client seed, by seat.")
+    hands: list[HandRecord] = Field(description="Every hand's deal with its commitment and revealed seed.")
 
 
-class RuleOption(BaseModel):
-    """One rule option: ``default`` and every ``allowed`` value (whole numbers, or true/false)."""
+class IntRuleOption(BaseModel):
+    """A rule option whose value is a whole number: its ``default_value`` and every ``allowed`` value.
+    Tagged by ``type`` (``integer``, or ``boolean`` for :class:`BoolRuleOption`): an ``integer | boolean``
+    value no generated code can narrow."""
 
-    default: int | bool
-    allowed: list[int | bool]
+    type: Literal["integer"]
+    default_value: int = Field(description="The value a game gets unless it sets the option.")
+    allowed: list[int] = Field(description="Every value it may take.")
     rule: str = Field(description="The docs/rules.md id of the rule it sets.")
-    doc: str
+    doc: str = Field(description="What it does.")
+
+
+class BoolRuleOption(BaseModel):
+    """A rule option that is on or off: its ``default_value`` and the ``allowed`` values."""
+
+    type: Literal["boolean"]
+    default_value: bool = Field(description="The value a game gets unless it sets the option.")
+    allowed: list[bool] = Field(description="Every value it may take.")
+    rule: str = Field(description="The docs/rules.md id of the rule it sets.")
+    doc: str = Field(description="What it does.")
+
+
+RuleOption = Annotated[IntRuleOption | BoolRuleOption, Field(discriminator="type")]
 
 
 class GameRules(BaseModel):
-    id: Literal["five_hundred", "rough", "euchre5"]
+    kind: GameKind
     name: str
     players: int
     teams: bool = Field(description="Two teams of two (Le 500, Le Rough); euchre's partnership is called.")
@@ -498,15 +643,48 @@ class GameRules(BaseModel):
 
 
 class RulesResponse(BaseModel):
-    games: dict[str, GameRules]
+    games: dict[str, GameRules] = Field(description="Each game by its kind.")
+
+    @classmethod
+    def of_engine(cls, games: dict[str, Any]) -> RulesResponse:
+        """The rules as the contract words them, from ``engine.games()`` (whose own words are the
+        engine's: a game's ``id``, an option's ``default``)."""
+        return cls.model_validate(
+            {
+                "games": {
+                    kind: {
+                        **{k: v for k, v in rules.items() if k != "id"},
+                        "kind": rules["id"],
+                        "options": {
+                            name: {
+                                **{k: v for k, v in o.items() if k != "default"},
+                                "type": "boolean" if isinstance(o["default"], bool) else "integer",
+                                "default_value": o["default"],
+                            }
+                            for name, o in rules["options"].items()
+                        },
+                    }
+                    for kind, rules in games.items()
+                }
+            }
+        )
 
 
-class BotStreamFrame(RootModel[Annotated[BotNotice | StreamEnd, Field(discriminator="type")]]):
+class BotStreamFrame(
+    RootModel[
+        Annotated[
+            YourTurnNotice | GameFinishedNotice | TournamentGameNotice | StreamEnd,
+            Field(discriminator="type"),
+        ]
+    ]
+):
     """One frame of /v1/bots/me/stream (SSE ``data``, or one NDJSON line): a notice, or the
     ``StreamEnd`` frame of a stream that ends early."""
 
 
-class GameEvent(RootModel[StreamFrame]):
-    """One Server-Sent Event's ``data`` (or one NDJSON line), typed by its ``type``; the SSE ``id`` is
-    the event's ``id`` (send it back as Last-Event-ID) and the SSE ``event`` its ``type``; a stream that
-    ends before the match does ends with a ``StreamEnd`` frame."""
+class GameStreamFrame(RootModel[Annotated[EventEnvelope | StreamEnd, Field(discriminator="type")]]):
+    """One frame of a game's stream (SSE ``data``, or one NDJSON line), by its ``type``: ``event``, an
+    ``EventEnvelope`` (its ``id``, ``version`` and ``event``; the SSE ``id`` is its ``id``, the SSE
+    ``event`` its event's ``type``), or, last, a ``StreamEnd`` (``lagged``, ``resync``,
+    ``server_closing``) of a stream that ends before the game does. A client skips a frame of a type it
+    does not know, as an event of a type added within v1."""

@@ -10,8 +10,10 @@ from pydantic import BaseModel, ConfigDict, Field, RootModel
 
 from schema.actions import Model
 from schema.display import DisplayText
-from schema.games import CLIENT_SEED
-from schema.views import LegalAction, StreamEnd, View
+from schema.games import CLIENT_SEED, GameFinishedNotice, YourTurnNotice
+from schema.kinds import GameKind, GameStatus
+from schema.moments import Moment
+from schema.views import StreamEnd
 
 LOCALE = r"^[a-z]{2,3}(-[A-Za-z0-9]{2,8})*$"
 """A BCP 47 language tag in its common forms (``fr``, ``fr-CA``, ``en-US``)."""
@@ -47,8 +49,8 @@ class Me(BaseModel):
     name: str
     locale: str
     guest: bool = Field(description="True until the player is linked to an identity of the app's provider.")
-    identity: Identity | None = None
-    created_at: float
+    identity: Identity | None = Field(description="The linked identity; null for a guest.")
+    created_at: Moment
     invitations: InvitationsFrom = Field(
         description="Who may invite you: `everyone` (but the players you block) or `nobody`."
     )
@@ -57,14 +59,17 @@ class Me(BaseModel):
 def me_of(pid: str, player: Mapping[str, str]) -> Me:
     """The player ``pid`` as the API shows them, from their stored record (REST and GraphQL alike)."""
     issuer = player.get("issuer", "")
-    return Me(
-        player_id=pid,
-        name=player.get("name", ""),
-        locale=player.get("locale", ""),
-        guest=not issuer,
-        identity=Identity(issuer=issuer, subject=player.get("subject", "")) if issuer else None,
-        created_at=float(player.get("created_at", "0")),
-        invitations="nobody" if player.get("invitations") == "nobody" else "everyone",
+    identity = {"issuer": issuer, "subject": player.get("subject", "")} if issuer else None
+    return Me.model_validate(
+        {
+            "player_id": pid,
+            "name": player.get("name", ""),
+            "locale": player.get("locale", ""),
+            "guest": not issuer,
+            "identity": identity,
+            "created_at": player.get("created_at", "0"),  # POSIX seconds, stored: a moment here
+            "invitations": "nobody" if player.get("invitations") == "nobody" else "everyone",
+        }
     )
 
 
@@ -84,17 +89,17 @@ class LinkIdentityRequest(Model):
 
 class MyGame(BaseModel):
     game_id: str
-    game: str
-    status: Literal["waiting", "active", "finished"]
+    kind: GameKind
+    status: GameStatus
     version: int
     seat: int = Field(description="Your seat.")
     to_act: int | None
     your_turn: bool
-    updated_at: float
+    updated_at: Moment = Field(description="When the game last moved.")
 
 
 class MyGamesPage(BaseModel):
-    games: list[MyGame] = Field(description="Your turn first, then games waiting or in play, then over.")
+    games: list[MyGame] = Field(description="Your turn first, then games waiting or in play, then finished.")
     next_cursor: str | None = Field(
         description="Send it back as `cursor` for the next page; null on the last page. Opaque."
     )
@@ -117,10 +122,10 @@ class BlockList(BaseModel):
 class Invitation(BaseModel):
     invitation_id: str
     game_id: str
-    game: str
-    from_player: str = Field(description="The inviting player's id.")
+    kind: GameKind
+    from_player_id: str = Field(description="The inviting player's id.")
     from_name: str = Field(description="Their name now (empty if they deleted their account).")
-    expires_at: float
+    expires_at: Moment
 
 
 class InvitationList(BaseModel):
@@ -132,30 +137,78 @@ class AcceptInvitationRequest(Model):
     client_seed: str = Field(default="", max_length=64, pattern=CLIENT_SEED, description="As in a join.")
 
 
-class PlayerNotice(BaseModel):
-    """One notice of /v1/me/events. ``your_turn``: the seat, its view and legal actions (answer with one
-    POST …/actions); ``invitation``: a table you are invited to; ``game_started``, ``game_over`` (with
-    the winners), ``rematch_offered`` (the rematch's id: join it with POST …/rematch of the old game);
-    ``reminder``: your turn's clock runs out at ``deadline``."""
+class InvitationNotice(BaseModel):
+    """You are invited to a table: accept it with POST /v1/me/invitations/{invitation_id}/accept."""
 
     model_config = ConfigDict(extra="forbid")
-    id: str
-    type: Literal["your_turn", "invitation", "game_started", "game_over", "rematch_offered", "reminder"]
+    id: str = Field(description="The stream id: send it back as Last-Event-ID to resume.")
+    type: Literal["invitation"]
     game_id: str
-    game: str | None = Field(default=None, description="With invitation: the game played at the table.")
-    version: int | None = None
-    seat: int | None = Field(default=None, description="With your_turn and reminder: your seat to act.")
-    view: View | None = Field(default=None, description="With your_turn: that seat's view.")
-    legal_actions: list[LegalAction] | None = Field(default=None, description="With your_turn.")
-    winners: list[int] | None = Field(default=None, description="With game_over.")
-    invitation_id: str | None = Field(default=None, description="With invitation.")
-    from_player: str | None = Field(default=None, description="With invitation.")
-    from_name: str | None = Field(default=None, description="With invitation.")
-    expires_at: float | None = Field(default=None, description="With invitation.")
-    rematch_id: str | None = Field(default=None, description="With rematch_offered.")
-    deadline: float | None = Field(default=None, description="With reminder: when the turn's clock runs out.")
+    kind: GameKind = Field(description="The game played at the table.")
+    invitation_id: str
+    from_player_id: str = Field(description="The inviting player's id.")
+    from_name: str = Field(description="Their name now (empty if they deleted their account).")
+    expires_at: Moment
 
 
-class PlayerStreamFrame(RootModel[Annotated[PlayerNotice | StreamEnd, Field(discriminator="type")]]):
+class GameStartedNotice(BaseModel):
+    """A game you hold a seat in has started (its last seat was taken)."""
+
+    model_config = ConfigDict(extra="forbid")
+    id: str = Field(description="The stream id: send it back as Last-Event-ID to resume.")
+    type: Literal["game_started"]
+    game_id: str
+    version: int
+
+
+class RematchOfferedNotice(BaseModel):
+    """A finished game of yours has a rematch: join it with POST …/rematch of the finished game."""
+
+    model_config = ConfigDict(extra="forbid")
+    id: str = Field(description="The stream id: send it back as Last-Event-ID to resume.")
+    type: Literal["rematch_offered"]
+    game_id: str = Field(description="The finished game.")
+    rematch_id: str = Field(description="The rematch's game id.")
+
+
+class ReminderNotice(BaseModel):
+    """Your turn has been waiting: its clock runs out at ``deadline_at``."""
+
+    model_config = ConfigDict(extra="forbid")
+    id: str = Field(description="The stream id: send it back as Last-Event-ID to resume.")
+    type: Literal["reminder"]
+    game_id: str
+    version: int
+    seat: int = Field(description="Your seat to act.")
+    deadline_at: Moment = Field(description="When the turn's clock runs out.")
+
+
+PlayerNotice = Annotated[
+    YourTurnNotice
+    | InvitationNotice
+    | GameStartedNotice
+    | GameFinishedNotice
+    | RematchOfferedNotice
+    | ReminderNotice,
+    Field(discriminator="type"),
+]
+"""One notice of /v1/me/events, by its ``type`` (open to additions: skip a type you do not know):
+``your_turn``, ``invitation``, ``game_started``, ``game_finished``, ``rematch_offered``, ``reminder``."""
+
+
+class PlayerStreamFrame(
+    RootModel[
+        Annotated[
+            YourTurnNotice
+            | InvitationNotice
+            | GameStartedNotice
+            | GameFinishedNotice
+            | RematchOfferedNotice
+            | ReminderNotice
+            | StreamEnd,
+            Field(discriminator="type"),
+        ]
+    ]
+):
     """One frame of /v1/me/events (SSE ``data``, or one NDJSON line): a notice, or the ``StreamEnd``
     frame of a stream that ends early."""

@@ -7,13 +7,16 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
+from schema.kinds import GameKind
+from schema.moments import Moment
+
 ACCOUNT_ID = r"^(player|bot|builtin):[A-Za-z0-9_-]{1,64}$"
 """A rated account: ``player:<id>``, ``bot:<id>`` (a bot account) or ``builtin:<level>`` (a built-in bot)."""
 
 
 class RatingInfo(BaseModel):
     account_id: str = Field(description="`player:<id>`, `bot:<id>` (a bot account) or `builtin:<level>`.")
-    game: str
+    kind: GameKind
     rating: float = Field(description="The display rating: mu - 3*sigma (openskill's ordinal).")
     mu: float = Field(description="The estimated skill (Plackett-Luce, Weng-Lin); 25 at the start.")
     sigma: float = Field(description="The uncertainty of mu; 25/3 at the start, smaller with each match.")
@@ -27,7 +30,7 @@ class LadderEntry(RatingInfo):
 
 
 class LadderPage(BaseModel):
-    game: str
+    kind: GameKind
     board: Literal["people", "bots"]
     total: int = Field(description="Accounts on this ladder.")
     entries: list[LadderEntry] = Field(description="Best first.")
@@ -37,7 +40,7 @@ class LadderPage(BaseModel):
 
 
 class LadderPosition(BaseModel):
-    game: str
+    kind: GameKind
     board: Literal["people", "bots"]
     account_id: str
     rank: int
@@ -46,7 +49,7 @@ class LadderPosition(BaseModel):
 
 class RatingChange(BaseModel):
     game_id: str = Field(description="The rated game.")
-    at: float = Field(description="When it was rated (Unix seconds).")
+    rated_at: Moment = Field(description="When the game was rated (its end).")
     mu: float
     sigma: float
     ordinal: float = Field(description="The display rating after this match.")

@@ -20,6 +20,7 @@ from pydantic_core import PydanticCustomError
 import engine
 from schema.actions import Model
 from schema.display import DisplayText
+from schema.moments import Moment
 from schema.views import StreamEnd
 
 LEVELS = ("random", "heuristic", "expert")
@@ -63,7 +64,7 @@ TARGET_SCORES = _target_scores()
 
 
 class CreateTournamentRequest(Model):
-    game: Literal["five_hundred", "rough"] = Field(
+    kind: Literal["five_hundred", "rough"] = Field(
         description="A partnership game: each entrant holds one team's two seats (euchre5 has no teams)."
     )
     format: Literal["round_robin", "swiss"] = "round_robin"
@@ -111,7 +112,7 @@ class CreateTournamentRequest(Model):
 class TournamentEntrant(BaseModel):
     model_config = ConfigDict(extra="forbid")
     index: int
-    kind: str = Field(description="`bot:<level>` or `account:<bot_id>`.")
+    entrant: str = Field(description="As entered: `bot:<level>` or `account:<bot_id>`.")
     name: str
 
 
@@ -128,11 +129,13 @@ class TournamentGame(BaseModel):
     )
     a: int = Field(description="The entrant at seats 0+2 (index into `entrants`).")
     b: int = Field(description="The entrant at seats 1+3.")
-    status: str
-    a_score: int | None = None
-    b_score: int | None = None
-    hands: int | None = None
-    winner: Literal["a", "b", "tie"] | None = None
+    status: Literal["active", "finished", "expired"] = Field(
+        description="`active`, `finished`, or `expired` (gone before its end: it counts as no game)."
+    )
+    a_score: int | None = Field(default=None, description="Once finished: the team at seats 0+2's score.")
+    b_score: int | None = Field(default=None, description="Once finished: the team at seats 1+3's score.")
+    hands: int | None = Field(default=None, description="Once finished: the hands played.")
+    winner: Literal["a", "b", "tie"] | None = Field(default=None, description="Once finished.")
     flagged: list[int] = Field(
         default_factory=list, description="Entrants the server auto-played (no move in time)."
     )
@@ -167,10 +170,10 @@ class Tournament(BaseModel):
     """A tournament as it stands: its commitment from the start, its key once it ends (verify every game)."""
 
     model_config = ConfigDict(extra="forbid")
-    id: str
+    tournament_id: str
     name: str
-    game: str
-    format: str
+    kind: Literal["five_hundred", "rough"]
+    format: Literal["round_robin", "swiss"]
     status: Literal["running", "finished", "stopped"]
     round: int = Field(description="The round being played (the last one once over).")
     rounds: int
@@ -201,8 +204,8 @@ class Tournament(BaseModel):
         "`tournaments_full`). It is retried every `ATOUT_TOURNAMENT_POLL_SECONDS` until it fits, or "
         "the tournament runs out of time (`stopped`). Null otherwise.",
     )
-    created_at: float
-    finished_at: float | None = None
+    created_at: Moment
+    finished_at: Moment | None = Field(description="When it finished or stopped; null while it runs.")
 
 
 class TournamentEvent(BaseModel):

@@ -10,25 +10,27 @@ could carry a hand, a view or legal actions, and every one refuses a field it do
 notification, and a push goes through third parties (APNs, FCM) and lock screens.
 
 The messages are a contract with the backends (and the dead letters keep messages already sent): add
-a field as optional, never rename or remove one."""
+a field as optional, never rename or remove one. The v1 contract renamed two fields once, to the words
+of docs/glossary.md (``game`` → ``kind``, ``deadline`` → ``deadline_at``): a dead letter written before
+is read with its fields renamed (:class:`MessageData`), and redelivered as it was sent."""
 
 from __future__ import annotations
 
 import ipaddress
 import re
 from dataclasses import dataclass
-from datetime import UTC, datetime
 from enum import StrEnum
 from typing import Annotated, Literal, get_args
 
-from pydantic import BaseModel, BeforeValidator, Field, field_validator
+from pydantic import BaseModel, Field, field_validator, model_validator
 
 from schema.actions import Model
 from schema.display import DisplayText
+from schema.kinds import GameKind
+from schema.moments import Moment
 
 EventType = Literal["your_turn", "invitation", "game_finished", "reminder"]
 EVENT_TYPES: tuple[str, ...] = get_args(EventType)
-GameKind = Literal["five_hundred", "rough", "euchre5"]
 
 ID_PATTERN = r"^[A-Za-z0-9_-]{1,64}$"
 Id = Annotated[str, Field(pattern=ID_PATTERN, examples=["k3Jx9aQ2pLmN"])]
@@ -43,60 +45,54 @@ IPV6_LITERAL = (
 )
 MAX_URL = 2000
 URL_PATTERN = r"^https?://(" + IPV6_LITERAL + r"|[A-Za-z0-9.-]{1,253})(:[0-9]{1,5})?([/?][!-\"$-~]*)?$"
-MOMENT_PATTERN = r"^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\.[0-9]{1,6})?Z$"
-
-
-def iso_moment(value: object) -> object:
-    """A moment as the messages write it (ISO 8601 in UTC, ``Z``), from a ``datetime`` or POSIX seconds
-    (what the game code holds); a string is checked by the pattern as it is."""
-    if isinstance(value, bool):
-        return value
-    if isinstance(value, int | float):
-        value = datetime.fromtimestamp(value, UTC)
-    if isinstance(value, datetime):
-        moment = value.astimezone(UTC) if value.tzinfo else value.replace(tzinfo=UTC)
-        return moment.isoformat(timespec="milliseconds").replace("+00:00", "Z")
-    return value
-
-
-Moment = Annotated[
-    str,
-    BeforeValidator(iso_moment),
-    Field(pattern=MOMENT_PATTERN, examples=["2026-01-31T18:04:05.123Z"], description="ISO 8601, UTC."),
-]
 
 
 # --- the messages ----------------------------------------------------------------------------------
 
+LEGACY_NAMES = {"game": "kind", "deadline": "deadline_at"}
+"""The fields of the messages sent before v1, by their v1 names (docs/glossary.md)."""
 
-class YourTurnData(Model):
+
+class MessageData(Model):
+    """A message's facts: refuses a field it does not declare, but reads a pre-v1 message's fields by
+    their v1 names (a dead letter keeps the message as it was sent, to redeliver it byte for byte)."""
+
+    @model_validator(mode="before")
+    @classmethod
+    def _v1_names(cls, data: object) -> object:
+        if isinstance(data, dict):
+            return {LEGACY_NAMES.get(key, key): value for key, value in data.items()}
+        return data
+
+
+class YourTurnData(MessageData):
     """A seat is to act: its player should be told (the backend pushes a notification)."""
 
     game_id: Id
-    game: GameKind
+    kind: GameKind
     seat: Seat
     version: int = Field(ge=0, description="The game's version: the move the seat is to make is this one.")
     player_id: Id | None = Field(default=None, description="The player account holding the seat.")
-    deadline: Moment | None = Field(default=None, description="When the turn's clock runs out, if timed.")
+    deadline_at: Moment | None = Field(default=None, description="When the turn's clock runs out, if timed.")
 
 
-class InvitationData(Model):
+class InvitationData(MessageData):
     """A player was invited to a game."""
 
     invitation_id: Id
     game_id: Id
-    game: GameKind
+    kind: GameKind
     player_id: Id = Field(description="The invited player's account.")
     from_player_id: Id | None = Field(default=None, description="Who invited them.")
     seat: Seat | None = Field(default=None, description="The seat kept for them, if one is.")
-    expires_at: Moment | None = None
+    expires_at: Moment | None = Field(default=None, description="When the invitation lapses.")
 
 
-class GameFinishedData(Model):
-    """A match is over."""
+class GameFinishedData(MessageData):
+    """A game is finished."""
 
     game_id: Id
-    game: GameKind
+    kind: GameKind
     version: int = Field(ge=0)
     winners: list[Seat] = Field(max_length=5, description="The winning seats.")
     player_ids: list[Id | None] = Field(
@@ -104,18 +100,18 @@ class GameFinishedData(Model):
     )
 
 
-class ReminderData(Model):
+class ReminderData(MessageData):
     """A seat's turn has been waiting: a reminder before its clock runs out."""
 
     game_id: Id
-    game: GameKind
+    kind: GameKind
     seat: Seat
     version: int = Field(ge=0)
     player_id: Id | None = None
-    deadline: Moment | None = None
+    deadline_at: Moment | None = Field(default=None, description="When the turn's clock runs out.")
 
 
-DATA_OF: dict[str, type[Model]] = {
+DATA_OF: dict[str, type[MessageData]] = {
     "your_turn": YourTurnData,
     "invitation": InvitationData,
     "game_finished": GameFinishedData,
@@ -123,7 +119,7 @@ DATA_OF: dict[str, type[Model]] = {
 }
 assert set(DATA_OF) == set(EVENT_TYPES)
 
-TIMESTAMP = Field(description="When the event happened (ISO 8601, UTC); the same on every retry.")
+TIMESTAMP = Field(description="When the event happened (RFC 3339, UTC); the same on every retry.")
 
 
 class YourTurnMessage(BaseModel):
@@ -199,12 +195,12 @@ class UpdateWebhookRequest(Model):
 class Webhook(BaseModel):
     """A registered endpoint, without its secret (shown once, at registration)."""
 
-    id: str = Field(examples=["wh_8f3a2b1c0d9e8f7a"])
+    webhook_id: str = Field(examples=["wh_8f3a2b1c0d9e8f7a"])
     url: str
     event_types: list[EventType]
     description: str
     enabled: bool
-    created_at: float = Field(description="POSIX seconds.")
+    created_at: Moment
 
 
 class WebhookRegistered(BaseModel):
@@ -234,14 +230,14 @@ class DeliveryError(StrEnum):
 class WebhookDelivery(BaseModel):
     """One attempt at delivering a message to the endpoint."""
 
-    id: str = Field(description="The entry's id in the log.")
+    delivery_id: str = Field(description="The attempt's id in the log.")
     message_id: str = Field(description="The `webhook-id` sent: the same on every attempt of a message.")
     event_type: EventType
     attempt: int = Field(ge=1)
     status: int | None = Field(description="The receiver's HTTP status (2xx: delivered); null: no answer.")
     error: DeliveryError | None = Field(description="Why there was no answer (null when there was one).")
-    duration_ms: int
-    at: float = Field(description="POSIX seconds.")
+    duration_seconds: float = Field(description="How long the attempt took (seconds, to the millisecond).")
+    attempted_at: Moment = Field(description="When the attempt started.")
 
 
 class WebhookDeliveryPage(BaseModel):
@@ -252,13 +248,13 @@ class WebhookDeliveryPage(BaseModel):
 class DeadLetter(BaseModel):
     """A message that failed its every attempt: the operator may redeliver it once the receiver is fixed."""
 
-    id: str
+    dead_letter_id: str
     webhook_id: str
     message_id: str
     event_type: EventType
     attempts: int
     error: str = Field(title="Last error", description="The last attempt's error, or `status <code>`.")
-    at: float = Field(description="POSIX seconds.")
+    failed_at: Moment = Field(description="When the last attempt failed.")
     payload: WebhookPayload
 
 

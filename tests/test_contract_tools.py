@@ -1,13 +1,14 @@
 """The committed contracts pass third-party tools, as an app developer would run them: Redocly's
-linter finds no problem in openapi/openapi.json; openapi-typescript generates from it exactly the
-committed examples/client/atout-api.d.ts, and GraphQL Code Generator from schema/schema.graphql and
-the GraphQL client's operations exactly examples/client/atout-graphql.ts; and both example clients
-type-check against those types with ``tsc --strict`` (while a wrong request body or action input
-does not). The tools are the npm packages pinned in
-package-lock.json, installed by ``make test`` (``npm ci``); nothing is downloaded here."""
+linter and Spectral's ``spectral:oas`` find no problem in openapi/openapi.json; openapi-typescript
+generates from it exactly the committed examples/client/atout-api.d.ts, and GraphQL Code Generator
+from schema/schema.graphql and the GraphQL client's operations exactly examples/client/atout-graphql.ts;
+and both example clients type-check against those types with ``tsc --strict`` (while a wrong request
+body or action input does not). The tools are the npm packages pinned in package-lock.json, installed
+by ``make test`` (``npm ci``); nothing is downloaded here."""
 
 from __future__ import annotations
 
+import json
 import shutil
 import subprocess
 from pathlib import Path
@@ -29,6 +30,15 @@ def test_the_openapi_document_passes_redocly_lint_with_no_problem() -> None:
     linted = npx("redocly", "lint", "openapi/openapi.json", "--format=summary")
     assert linted.returncode == 0, linted.stdout + linted.stderr
     assert "error" not in linted.stdout and "warning" not in linted.stdout, linted.stdout
+
+
+def test_the_openapi_document_passes_spectral_oas_with_no_error_and_no_warning() -> None:
+    """Spectral's OpenAPI ruleset (.spectral.yaml: ``spectral:oas``, every rule on): its ``oas3-schema``
+    compiles each ``pattern`` with JavaScript's RegExp (no ``u`` flag), and it wants top-level ``tags``,
+    a contact and every operation described."""
+    linted = npx("spectral", "lint", "-r", ".spectral.yaml", "openapi/openapi.json", "-f", "json", "-q")
+    assert linted.returncode == 0, linted.stdout + linted.stderr
+    assert json.loads(linted.stdout or "[]") == []
 
 
 def test_openapi_typescript_generates_the_committed_types(tmp_path: Path) -> None:

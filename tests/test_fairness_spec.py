@@ -110,7 +110,7 @@ def play_match(client: TestClient, game: str, seeds: list[str], rng: random.Rand
     """Create, join with client seeds, play random legal actions to the end; the replay log."""
     created = client.post("/v1/games", json={"game": game, "options": SHORT[game]})
     assert created.status_code == 201, created.text
-    gid = created.json()["game"]["id"]
+    gid = created.json()["game"]["game_id"]
     commitment = created.json()["game"]["commitment"]
     tokens = {}
     for seat, seed in enumerate(seeds):

@@ -51,6 +51,13 @@ GENERATOR_NOTICES = (
 )
 LOG_LINE = re.compile(r"^\[[^\]]+\] (?P<level>WARN|ERROR)\s+\S+ - (?P<message>.*)$")
 LEAN = ["--global-property", "apiTests=false,modelTests=false,apiDocs=false,modelDocs=false"]
+# /v1 may add enum values (README, "Versioning and deprecation"): each generated enum gets a case for a
+# value it does not know, so that a decoder reads a new one instead of failing (the README's commands).
+OPEN_ENUMS = ["--additional-properties=enumUnknownDefaultCase=true"]
+ENUMS = {  # an enum's declaration, and its case for an unknown value
+    "kotlin": (r"\benum class \w+\(val value", r"\bunknown_default_open_api\("),
+    "swift5": (r"\benum \w+: (?:String|Int), Codable", r"\bcase unknownDefaultOpenApi = "),
+}
 # A Swift enum cannot be named `Type`: the `type` discriminator's enum gets a name of its own.
 SWIFT_OPTIONS = ["--enum-name-mappings", "type=Kind"]
 API_SOURCES = {
@@ -147,9 +154,9 @@ def test_openapi_python_client_generates_every_operation_with_no_warning(python_
         generated = importlib.import_module(f"{PACKAGE}.api.{module.parent.name}.{module.name}")
         assert callable(generated.sync_detailed)
     models = importlib.import_module(f"{PACKAGE}.models")
-    # a game to create is one of three (oneOf by `game`: each game's own options), typed each
+    # a game to create is one of three (oneOf by `kind`: each game's own options), typed each
     assert {"NewRoughGame", "NewFiveHundredGame", "NewEuchre5Game"} <= set(dir(models))
-    assert {"BidMadeEvent", "BotNotice", "StreamEnd", "NextTurn"} <= set(dir(models))
+    assert {"BidMade", "EventEnvelope", "YourTurnNotice", "StreamEnd", "NextTurn"} <= set(dir(models))
 
 
 # --- openapi-generator ---------------------------------------------------------------------------
@@ -163,10 +170,15 @@ def openapi_generator(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Run
     cli = [str(BIN / "openapi-generator-cli")]
     commands = {
         "validate": [*cli, "validate", "-i", str(DOCUMENT)],
-        "kotlin": [*cli, "generate", "-i", str(DOCUMENT), "-g", "kotlin", "-o", str(where / "kotlin"), *LEAN],
+        "kotlin": [
+            *[*cli, "generate", "-i", str(DOCUMENT), "-g", "kotlin", "-o", str(where / "kotlin")],
+            *LEAN,
+            *OPEN_ENUMS,
+        ],
         "swift5": [
             *[*cli, "generate", "-i", str(DOCUMENT), "-g", "swift5", "-o", str(where / "swift5")],
             *LEAN,
+            *OPEN_ENUMS,
             *SWIFT_OPTIONS,
         ],
     }
@@ -220,6 +232,27 @@ def test_openapi_generator_generates_every_operation_with_no_warning(
     assert [op for op in OPERATIONS if declaration.format(op) not in sources] == []
 
 
+@pytest.mark.parametrize("target", ["kotlin", "swift5"])
+def test_every_generated_enum_reads_a_value_it_does_not_know(
+    openapi_generator: dict[str, Run], target: str
+) -> None:
+    """With enumUnknownDefaultCase, each enum of the models has a case for a value a newer service adds
+    within /v1 (a seat kind, a game status, an event type): the decoder maps it there, not failing."""
+    declaration, unknown = ENUMS[target]
+    sources = [path.read_text() for path in run_models(openapi_generator[target])]
+    enums = sum(len(re.findall(declaration, text)) for text in sources)
+    assert enums > 100, "the models hold the document's enums"
+    assert sum(len(re.findall(unknown, text)) for text in sources) == enums
+
+
+def run_models(run: Run) -> list[Path]:
+    return [
+        path
+        for path in run.out.rglob("*")
+        if path.suffix in {".kt", ".swift"} and "models" in path.parts[-2].lower()
+    ]
+
+
 # --- openapi-typescript --------------------------------------------------------------------------
 
 
@@ -259,10 +292,10 @@ def test_the_generated_python_client_plays_a_whole_match(
     }
     anyone = closing.enter_context(generated.Client(base_url=live_server))
     options = models.NewRoughGameOptions(target_score=models.NewRoughGameOptionsTargetScore.VALUE_200)
-    request = models.NewRoughGame(game="rough", seats=["open"] * 4, options=options)
+    request = models.NewRoughGame(kind="rough", seats=["open"] * 4, options=options)
     created = api["create_game"].sync(client=anyone, body=request)
     assert isinstance(created, models.CreateGameResponse), created
-    gid = created.game.id
+    gid = created.game.game_id
     seats = {}
     for seat in range(4):
         joined = api["join_game"].sync(
@@ -299,9 +332,10 @@ def test_the_generated_python_client_plays_a_whole_match(
     streams = load(CLIENT / "atout_stream.py")
     document = anyone.get_httpx_client().get("/openapi.json").json()  # the service's own document
     whole = list(streams.game_events(seats[0], gid, models, document, follow=False))
-    assert isinstance(whole[0], models.GameCreatedEvent) and isinstance(whole[-1], models.TurnEvent)
-    assert any(isinstance(event, models.MatchOverEvent) for event in whole)
-    plays = [event for event in whole if isinstance(event, models.CardPlayedEvent)]
+    assert all(isinstance(frame, models.EventEnvelope) for frame in whole)
+    assert isinstance(whole[0].event, models.GameCreated) and isinstance(whole[-1].event, models.Turn)
+    assert any(isinstance(frame.event, models.GameFinished) for frame in whole)
+    plays = [frame for frame in whole if isinstance(frame.event, models.CardPlayed)]
     assert len(plays) == sum(entry.action.type_ == "play" for entry in log.actions)
     first = streams.game_events(seats[0], gid, models, document)
     events = iter(first)
@@ -327,12 +361,14 @@ def test_the_python_stream_helper_reconnects_after_a_lagged_end_and_delivers_a_r
 ) -> None:
     """The ends a live test cannot cause at will, served by an httpx transport: after ``lagged`` the
     helper reconnects with the last id it delivered (no gap, no duplicate); ``resync`` it delivers
-    as the last item, decoded as the generated StreamEnd."""
+    as the last item, decoded as the generated StreamEnd. An event of a type the document does not
+    name (one added within v1) is skipped, and the stream goes on."""
     generated = importlib.import_module(PACKAGE)
     models = importlib.import_module(f"{PACKAGE}.models")
     streams = load(CLIENT / "atout_stream.py")
     document = json.loads(DOCUMENT.read_text())
-    turn = {"type": "turn", "to_act": 1, "status": "active", "version": 3}
+    turn = {"type": "turn", "to_act": 1, "status": "active"}
+    future = {"type": "comet_seen", "seat": 2}  # an event type added after the client was generated
     lagged = {"type": "lagged", "code": "stream_lagged", "detail": "fell behind", "last_event_id": "2-0"}
     resync = {
         "type": "resync",
@@ -340,12 +376,15 @@ def test_the_python_stream_helper_reconnects_after_a_lagged_end_and_delivers_a_r
         "detail": "read the view",
         "last_event_id": "9-0",
     }
+
+    def frame(eid: str, version: int, event: dict[str, Any]) -> dict[str, Any]:
+        data = {"type": "event", "id": eid, "version": version, "event": event}
+        return {"id": eid, "event": event["type"], "data": data}
+
     answers = {
-        None: sse({"id": "1-0", "event": "turn", "data": {**turn, "id": "1-0"}},
-                  {"id": "2-0", "event": "turn", "data": {**turn, "id": "2-0"}},
+        None: sse(frame("1-0", 3, turn), frame("1-1", 3, future), frame("2-0", 4, turn),
                   {"event": "lagged", "retry": 10, "data": lagged}),
-        "2-0": sse({"id": "3-0", "event": "turn", "data": {**turn, "id": "3-0"}},
-                   {"event": "resync", "retry": 10, "data": resync}),
+        "2-0": sse(frame("3-0", 5, turn), {"event": "resync", "retry": 10, "data": resync}),
     }  # fmt: skip
     asked: list[str | None] = []
 
@@ -364,7 +403,8 @@ def test_the_python_stream_helper_reconnects_after_a_lagged_end_and_delivers_a_r
     stream = streams.game_events(client, "g1", models, document)
     got = list(stream)
     assert asked == [None, "2-0"]
-    assert [type(item).__name__ for item in got] == ["TurnEvent"] * 3 + ["StreamEnd"]
+    assert [type(item).__name__ for item in got] == ["EventEnvelope"] * 3 + ["StreamEnd"]
+    assert [type(item.event).__name__ for item in got[:3]] == ["Turn"] * 3
     assert [item.id for item in got[:3]] == ["1-0", "2-0", "3-0"] and stream.last_event_id == "3-0"
     assert got[-1].code == "stream_window_passed" and got[-1].last_event_id == "9-0"
 
@@ -393,7 +433,7 @@ def test_the_typescript_stream_helper_reads_and_resumes_a_game_stream(
     stream read whole equals the SSE frames' data; read in two parts, resumed by Last-Event-ID, the
     same; every frame narrows by its type."""
     with httpx.Client(base_url=live_server, timeout=30) as http:
-        gid = http.post("/v1/games", json={"game": "rough", "seats": ["open"] * 4}).json()["game"]["id"]
+        gid = http.post("/v1/games", json={"kind": "rough", "seats": ["open"] * 4}).json()["game"]["game_id"]
         tokens = [http.post(f"/v1/games/{gid}/join", json={"seat": s}).json()["token"] for s in range(4)]
         rng = random.Random(3)
         for _ in range(8):
@@ -427,5 +467,171 @@ def test_the_typescript_stream_helper_reads_and_resumes_a_game_stream(
     read = json.loads(ran.stdout)
     assert read["whole"] == expected and len(expected) > 8
     assert read["resumed"] == expected
-    plays = [f"seat {e['seat']} plays {e['card']}" for e in expected if e["type"] == "play"]
+    events = [frame["event"] for frame in expected]
+    plays = [f"seat {e['seat']} plays {e['card']}" for e in events if e["type"] == "card_played"]
     assert [d for d in read["described"] if " plays " in d] == plays
+
+
+# --- an answer from a later /v1: each generated client reads it ----------------------------------
+
+FUTURE_FIELD = {"table_colour": "green"}  # a field a later /v1 adds to an answer
+FUTURE_EVENT = {"type": "card_vanished", "seat": 2}  # an event type a later /v1 adds
+FUTURE_PROBLEM = {
+    "type": "about:blank",
+    "title": "The seat is on fire",
+    "status": 409,
+    "code": "seat_on_fire",  # a problem code a later /v1 adds
+    "detail": "Wait for the fire to go out.",
+    **FUTURE_FIELD,
+}
+TURN = {"type": "turn", "to_act": 1, "status": "active"}
+FUTURE_STREAM = [  # a game's stream: a known event with a new field, an event of a new type, a known one
+    {"type": "event", "id": "1-0", "version": 3, "event": {**TURN, **FUTURE_FIELD}, **FUTURE_FIELD},
+    {"type": "event", "id": "2-0", "version": 4, "event": FUTURE_EVENT},
+    {"type": "event", "id": "3-0", "version": 5, "event": {**TURN, "to_act": 2}},
+]
+
+
+def test_the_generated_python_client_reads_an_answer_from_a_later_v1(
+    python_client: Run, closing: contextlib.ExitStack
+) -> None:
+    """README, "Versioning and deprecation": a new field is kept aside (``additional_properties``), a
+    new problem code read as any string (handled by its status), an event of a new type skipped by the
+    stream helper, its id still the place to resume after."""
+    generated = importlib.import_module(PACKAGE)
+    models = importlib.import_module(f"{PACKAGE}.models")
+    problem = models.Problem.from_dict(FUTURE_PROBLEM)
+    assert (problem.code, problem.status) == ("seat_on_fire", 409)
+    assert problem.additional_properties == FUTURE_FIELD
+
+    def serve(request: httpx.Request) -> httpx.Response:
+        body = sse(
+            *({"id": frame["id"], "event": frame["event"]["type"], "data": frame} for frame in FUTURE_STREAM)
+        )
+        return httpx.Response(200, content=body, headers={"content-type": "text/event-stream"})
+
+    transport = httpx.MockTransport(serve)
+    client = closing.enter_context(
+        generated.Client(base_url="http://atout.test", httpx_args={"transport": transport})
+    )
+    stream = load(CLIENT / "atout_stream.py").game_events(
+        client, "g1", models, json.loads(DOCUMENT.read_text()), follow=False
+    )
+    got = list(stream)
+    assert [(frame.id, frame.event.to_act) for frame in got] == [("1-0", 1), ("3-0", 2)]
+    assert got[0].additional_properties == FUTURE_FIELD == got[0].event.additional_properties
+    assert stream.last_event_id == "3-0"
+
+
+READ_THE_FUTURE_REST = """
+import type { components } from "./atout-api";
+type Envelope = components["schemas"]["EventEnvelope"];
+type GameEvent = components["schemas"]["GameEvent"];
+type Problem = components["schemas"]["Problem"];
+
+/** What this client shows of an event, or null for a type it does not know: skipped. */
+function describe(event: GameEvent): string | null {
+  switch (event.type) {
+    case "turn":
+      return `seat ${event.to_act} to act`;
+    default:
+      return null;
+  }
+}
+
+/** A problem handled by its code when known, else by its HTTP status. */
+function handle(problem: Problem): string {
+  const code: Problem["code"] = problem.code;  // a string: "seat_on_fire" type-checks
+  return code === "version_conflict" ? "reload" : problem.status >= 500 ? "retry" : `show ${code}`;
+}
+
+const [stream, problem] = JSON.parse(process.argv[2]) as [Envelope[], Problem];
+const later: Problem["code"] = "seat_on_fire";
+console.log(JSON.stringify({
+  said: stream.map((frame) => describe(frame.event)).filter((line) => line !== null),
+  ids: stream.map((frame) => frame.id),
+  handled: handle(problem),
+  later,
+}));
+"""
+
+
+def run_typescript(tmp_path: Path, program: str, types: Path, *args: str) -> Any:
+    """``program`` beside ``types``, type-checked by ``tsc --strict``, compiled and run by Node with
+    ``args``: what it printed, as JSON."""
+    if types.parent != tmp_path:
+        shutil.copy(types, tmp_path / types.name)
+    (tmp_path / "read.ts").write_text(program)
+    (tmp_path / "package.json").write_text('{"type": "module"}')
+    options = ["--strict", "--target", "ES2022", "--module", "ES2022", "--moduleResolution", "bundler"]
+    built = npx("tsc", *options, "--types", "node", "--outDir", tmp_path / "out", tmp_path / "read.ts")
+    assert built.returncode == 0, built.stdout + built.stderr
+    (tmp_path / "out" / "package.json").write_text('{"type": "module"}')
+    ran = subprocess.run(
+        ["node", str(tmp_path / "out" / "read.js"), *args],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert ran.returncode == 0, ran.stderr
+    return json.loads(ran.stdout)
+
+
+def test_openapi_typescript_types_read_an_answer_from_a_later_v1(tmp_path: Path) -> None:
+    """The generated types hold a program that narrows events by ``type`` with a default that skips
+    the unknown, and reads ``Problem.code`` as an open string (a closed union would refuse the new
+    code at compile time)."""
+    made = npx("openapi-typescript", DOCUMENT, "-o", tmp_path / "atout-api.d.ts")
+    assert made.returncode == 0, made.stdout + made.stderr
+    read = run_typescript(
+        tmp_path,
+        READ_THE_FUTURE_REST,
+        tmp_path / "atout-api.d.ts",
+        json.dumps([FUTURE_STREAM, FUTURE_PROBLEM]),
+    )
+    assert read == {
+        "said": ["seat 1 to act", "seat 2 to act"],
+        "ids": ["1-0", "2-0", "3-0"],
+        "handled": "show seat_on_fire",
+        "later": "seat_on_fire",
+    }
+
+
+READ_THE_FUTURE_GRAPHQL = """
+import type { ActMutation } from "./atout-graphql";
+type Event = ActMutation["submitAction"]["events"][number];
+type Answer = { data: ActMutation | null; errors?: { message: string; extensions: { code: string } }[] };
+
+/** What this client shows of an event, or null for a type it does not know (a later v1's): skipped. */
+function describe(event: Event): string | null {
+  switch (event.__typename) {
+    case "CardPlayed":
+      return `seat ${event.seat} plays ${event.card}`;
+    default:
+      return null;
+  }
+}
+
+const answer = JSON.parse(process.argv[2]) as Answer;
+console.log(JSON.stringify({
+  said: (answer.data?.submitAction.events ?? []).map(describe).filter((line) => line !== null),
+  codes: (answer.errors ?? []).map((error) => error.extensions.code),
+}));
+"""
+
+
+def test_graphql_codegen_types_read_an_answer_from_a_later_v1(tmp_path: Path) -> None:
+    """GraphQL Code Generator's types of the example client's operations (examples/client/atout-graphql.ts,
+    current: test_contract_tools): a move's events narrowed by ``__typename`` with a default that
+    skips a type of a later /v1; an error's unknown ``extensions.code`` read as a string."""
+    events = [
+        {"__typename": "CardPlayed", "type": "card_played", "seat": 0, "card": "AS", **FUTURE_FIELD},
+        {"__typename": "CardVanished", "type": "card_vanished", "seat": 2},
+    ]
+    answer = {
+        "data": {"submitAction": {"events": events, **FUTURE_FIELD}},
+        "errors": [{"message": "The seat is on fire", "extensions": {"code": "seat_on_fire"}}],
+    }
+    read = run_typescript(tmp_path, READ_THE_FUTURE_GRAPHQL, CLIENT / "atout-graphql.ts", json.dumps(answer))
+    assert read == {"said": ["seat 0 plays AS"], "codes": ["seat_on_fire"]}

@@ -15,7 +15,7 @@ from pydantic import BaseModel
 
 from atout.client import calls
 from atout.client.errors import ConnectionLost, StreamResync, api_error
-from atout.client.framing import NDJSON, SSE, FrameReader, end_of, reconnect_delay
+from atout.client.framing import NDJSON, SSE, FrameReader, decode_frame, end_of, reconnect_delay
 from atout.client.retry import RetryPolicy, retryable
 from atout.client.session import Session
 from schema.games import (
@@ -37,7 +37,7 @@ from schema.games import (
 )
 from schema.players import Me, PlayerCreated, PlayerNotice
 from schema.tournaments import CreateTournamentRequest, Tournament, TournamentEvent
-from schema.views import StreamEvent
+from schema.views import EventEnvelope
 
 T = TypeVar("T")
 I = TypeVar("I")  # noqa: E741  (an item of a stream)
@@ -48,8 +48,9 @@ class AsyncClient:
     """The Atout REST API, typed by the models of ``schema/``: :class:`atout.client.Client`, async.
 
     ``token`` is the default bearer token (a bot's API key, a player's token, a seat token); every
-    method takes ``token=`` to use another one for that call (a bot acts in each game with the seat
-    token its join or its ``tournament_game`` notice gave). Problems raise :class:`ApiError` with
+    method takes ``token=`` to use another one for that call (a bot's key or a player's
+    credential acts in every seat of its account, named by ``seat=``: seat tokens are for anonymous
+    play, docs/credentials.md). Problems raise :class:`ApiError` with
     their ``code``; 429, and 503 or a broken connection on a read or a move, are retried under
     ``retry``. Use it as a context manager, or call :meth:`close`."""
 
@@ -205,7 +206,7 @@ class AsyncClient:
         follow: bool = True,
         ndjson: bool = False,
         token: str | None = None,
-    ) -> AsyncStream[StreamEvent]:
+    ) -> AsyncStream[EventEnvelope]:
         """The game's events as ``token``'s seat sees them (a spectator's without one); it ends after
         the match is over."""
         return AsyncStream(self, calls.game_events(game_id, follow), token, last_event_id, ndjson)
@@ -219,7 +220,7 @@ class AsyncClient:
         token: str | None = None,
     ) -> AsyncStream[BotNotice]:
         """The bot account's notices for all its games (``your_turn``, ``tournament_game``,
-        ``game_over``); the token is its API key."""
+        ``game_finished``); the token is its API key."""
         return AsyncStream(self, calls.bot_stream(follow), token, last_event_id, ndjson)
 
     def my_events(
@@ -301,11 +302,12 @@ class AsyncStream(Generic[I]):
                                 error = ConnectionLost(f"the stream ended: {end['code']}")
                                 retry_after = reconnect_delay(frame, end)
                                 break
-                            item: I = self.spec.frame.model_validate(frame.data).root
+                            item: I | None = decode_frame(self.spec.frame, frame.data)
                             if frame.id is not None:
                                 self.last_event_id = frame.id
                             attempt, waited = 1, 0.0  # progress: a fresh budget
-                            yield item
+                            if item is not None:  # None: a type this client does not know, skipped
+                                yield item
                         else:
                             if self.spec.ends_cleanly:
                                 return

@@ -72,7 +72,7 @@ def api_error(response: httpx.Response) -> ApiError:
     try:
         data: Any = json.loads(response.content) if response.content else None
         if isinstance(data, dict) and "code" in data:
-            problem = Problem.model_validate(data)
+            problem = Problem.model_validate(data, extra="ignore")
     except ValueError:
         problem = None
     if problem is None:

@@ -2,13 +2,17 @@
 to deliver (with the id to resume after), the end that asks to reconnect (``lagged``,
 ``server_closing``), or the end that asks to reload (``resync``). Free of I/O, so that the sync and
 the async client read streams with the same rules (examples/client/atout_stream.py is the same
-framing for a generated client)."""
+framing for a generated client). The contract is open to additions (docs/glossary.md): a frame's
+fields this client does not know are ignored, and an event or notice of a type it does not know is
+skipped (:func:`decode_frame`), its id still the place to resume after."""
 
 from __future__ import annotations
 
 import json
 from dataclasses import dataclass
 from typing import Any
+
+from pydantic import RootModel, ValidationError
 
 SSE = "text/event-stream"
 NDJSON = "application/x-ndjson"
@@ -78,3 +82,15 @@ def reconnect_delay(frame: Frame, end: dict[str, Any]) -> float:
     if isinstance(end.get("retry_after"), int | float):
         return float(end["retry_after"])
     return frame.retry / 1000 if frame.retry is not None else 1.0
+
+
+def decode_frame(model: type[RootModel[Any]], data: Any) -> Any | None:
+    """The item a frame holds as ``model`` reads it, ignoring the fields this client does not know;
+    None for an event or notice of a ``type`` it does not know (one a newer service added within /v1),
+    which the stream skips. Any other mismatch is an error: a known type that breaks its schema."""
+    try:
+        return model.model_validate(data, extra="ignore").root
+    except ValidationError as error:
+        if any(issue["type"] == "union_tag_invalid" for issue in error.errors()):
+            return None
+        raise

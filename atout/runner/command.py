@@ -63,7 +63,10 @@ def add_bot_commands(commands: Any) -> None:
         "--join", action="append", default=[], metavar="GAME[:SEAT]", help="join this game first (repeatable)"
     )
     run.add_argument(
-        "--state", type=Path, default=None, help="a file to keep the stream cursor and seat tokens"
+        "--state",
+        type=Path,
+        default=None,
+        help="a file to keep the stream cursor (optional: the key plays on without it)",
     )
     run.add_argument(
         "--max-outage",

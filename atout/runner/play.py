@@ -1,11 +1,16 @@
 """The runner's loop: follow a bot account's stream and play every game it is seated in.
 
-For each notice of ``GET /v1/bots/me/stream``: a ``tournament_game`` gives the seat tokens of a
-tournament's game; a ``your_turn`` is answered with the bot's ``decide(view, legal_actions)``, sent
-with that seat's token, ``expected_version`` and an ``Idempotency-Key`` fixed by the game, seat and
-version (a retry after a broken connection, even from a restarted runner, is never played twice:
-the service answers it ``replayed``); a ``game_over`` lets the game's bots and tokens go. One
-instance of the bot class per seat and game, as in the arena.
+For each notice of ``GET /v1/bots/me/stream``: a ``your_turn`` is answered with the bot's
+``decide(view, legal_actions)``, sent with the bot's API key (which acts in every seat its bot holds,
+joined or given by a tournament: the runner keeps no seat token, docs/credentials.md), the ``seat``,
+``expected_version`` and an ``Idempotency-Key`` fixed by the game, seat and version (a retry after a
+broken connection, even from a restarted runner, is never played twice: the service answers it
+``replayed``); a ``game_finished`` lets the game's bots go. One instance of the bot class per seat
+and game, as in the arena.
+
+On connecting the first time, the runner plays the seats its account says are to act
+(``GET /v1/bots/me``): a runner restarted without any state file finishes its games with its key
+alone.
 
 A drop of the connection, a restart of the service: the stream resumes after its last notice (no
 gap, no duplicate), and a move whose answer was lost is sent again with its key until answered;
@@ -28,7 +33,7 @@ from schema.games import ActionResponse, BotNotice, BotStatus
 from workers.arena import Bot
 
 T = TypeVar("T")
-REFUSED_MOVES = {"version_conflict", "not_your_turn", "game_over", "game_not_started"}
+REFUSED_MOVES = {"version_conflict", "not_your_turn", "game_finished", "game_not_started"}
 """Refusals that say the turn is gone (a turn clock played it, the match ended): nothing to do."""
 
 
@@ -110,10 +115,8 @@ class Runner:
         return status
 
     def join(self, game_id: str, seat: int | None = None) -> int:
-        """Take a seat with the bot's API key and keep its token."""
+        """Take a seat with the bot's API key (the seat is the bot's: the key acts in it)."""
         joined = self.client.join(game_id, seat)
-        self.state.hold(joined.game_id, joined.seat, joined.token)
-        self.state.save()
         self.journal("joined", game=joined.game_id, seat=joined.seat, started=joined.started)
         return joined.seat
 
@@ -129,9 +132,13 @@ class Runner:
         """Follow the stream until :meth:`stop` (or :class:`ServiceGone`, or an ApiError such as a
         key that stopped working)."""
         outage = Outage(self.max_outage, self.max_backoff)
+        caught_up = False
         while not self.stopping:
             stream = self.client.bot_turns(last_event_id=self.state.last_event_id, ndjson=self.ndjson)
             try:
+                if not caught_up:  # the turns waiting since before this runner (no state: every one)
+                    self.catch_up()
+                    caught_up = True
                 notices = iter(stream)
                 while not self.stopping:
                     notice = self._wait(next, notices, None)
@@ -160,12 +167,11 @@ class Runner:
             self.waiting = False
 
     def catch_up(self) -> None:
-        """After a resync: play the seats the account says are to act (the notices in between are
-        gone)."""
+        """At the start and after a resync: play the seats the account says are to act (the notices
+        before, or in between, are not at hand)."""
         for seat in self.check().seats:
-            token = self.state.token(seat.game_id, seat.seat)
-            if seat.your_turn and token is not None:
-                answer = self.client.view(seat.game_id, token=token)
+            if seat.your_turn:
+                answer = self.client.view(seat.game_id, seat=seat.seat)
                 if answer.legal_actions and answer.seat is not None:
                     legal = [_json(a) for a in answer.legal_actions]
                     self.play(seat.game_id, answer.seat, answer.version, _json(answer.view), legal)
@@ -173,49 +179,36 @@ class Runner:
     # --- the notices ----------------------------------------------------------------------------
 
     def handle(self, notice: BotNotice) -> None:
-        if notice.type == "tournament_game":
-            for seat, token in zip(notice.seats or [], notice.tokens or [], strict=True):
-                self.state.hold(notice.game_id, seat, token)
+        if notice.type == "tournament_game":  # its seats are the bot's: the key plays them
             self.journal(
                 "tournament_game", game=notice.game_id, tournament=notice.tournament_id, seats=notice.seats
             )
-        elif notice.type == "your_turn" and notice.seat is not None and notice.view is not None:
-            legal = [_json(a) for a in notice.legal_actions or []]
+        elif notice.type == "your_turn":
+            legal = [_json(a) for a in notice.legal_actions]
             self.play(notice.game_id, notice.seat, notice.version, _json(notice.view), legal)
-        elif notice.type == "game_over":
+        elif notice.type == "game_finished":
             for key in [k for k in self.bots if k[0] == notice.game_id]:
                 del self.bots[key]
             for key in [k for k in self.acted if k[0] == notice.game_id]:
                 del self.acted[key]
             self.state.forget(notice.game_id)
-            self.journal("game_over", game=notice.game_id, winners=notice.winners, version=notice.version)
+            self.journal("game_finished", game=notice.game_id, winners=notice.winners, version=notice.version)
 
     def play(self, game_id: str, seat: int, version: int, view: Any, legal: list[dict[str, Any]]) -> None:
         """Decide and send one move; each decision is one ``decision`` line (its time, the move's)."""
         key = (game_id, seat)
         if self.acted.get(key, -1) >= version or not legal:
             return  # played already (a notice seen again after a resync)
-        token = self.state.token(game_id, seat)
-        if token is None:
-            self.journal(
-                "no_seat_token",
-                level="warning",
-                game=game_id,
-                seat=seat,
-                hint="join with the runner (--join), or enter the tournament: a seat joined "
-                "elsewhere has a token the runner never saw",
-            )
-            return
         started = time.perf_counter()
         action, failure = self._decide(key, view, legal)
         decided = time.perf_counter()
         sent = action if failure is None else first_legal(legal)
         try:
-            answer = self._send(game_id, seat, version, sent, token, "")
+            answer = self._send(game_id, seat, version, sent, "")
         except ApiError as error:
             if error.code == "illegal_action" and failure is None:
                 failure, sent = f"illegal_action: {error.detail}", first_legal(legal)
-                answer = self._send(game_id, seat, version, sent, token, ":fallback")
+                answer = self._send(game_id, seat, version, sent, ":fallback")
             elif error.code in REFUSED_MOVES:
                 self.acted[key] = version
                 self.journal("turn_gone", game=game_id, seat=seat, version=version, code=error.code)
@@ -238,7 +231,7 @@ class Runner:
         )
 
     def _send(
-        self, game_id: str, seat: int, version: int, action: dict[str, Any], token: str, suffix: str
+        self, game_id: str, seat: int, version: int, action: dict[str, Any], suffix: str
     ) -> ActionResponse:
         """The move, sent until the service answers it: its Idempotency-Key is fixed by the game,
         seat and version, so a move whose answer was lost (the connection cut, the service restarted)
@@ -248,8 +241,8 @@ class Runner:
         key = f"runner:{game_id}:{seat}:{version}{suffix}"
         while True:
             try:
-                return self.client.act(
-                    game_id, action, expected_version=version, idempotency_key=key, token=token
+                return self.client.act(  # with the bot's key: it acts in its bot's seats, named here
+                    game_id, action, expected_version=version, seat=seat, idempotency_key=key
                 )
             except (ConnectionLost, ApiError) as error:
                 wait = outage.wait(error)

@@ -1,6 +1,7 @@
-"""What a runner must remember across its own restarts: where its stream resumes (the last notice
-handled) and the seat tokens it holds (a bot's API key joins seats, but each move is sent with the
-seat's own token, which the service shows once: at the join, or in a ``tournament_game`` notice).
+"""What a runner may remember across its own restarts: where its stream resumes (the last notice
+handled). Nothing else is needed: the bot's API key acts in every seat its bot holds, so a runner
+restarted without this file plays on (``tokens``, the seat tokens older runners kept, is read and
+written back empty: no seat token is kept any more).
 
 Kept in memory, and in a JSON file when the runner is given one (``--state``): written whole to a
 temporary file then renamed over the old one (a crash leaves the old or the new, never half), readable
@@ -25,7 +26,7 @@ class RunnerState:
     path: Path | None = None
     last_event_id: str | None = None
     tokens: dict[str, dict[int, str]] = field(default_factory=dict)
-    """game id -> seat -> seat token; a game's entry goes with its ``game_over``."""
+    """game id -> seat -> seat token; a game's entry goes with its ``game_finished``."""
 
     @classmethod
     def load(cls, path: Path | None) -> RunnerState:

@@ -11,7 +11,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Rules and options of each game */
+        /**
+         * Rules and options of each game
+         * @description Rules and options of each game.
+         */
         get: operations["getRules"];
         put?: never;
         post?: never;
@@ -52,7 +55,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Get a game */
+        /**
+         * Get a game
+         * @description Get a game.
+         */
         get: operations["getGame"];
         put?: never;
         post?: never;
@@ -91,7 +97,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Give up the caller's seat: it opens again before the start, a bot plays it out after */
+        /**
+         * Give up the caller's seat: it opens again before the start, a bot plays it out after
+         * @description Give up the caller's seat: it opens again before the start, a bot plays it out after.
+         */
         post: operations["leaveGame"];
         delete?: never;
         options?: never;
@@ -126,7 +135,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The caller's seat view (spectator view without a token) */
+        /**
+         * The caller's seat view (spectator view without a token)
+         * @description The caller's seat view (spectator view without a token).
+         */
         get: operations["getView"];
         put?: never;
         post?: never;
@@ -143,10 +155,17 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The caller's legal actions (discards come as a template: choose `count` of `from`) */
+        /**
+         * The caller's legal actions (discards come as a template: choose `count` of `from`)
+         * @deprecated
+         * @description Deprecated, kept for older clients: the seat's view (`getView`) holds its `legal_actions`, and so does each `your_turn` event of its stream.
+         */
         get: operations["getLegalActions"];
         put?: never;
-        /** Submit an action for the caller's seat */
+        /**
+         * Submit an action for the caller's seat
+         * @description Submit an action for the caller's seat.
+         */
         post: operations["submitAction"];
         delete?: never;
         options?: never;
@@ -163,7 +182,7 @@ export interface paths {
         };
         /**
          * The game's events (SSE or NDJSON), as the caller's seat may see them
-         * @description Server-Sent Events by default; NDJSON (one event a line, what an SSE frame's `data` holds) with `Accept: application/x-ndjson`. Each event's `id` is its stream id; the stream ends after the match is over. A stream that falls behind ends with `event: lagged` (reconnect with the given Last-Event-ID); one whose Last-Event-ID is older than the events a match keeps (its last ATOUT_STREAM_WINDOW, 1024 by default: a whole typical match), or than a finished match's stream (kept ATOUT_FINISHED_STREAM_TTL seconds, 15 minutes by default), gets `event: resync` with code `stream_window_passed` (also for an id the stream never had: a store restored from an older backup; read the view, then follow after `last_event_id`; a finished match: read the view and its /log) or `events_expired` (read the game and its /log). When the server stops (a deploy, SIGTERM) the stream ends with `event: server_closing` and `retry: 1000`: reconnect with your Last-Event-ID.
+         * @description Server-Sent Events by default; NDJSON (one frame a line, what an SSE frame's `data` holds) with `Accept: application/x-ndjson`. Each frame is an envelope `{id, version, event}`: `id` the stream id (the SSE `id`), `version` the game's once the event happened, `event` the same object a move's answer gives (the SSE `event` is its `type`; skip a `type` you do not know). The stream ends after the game is finished. A stream that falls behind ends with `event: lagged` (reconnect with the given Last-Event-ID); one whose Last-Event-ID is older than the events a match keeps (its last ATOUT_STREAM_WINDOW, 1024 by default: a whole typical match), or than a finished match's stream (kept ATOUT_FINISHED_STREAM_TTL seconds, 15 minutes by default), gets `event: resync` with code `stream_window_passed` (also for an id the stream never had: a store restored from an older backup; read the view, then follow after `last_event_id`; a finished match: read the view and its /log) or `events_expired` (read the game and its /log). When the server stops (a deploy, SIGTERM) the stream ends with `event: server_closing` and `retry: 1000`: reconnect with your Last-Event-ID.
          */
         get: operations["streamEvents"];
         put?: never;
@@ -181,7 +200,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The replay log (seed, options, deal, every action) once the match is over */
+        /**
+         * The replay log (seed, options, deal, every action) once the match is over
+         * @description The replay log (seed, options, deal, every action) once the match is over.
+         */
         get: operations["getReplayLog"];
         put?: never;
         post?: never;
@@ -200,7 +222,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Register a bot account: its API key is shown once */
+        /**
+         * Register a bot account: its API key is shown once
+         * @description Register a bot account: its API key is shown once.
+         */
         post: operations["registerBot"];
         delete?: never;
         options?: never;
@@ -215,7 +240,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The bot account and its seats, with whether each is to act now */
+        /**
+         * The bot account and its seats, with whether each is to act now
+         * @description The bot account and its seats, with whether each is to act now.
+         */
         get: operations["getBot"];
         put?: never;
         post?: never;
@@ -233,7 +261,7 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * `your_turn` (with the view and legal actions) in any of the bot's games, and `game_over`
+         * `your_turn` (with the view and legal actions) in any of the bot's games, and `game_finished`
          * @description Server-Sent Events by default; NDJSON (one JSON object a line) with `Accept: application/x-ndjson`. A `your_turn` whose game has moved on is left out.
          */
         get: operations["streamBotTurns"];
@@ -292,7 +320,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The player you are */
+        /**
+         * The player you are
+         * @description The player you are.
+         */
         get: operations["getMe"];
         put?: never;
         post?: never;
@@ -337,7 +368,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Your games: those where it is your turn first, then waiting or in play, then over */
+        /**
+         * Your games: those where it is your turn first, then waiting or in play, then over
+         * @description Your games: those where it is your turn first, then waiting or in play, then over.
+         */
         get: operations["listMyGames"];
         put?: never;
         post?: never;
@@ -394,7 +428,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The players you block */
+        /**
+         * The players you block
+         * @description The players you block.
+         */
         get: operations["listMyBlocks"];
         put?: never;
         /**
@@ -435,7 +472,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Your open invitations, soonest to expire first */
+        /**
+         * Your open invitations, soonest to expire first
+         * @description Your open invitations, soonest to expire first.
+         */
         get: operations["listMyInvitations"];
         put?: never;
         post?: never;
@@ -454,7 +494,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Accept an invitation: join its table with your player credential */
+        /**
+         * Accept an invitation: join its table with your player credential
+         * @description Accept an invitation: join its table with your player credential.
+         */
         post: operations["acceptInvitation"];
         delete?: never;
         options?: never;
@@ -471,7 +514,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Decline an invitation */
+        /**
+         * Decline an invitation
+         * @description Decline an invitation.
+         */
         post: operations["declineInvitation"];
         delete?: never;
         options?: never;
@@ -546,7 +592,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The webhook endpoints (administrator), oldest first, without their secrets */
+        /**
+         * The webhook endpoints (administrator), oldest first, without their secrets
+         * @description The webhook endpoints (administrator), oldest first, without their secrets.
+         */
         get: operations["listWebhooks"];
         put?: never;
         /**
@@ -567,7 +616,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The messages that failed every delivery attempt (administrator), newest first */
+        /**
+         * The messages that failed every delivery attempt (administrator), newest first
+         * @description The messages that failed every delivery attempt (administrator), newest first.
+         */
         get: operations["listDeadLetters"];
         put?: never;
         post?: never;
@@ -604,7 +656,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** A webhook endpoint (administrator), without its secret */
+        /**
+         * A webhook endpoint (administrator), without its secret
+         * @description A webhook endpoint (administrator), without its secret.
+         */
         get: operations["getWebhook"];
         put?: never;
         post?: never;
@@ -673,7 +728,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** A tournament: rounds, games with their replays, standings with intervals, head-to-head */
+        /**
+         * A tournament: rounds, games with their replays, standings with intervals, head-to-head
+         * @description A tournament: rounds, games with their replays, standings with intervals, head-to-head.
+         */
         get: operations["getTournament"];
         put?: never;
         post?: never;
@@ -743,25 +801,30 @@ export interface components {
             version: number;
             /** Seat */
             seat: number;
-            /** Action */
+            /**
+             * Action
+             * @description Open to additions within /v1: a client skips a member whose `type` it does not know (a new event or notice type), and reads every other.
+             */
             action: components["schemas"]["PassAction"] | components["schemas"]["BidAction"] | components["schemas"]["KeepAction"] | components["schemas"]["DiscardAction"] | components["schemas"]["PlayAction"] | components["schemas"]["OrderUpAction"] | components["schemas"]["ExchangeAction"] | components["schemas"]["NameTrumpAction"] | components["schemas"]["CallPartnerAction"] | components["schemas"]["GoAloneAction"];
             /**
              * Events
-             * @description The events of this action, as this seat may see them.
+             * @description The events of this action, as this seat may see them: each the same object as in the game's stream (there inside an envelope).
              */
-            events: (components["schemas"]["GameCreated"] | components["schemas"]["GameStarted"] | components["schemas"]["SeatJoined"] | components["schemas"]["SeatLeft"] | components["schemas"]["SeatForfeited"] | components["schemas"]["HandStarted"] | components["schemas"]["HandCommitment"] | components["schemas"]["Dealt"] | components["schemas"]["Upcard"] | components["schemas"]["UpcardTurnedDown"] | components["schemas"]["BidMade"] | components["schemas"]["ContractFixed"] | components["schemas"]["HandVoid"] | components["schemas"]["KittyTaken"] | components["schemas"]["DiscardDue"] | components["schemas"]["Discarded"] | components["schemas"]["TrumpAnnounced"] | components["schemas"]["OrderedUp"] | components["schemas"]["Exchanged"] | components["schemas"]["ExchangeDeclined"] | components["schemas"]["TrumpNamed"] | components["schemas"]["PartnerCalled"] | components["schemas"]["YouArePartner"] | components["schemas"]["PartnerRevealed"] | components["schemas"]["WentAlone"] | components["schemas"]["CardPlayed"] | components["schemas"]["TrickTaken"] | components["schemas"]["HandScored"] | components["schemas"]["HandSeed"] | components["schemas"]["MatchOver"] | components["schemas"]["MatchKey"] | components["schemas"]["Turn"] | components["schemas"]["TurnTimedOut"])[];
+            events: components["schemas"]["GameEvent"][];
             /** To Act */
             to_act: number | null;
-            /** Status */
-            status: string;
+            /**
+             * Status
+             * @enum {string}
+             */
+            status: "waiting" | "active" | "finished";
             /** Winners */
             winners: number[] | null;
             /** @description When the caller holds the seat to act next: its view and legal actions, so the next move needs no other request. Null when another player is to act (their turn reaches them on their stream as `your_turn`) or the match is over. */
-            next_turn?: components["schemas"]["NextTurn"] | null;
+            next_turn: components["schemas"]["NextTurn"] | null;
             /**
              * Replayed
              * @description True when this is the stored answer of an earlier request with the same Idempotency-Key: the move was not played again (the `Idempotent-Replayed` header says it too).
-             * @default false
              */
             replayed: boolean;
         };
@@ -785,50 +848,24 @@ export interface components {
         };
         /**
          * BidMade
-         * @description A pass or a bid of the bidding (Le 500, Le Rough).
+         * @description A pass or a bid of the bidding (Le 500, Le Rough): ``action`` is the action as the seat sent it.
          */
         BidMade: {
             /**
              * @description discriminator enum property added by openapi-typescript
              * @enum {string}
              */
-            type: "bid";
+            type: "bid_made";
             /**
              * Seat
              * @description A seat number, 0 to players - 1 (ALL-1).
              */
             seat: number;
-            /** Action */
+            /**
+             * Action
+             * @description Open to additions within /v1: a client skips a member whose `type` it does not know (a new event or notice type), and reads every other.
+             */
             action: components["schemas"]["PassAction"] | components["schemas"]["BidAction"] | components["schemas"]["KeepAction"];
-        };
-        /**
-         * BidMadeEvent
-         * @description A pass or a bid of the bidding (Le 500, Le Rough).
-         */
-        BidMadeEvent: {
-            /**
-             * @description discriminator enum property added by openapi-typescript
-             * @enum {string}
-             */
-            type: "bid";
-            /**
-             * Seat
-             * @description A seat number, 0 to players - 1 (ALL-1).
-             */
-            seat: number;
-            /** Action */
-            action: components["schemas"]["PassAction"] | components["schemas"]["BidAction"] | components["schemas"]["KeepAction"];
-            /**
-             * Id
-             * @description The stream id: Last-Event-ID / after.
-             * @example 1733140000000-0
-             */
-            id: string;
-            /**
-             * Version
-             * @description The game's version once this event happened.
-             */
-            version: number;
         };
         /**
          * BidOfHand
@@ -859,58 +896,35 @@ export interface components {
             player_id: string;
         };
         /**
-         * BotNotice
-         * @description One notice of /v1/bots/me/stream: ``your_turn`` (with the seat, its view and its legal actions:
-         *     answer with one POST …/actions), ``game_over`` (with the winners) or ``tournament_game`` (a game a
-         *     tournament seated the bot in, with its seats and their seat tokens, before its first ``your_turn``).
+         * BoolRuleOption
+         * @description A rule option that is on or off: its ``default_value`` and the ``allowed`` values.
          */
-        BotNotice: {
-            /** Id */
-            id: string;
+        BoolRuleOption: {
             /**
              * @description discriminator enum property added by openapi-typescript
              * @enum {string}
              */
-            type: "game_over" | "tournament_game" | "your_turn";
-            /** Game Id */
-            game_id: string;
-            /** Version */
-            version: number;
+            type: "boolean";
             /**
-             * Seat
-             * @description With your_turn: the bot's seat to act.
+             * Default Value
+             * @description The value a game gets unless it sets the option.
              */
-            seat?: number | null;
+            default_value: boolean;
             /**
-             * View
-             * @description With your_turn: that seat's view.
+             * Allowed
+             * @description Every value it may take.
              */
-            view?: (components["schemas"]["FiveHundredView"] | components["schemas"]["RoughView"] | components["schemas"]["EuchreView"]) | null;
+            allowed: boolean[];
             /**
-             * Legal Actions
-             * @description With your_turn.
+             * Rule
+             * @description The docs/rules.md id of the rule it sets.
              */
-            legal_actions?: (components["schemas"]["PassAction"] | components["schemas"]["BidAction"] | components["schemas"]["KeepAction"] | components["schemas"]["DiscardTemplate"] | components["schemas"]["PlayAction"] | components["schemas"]["OrderUpAction"] | components["schemas"]["ExchangeAction"] | components["schemas"]["NameTrumpAction"] | components["schemas"]["CallPartnerAction"] | components["schemas"]["GoAloneAction"])[] | null;
+            rule: string;
             /**
-             * Winners
-             * @description With game_over.
+             * Doc
+             * @description What it does.
              */
-            winners?: number[] | null;
-            /**
-             * Tournament Id
-             * @description With tournament_game.
-             */
-            tournament_id?: string | null;
-            /**
-             * Seats
-             * @description With tournament_game: the bot's seats.
-             */
-            seats?: number[] | null;
-            /**
-             * Tokens
-             * @description With tournament_game: the seat token of each of `seats`, in order.
-             */
-            tokens?: string[] | null;
+            doc: string;
         };
         /** BotRegistered */
         BotRegistered: {
@@ -930,8 +944,11 @@ export interface components {
             game_id: string;
             /** Seat */
             seat: number;
-            /** Status */
-            status: string;
+            /**
+             * Status
+             * @enum {string}
+             */
+            status: "waiting" | "active" | "finished";
             /** Version */
             version: number;
             /** Your Turn */
@@ -949,9 +966,9 @@ export interface components {
         /**
          * BotStreamFrame
          * @description One frame of /v1/bots/me/stream (SSE ``data``, or one NDJSON line): a notice, or the
-         *     ``StreamEnd`` frame of a stream that ends early.
+         *     ``StreamEnd`` frame of a stream that ends early. Open to additions within /v1: a client skips a member whose `type` it does not know (a new event or notice type), and reads every other.
          */
-        BotStreamFrame: components["schemas"]["BotNotice"] | components["schemas"]["StreamEnd"];
+        BotStreamFrame: components["schemas"]["YourTurnNotice"] | components["schemas"]["GameFinishedNotice"] | components["schemas"]["TournamentGameNotice"] | components["schemas"]["StreamEnd"];
         /** CallPartnerAction */
         CallPartnerAction: {
             /**
@@ -973,7 +990,7 @@ export interface components {
              * @description discriminator enum property added by openapi-typescript
              * @enum {string}
              */
-            type: "play";
+            type: "card_played";
             /**
              * Seat
              * @description A seat number, 0 to players - 1 (ALL-1).
@@ -986,37 +1003,6 @@ export interface components {
              * @example BJ
              */
             card: string;
-        };
-        /** CardPlayedEvent */
-        CardPlayedEvent: {
-            /**
-             * @description discriminator enum property added by openapi-typescript
-             * @enum {string}
-             */
-            type: "play";
-            /**
-             * Seat
-             * @description A seat number, 0 to players - 1 (ALL-1).
-             */
-            seat: number;
-            /**
-             * Card
-             * @example AS
-             * @example TH
-             * @example BJ
-             */
-            card: string;
-            /**
-             * Id
-             * @description The stream id: Last-Event-ID / after.
-             * @example 1733140000000-0
-             */
-            id: string;
-            /**
-             * Version
-             * @description The game's version once this event happened.
-             */
-            version: number;
         };
         /** ContractFixed */
         ContractFixed: {
@@ -1024,7 +1010,7 @@ export interface components {
              * @description discriminator enum property added by openapi-typescript
              * @enum {string}
              */
-            type: "contract";
+            type: "contract_fixed";
             /**
              * Taker
              * @description A seat number, 0 to players - 1 (ALL-1).
@@ -1036,40 +1022,10 @@ export interface components {
             suit?: ("S" | "C" | "D" | "H" | "NT") | null;
             /** Points */
             points?: number | null;
-        };
-        /** ContractFixedEvent */
-        ContractFixedEvent: {
-            /**
-             * @description discriminator enum property added by openapi-typescript
-             * @enum {string}
-             */
-            type: "contract";
-            /**
-             * Taker
-             * @description A seat number, 0 to players - 1 (ALL-1).
-             */
-            taker: number;
-            /** Tricks */
-            tricks?: number | null;
-            /** Suit */
-            suit?: ("S" | "C" | "D" | "H" | "NT") | null;
-            /** Points */
-            points?: number | null;
-            /**
-             * Id
-             * @description The stream id: Last-Event-ID / after.
-             * @example 1733140000000-0
-             */
-            id: string;
-            /**
-             * Version
-             * @description The game's version once this event happened.
-             */
-            version: number;
         };
         /**
          * CreateGameRequest
-         * @description A game to create, by ``game``: each game's own options and seat count are in its schema, so
+         * @description A game to create, by ``kind``: each game's own options and seat count are in its schema, so
          *     a schema-valid body never meets invalid_options or invalid_seats for them.
          */
         CreateGameRequest: components["schemas"]["NewFiveHundredGame"] | components["schemas"]["NewRoughGame"] | components["schemas"]["NewEuchre5Game"];
@@ -1085,11 +1041,11 @@ export interface components {
         /** CreateTournamentRequest */
         CreateTournamentRequest: {
             /**
-             * Game
+             * Kind
              * @description A partnership game: each entrant holds one team's two seats (euchre5 has no teams).
              * @enum {string}
              */
-            game: "five_hundred" | "rough";
+            kind: "five_hundred" | "rough";
             /**
              * Format
              * @description Default: `"round_robin"`.
@@ -1133,7 +1089,7 @@ export interface components {
             target_score?: number | null;
             /**
              * Name
-             * @description Any text but control characters, bidirectional controls, invisible format characters (the zero-width joiners excepted) and unassigned, surrogate or private-use code points (422 invalid_request with type `unsafe_character`); `pattern` (ECMA-262, `u` flag) lists the allowed code points (Unicode 14.0.0). Default: `""`.
+             * @description Any text but control characters, bidirectional controls, invisible format characters (the zero-width joiners excepted) and unassigned, surrogate or private-use code points (Unicode 14.0.0): else 422 invalid_request with type `unsafe_character`. Default: `""`.
              */
             name?: string;
         };
@@ -1142,8 +1098,8 @@ export interface components {
          * @description A message that failed its every attempt: the operator may redeliver it once the receiver is fixed.
          */
         DeadLetter: {
-            /** Id */
-            id: string;
+            /** Dead Letter Id */
+            dead_letter_id: string;
             /** Webhook Id */
             webhook_id: string;
             /** Message Id */
@@ -1161,11 +1117,16 @@ export interface components {
              */
             error: string;
             /**
-             * At
-             * @description POSIX seconds.
+             * Failed At
+             * Format: date-time
+             * @description When the last attempt failed.
+             * @example 2026-12-06T09:21:55Z
              */
-            at: number;
-            /** Payload */
+            failed_at: string;
+            /**
+             * Payload
+             * @description Open to additions within /v1: a client skips a member whose `type` it does not know (a new event or notice type), and reads every other.
+             */
             payload: components["schemas"]["YourTurnMessage"] | components["schemas"]["InvitationMessage"] | components["schemas"]["GameFinishedMessage"] | components["schemas"]["ReminderMessage"];
         };
         /** DeadLetterPage */
@@ -1219,34 +1180,6 @@ export interface components {
             /** Cards */
             cards: string[];
         };
-        /** DealtEvent */
-        DealtEvent: {
-            /** Visible To */
-            visible_to: number[];
-            /**
-             * @description discriminator enum property added by openapi-typescript
-             * @enum {string}
-             */
-            type: "dealt";
-            /**
-             * Seat
-             * @description A seat number, 0 to players - 1 (ALL-1).
-             */
-            seat: number;
-            /** Cards */
-            cards: string[];
-            /**
-             * Id
-             * @description The stream id: Last-Event-ID / after.
-             * @example 1733140000000-0
-             */
-            id: string;
-            /**
-             * Version
-             * @description The game's version once this event happened.
-             */
-            version: number;
-        };
         /**
          * DeliveryError
          * @description Why an attempt got no answer. A named schema (not an inline enum): client generators name an
@@ -1273,7 +1206,7 @@ export interface components {
              * @description discriminator enum property added by openapi-typescript
              * @enum {string}
              */
-            type: "discard";
+            type: "discard_due";
             /**
              * Seat
              * @description A seat number, 0 to players - 1 (ALL-1).
@@ -1281,35 +1214,6 @@ export interface components {
             seat: number;
             /** Count */
             count: number;
-        };
-        /**
-         * DiscardDueEvent
-         * @description The taker is to discard ``count`` cards (public: how many, not which).
-         */
-        DiscardDueEvent: {
-            /**
-             * @description discriminator enum property added by openapi-typescript
-             * @enum {string}
-             */
-            type: "discard";
-            /**
-             * Seat
-             * @description A seat number, 0 to players - 1 (ALL-1).
-             */
-            seat: number;
-            /** Count */
-            count: number;
-            /**
-             * Id
-             * @description The stream id: Last-Event-ID / after.
-             * @example 1733140000000-0
-             */
-            id: string;
-            /**
-             * Version
-             * @description The game's version once this event happened.
-             */
-            version: number;
         };
         /**
          * DiscardTemplate
@@ -1344,33 +1248,65 @@ export interface components {
             /** Cards */
             cards: string[];
         };
-        /** DiscardedEvent */
-        DiscardedEvent: {
-            /** Visible To */
-            visible_to: number[];
+        /**
+         * Euchre5GameOptions
+         * @description Five-handed euchre's rule options, as a game shows them.
+         */
+        Euchre5GameOptions: {
+            /** Lone March Points */
+            lone_march_points: number;
+            /** Target Score */
+            target_score: number;
             /**
              * @description discriminator enum property added by openapi-typescript
              * @enum {string}
              */
-            type: "discarded";
+            kind: "euchre5";
+        };
+        /**
+         * Euchre5HandScored
+         * @description A five-handed euchre hand scored (E5-10, E5-11): its result and its whole deal; never void.
+         */
+        Euchre5HandScored: {
             /**
-             * Seat
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "euchre5_hand_scored";
+            /** Hand Number */
+            hand_number: number;
+            /**
+             * Maker
              * @description A seat number, 0 to players - 1 (ALL-1).
              */
-            seat: number;
-            /** Cards */
-            cards: string[];
+            maker: number;
             /**
-             * Id
-             * @description The stream id: Last-Event-ID / after.
-             * @example 1733140000000-0
+             * Partner
+             * @description The called card's holder; null when the maker played alone.
              */
-            id: string;
+            partner: number | null;
             /**
-             * Version
-             * @description The game's version once this event happened.
+             * Called
+             * @description The card the maker called; null when it called none.
              */
-            version: number;
+            called: string | null;
+            /** Alone */
+            alone: boolean;
+            /** Attackers */
+            attackers: number[];
+            /** Attacker Tricks */
+            attacker_tricks: number;
+            /**
+             * Points
+             * @description One number per team (Le 500, Le Rough) or per seat (euchre).
+             */
+            points: number[];
+            /**
+             * Scores
+             * @description One number per team (Le 500, Le Rough) or per seat (euchre).
+             */
+            scores: number[];
+            deal: components["schemas"]["Deal"];
         };
         /** EuchreContract */
         EuchreContract: {
@@ -1528,6 +1464,30 @@ export interface components {
              */
             upcard_taken?: boolean | null;
         };
+        /**
+         * EventEnvelope
+         * @description One event of a game's stream: where it is in the stream and the game, and the event. Its
+         *     ``type`` (always ``event``) tags it among the stream's frames, as ``StreamEnd``'s tags that one.
+         */
+        EventEnvelope: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "event";
+            /**
+             * Id
+             * @description The stream id: send it back as Last-Event-ID (or `after`) to resume after it.
+             * @example 1733140000000-0
+             */
+            id: string;
+            /**
+             * Version
+             * @description The game's version once this event happened.
+             */
+            version: number;
+            event: components["schemas"]["GameEvent"];
+        };
         /** ExchangeAction */
         ExchangeAction: {
             /**
@@ -1556,30 +1516,6 @@ export interface components {
              */
             seat: number;
         };
-        /** ExchangeDeclinedEvent */
-        ExchangeDeclinedEvent: {
-            /**
-             * @description discriminator enum property added by openapi-typescript
-             * @enum {string}
-             */
-            type: "exchange_declined";
-            /**
-             * Seat
-             * @description A seat number, 0 to players - 1 (ALL-1).
-             */
-            seat: number;
-            /**
-             * Id
-             * @description The stream id: Last-Event-ID / after.
-             * @example 1733140000000-0
-             */
-            id: string;
-            /**
-             * Version
-             * @description The game's version once this event happened.
-             */
-            version: number;
-        };
         /**
          * Exchanged
          * @description The dealer took the upcard; which card went out stays hidden (E5-5).
@@ -1589,7 +1525,7 @@ export interface components {
              * @description discriminator enum property added by openapi-typescript
              * @enum {string}
              */
-            type: "exchange";
+            type: "exchanged";
             /**
              * Seat
              * @description A seat number, 0 to players - 1 (ALL-1).
@@ -1602,40 +1538,6 @@ export interface components {
              * @example BJ
              */
             took: string;
-        };
-        /**
-         * ExchangedEvent
-         * @description The dealer took the upcard; which card went out stays hidden (E5-5).
-         */
-        ExchangedEvent: {
-            /**
-             * @description discriminator enum property added by openapi-typescript
-             * @enum {string}
-             */
-            type: "exchange";
-            /**
-             * Seat
-             * @description A seat number, 0 to players - 1 (ALL-1).
-             */
-            seat: number;
-            /**
-             * Took
-             * @example AS
-             * @example TH
-             * @example BJ
-             */
-            took: string;
-            /**
-             * Id
-             * @description The stream id: Last-Event-ID / after.
-             * @example 1733140000000-0
-             */
-            id: string;
-            /**
-             * Version
-             * @description The game's version once this event happened.
-             */
-            version: number;
         };
         /**
          * ExplicitDeal
@@ -1680,6 +1582,23 @@ export interface components {
              */
             value: number;
         };
+        /**
+         * FiveHundredGameOptions
+         * @description Le 500's rule options, as a game shows them.
+         */
+        FiveHundredGameOptions: {
+            /** Min Bid Level */
+            min_bid_level: number;
+            /** Slam Bonus */
+            slam_bonus: boolean;
+            /** Target Score */
+            target_score: number;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "five_hundred";
+        };
         /** FiveHundredHandResult */
         FiveHundredHandResult: {
             /** Hand Number */
@@ -1717,6 +1636,52 @@ export interface components {
              * @description Absent (GraphQL: null) when the hand was void.
              */
             tricks_taken?: number[] | null;
+        };
+        /**
+         * FiveHundredHandScored
+         * @description A Le 500 hand scored (F5-13): its result and its whole deal.
+         */
+        FiveHundredHandScored: {
+            /** Hand Number */
+            hand_number: number;
+            /**
+             * Scores
+             * @description One number per team (Le 500, Le Rough) or per seat (euchre).
+             */
+            scores: number[];
+            deal: components["schemas"]["Deal"];
+            /**
+             * Void
+             * @description True when nobody took a contract (F5-9, RG-8): the hand was not played and the deal moved on; then only hand_number, void, scores and deal are given. Absent (GraphQL: null) otherwise.
+             */
+            void?: boolean | null;
+            /**
+             * Taker
+             * @description Absent (GraphQL: null) when the hand was void.
+             */
+            taker?: number | null;
+            /** @description Absent (GraphQL: null) when the hand was void. */
+            contract?: components["schemas"]["BidOfHand"] | null;
+            /**
+             * Made
+             * @description Absent (GraphQL: null) when the hand was void.
+             */
+            made?: boolean | null;
+            /**
+             * Points
+             * @description Absent (GraphQL: null) when the hand was void.
+             */
+            points?: number[] | null;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "five_hundred_hand_scored";
+            /**
+             * Tricks Won
+             * @description Absent (GraphQL: null) when the hand was void.
+             */
+            tricks_won?: number[] | null;
         };
         /** FiveHundredOptions */
         FiveHundredOptions: {
@@ -1816,10 +1781,11 @@ export interface components {
              */
             type: "game_created";
             /**
-             * Game
+             * Kind
+             * @description Which game this is.
              * @enum {string}
              */
-            game: "five_hundred" | "rough" | "euchre5";
+            kind: "five_hundred" | "rough" | "euchre5";
             /**
              * Seats
              * @description Each seat's kind at creation: `open` or `bot:<level>`.
@@ -1831,50 +1797,26 @@ export interface components {
              */
             commitment: string;
         };
-        /** GameCreatedEvent */
-        GameCreatedEvent: {
+        /** @description One event of a game, by its `type` (its schema's name in snake_case): the same object in a move's answer and in a stream's envelope. Open to additions within /v1: a client skips a member whose `type` it does not know (a new event or notice type), and reads every other. */
+        GameEvent: components["schemas"]["GameCreated"] | components["schemas"]["GameStarted"] | components["schemas"]["SeatJoined"] | components["schemas"]["SeatLeft"] | components["schemas"]["SeatForfeited"] | components["schemas"]["HandStarted"] | components["schemas"]["HandCommitment"] | components["schemas"]["Dealt"] | components["schemas"]["Upcard"] | components["schemas"]["UpcardTurnedDown"] | components["schemas"]["BidMade"] | components["schemas"]["ContractFixed"] | components["schemas"]["HandVoid"] | components["schemas"]["KittyTaken"] | components["schemas"]["DiscardDue"] | components["schemas"]["Discarded"] | components["schemas"]["TrumpAnnounced"] | components["schemas"]["OrderedUp"] | components["schemas"]["Exchanged"] | components["schemas"]["ExchangeDeclined"] | components["schemas"]["TrumpNamed"] | components["schemas"]["PartnerCalled"] | components["schemas"]["YouArePartner"] | components["schemas"]["PartnerRevealed"] | components["schemas"]["WentAlone"] | components["schemas"]["CardPlayed"] | components["schemas"]["TrickWon"] | components["schemas"]["FiveHundredHandScored"] | components["schemas"]["RoughHandScored"] | components["schemas"]["Euchre5HandScored"] | components["schemas"]["HandSeed"] | components["schemas"]["GameFinished"] | components["schemas"]["MatchKey"] | components["schemas"]["Turn"] | components["schemas"]["YourTurn"] | components["schemas"]["TurnTimedOut"];
+        /** GameFinished */
+        GameFinished: {
             /**
              * @description discriminator enum property added by openapi-typescript
              * @enum {string}
              */
-            type: "game_created";
+            type: "game_finished";
+            /** Winners */
+            winners: number[];
             /**
-             * Game
-             * @enum {string}
+             * Scores
+             * @description One number per team (Le 500, Le Rough) or per seat (euchre).
              */
-            game: "five_hundred" | "rough" | "euchre5";
-            /**
-             * Seats
-             * @description Each seat's kind at creation: `open` or `bot:<level>`.
-             */
-            seats: string[];
-            /**
-             * Commitment
-             * @description SHA-256 of the match key, hex (docs/fairness.md).
-             */
-            commitment: string;
-            /**
-             * Id
-             * @description The stream id: Last-Event-ID / after.
-             * @example 1733140000000-0
-             */
-            id: string;
-            /**
-             * Version
-             * @description The game's version once this event happened.
-             */
-            version: number;
+            scores: number[];
         };
         /**
-         * GameEvent
-         * @description One Server-Sent Event's ``data`` (or one NDJSON line), typed by its ``type``; the SSE ``id`` is
-         *     the event's ``id`` (send it back as Last-Event-ID) and the SSE ``event`` its ``type``; a stream that
-         *     ends before the match does ends with a ``StreamEnd`` frame.
-         */
-        GameEvent: components["schemas"]["GameCreatedEvent"] | components["schemas"]["GameStartedEvent"] | components["schemas"]["SeatJoinedEvent"] | components["schemas"]["SeatLeftEvent"] | components["schemas"]["SeatForfeitedEvent"] | components["schemas"]["HandStartedEvent"] | components["schemas"]["HandCommitmentEvent"] | components["schemas"]["DealtEvent"] | components["schemas"]["UpcardEvent"] | components["schemas"]["UpcardTurnedDownEvent"] | components["schemas"]["BidMadeEvent"] | components["schemas"]["ContractFixedEvent"] | components["schemas"]["HandVoidEvent"] | components["schemas"]["KittyTakenEvent"] | components["schemas"]["DiscardDueEvent"] | components["schemas"]["DiscardedEvent"] | components["schemas"]["TrumpAnnouncedEvent"] | components["schemas"]["OrderedUpEvent"] | components["schemas"]["ExchangedEvent"] | components["schemas"]["ExchangeDeclinedEvent"] | components["schemas"]["TrumpNamedEvent"] | components["schemas"]["PartnerCalledEvent"] | components["schemas"]["YouArePartnerEvent"] | components["schemas"]["PartnerRevealedEvent"] | components["schemas"]["WentAloneEvent"] | components["schemas"]["CardPlayedEvent"] | components["schemas"]["TrickTakenEvent"] | components["schemas"]["HandScoredEvent"] | components["schemas"]["HandSeedEvent"] | components["schemas"]["MatchOverEvent"] | components["schemas"]["MatchKeyEvent"] | components["schemas"]["TurnEvent"] | components["schemas"]["YourTurnEvent"] | components["schemas"]["TurnTimedOutEvent"] | components["schemas"]["StreamEnd"];
-        /**
          * GameFinishedData
-         * @description A match is over.
+         * @description A game is finished.
          */
         GameFinishedData: {
             /**
@@ -1883,10 +1825,10 @@ export interface components {
              */
             game_id: string;
             /**
-             * Game
+             * Kind
              * @enum {string}
              */
-            game: "five_hundred" | "rough" | "euchre5";
+            kind: "five_hundred" | "rough" | "euchre5";
             /** Version */
             version: number;
             /**
@@ -1909,11 +1851,37 @@ export interface components {
             type: "game_finished";
             /**
              * Timestamp
-             * @description When the event happened (ISO 8601, UTC); the same on every retry.
-             * @example 2026-01-31T18:04:05.123Z
+             * Format: date-time
+             * @description When the event happened (RFC 3339, UTC); the same on every retry.
+             * @example 2026-12-06T09:21:55Z
              */
             timestamp: string;
             data: components["schemas"]["GameFinishedData"];
+        };
+        /**
+         * GameFinishedNotice
+         * @description A game you hold a seat in is finished, with its winners.
+         */
+        GameFinishedNotice: {
+            /**
+             * Id
+             * @description The stream id: send it back as Last-Event-ID to resume.
+             */
+            id: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "game_finished";
+            /** Game Id */
+            game_id: string;
+            /** Version */
+            version: number;
+            /**
+             * Winners
+             * @description The winning seats.
+             */
+            winners: number[];
         };
         /** GameList */
         GameList: {
@@ -1928,10 +1896,10 @@ export interface components {
         /** GameRules */
         GameRules: {
             /**
-             * Id
+             * Kind
              * @enum {string}
              */
-            id: "five_hundred" | "rough" | "euchre5";
+            kind: "five_hundred" | "rough" | "euchre5";
             /** Name */
             name: string;
             /** Players */
@@ -1948,7 +1916,7 @@ export interface components {
             deck: string[];
             /** Options */
             options: {
-                [key: string]: components["schemas"]["RuleOption"];
+                [key: string]: components["schemas"]["IntRuleOption"] | components["schemas"]["BoolRuleOption"];
             };
         };
         /** GameStarted */
@@ -1964,42 +1932,48 @@ export interface components {
              */
             client_seeds: string[];
         };
-        /** GameStartedEvent */
-        GameStartedEvent: {
+        /**
+         * GameStartedNotice
+         * @description A game you hold a seat in has started (its last seat was taken).
+         */
+        GameStartedNotice: {
+            /**
+             * Id
+             * @description The stream id: send it back as Last-Event-ID to resume.
+             */
+            id: string;
             /**
              * @description discriminator enum property added by openapi-typescript
              * @enum {string}
              */
             type: "game_started";
-            /**
-             * Client Seeds
-             * @description Each seat's client seed, mixed into every hand's deal.
-             */
-            client_seeds: string[];
-            /**
-             * Id
-             * @description The stream id: Last-Event-ID / after.
-             * @example 1733140000000-0
-             */
-            id: string;
-            /**
-             * Version
-             * @description The game's version once this event happened.
-             */
+            /** Game Id */
+            game_id: string;
+            /** Version */
             version: number;
         };
+        /**
+         * GameStreamFrame
+         * @description One frame of a game's stream (SSE ``data``, or one NDJSON line), by its ``type``: ``event``, an
+         *     ``EventEnvelope`` (its ``id``, ``version`` and ``event``; the SSE ``id`` is its ``id``, the SSE
+         *     ``event`` its event's ``type``), or, last, a ``StreamEnd`` (``lagged``, ``resync``,
+         *     ``server_closing``) of a stream that ends before the game does. A client skips a frame of a type it
+         *     does not know, as an event of a type added within v1. Open to additions within /v1: a client skips a member whose `type` it does not know (a new event or notice type), and reads every other.
+         */
+        GameStreamFrame: components["schemas"]["EventEnvelope"] | components["schemas"]["StreamEnd"];
         /** GameSummary */
         GameSummary: {
-            /** Id */
-            id: string;
-            /** Game */
-            game: string;
+            /** Game Id */
+            game_id: string;
+            /**
+             * Kind
+             * @enum {string}
+             */
+            kind: "five_hundred" | "rough" | "euchre5";
             /** Players */
             players: number;
             /** Options */
-            options: {
-                [key: string]: unknown;
-            };
+            options: components["schemas"]["FiveHundredGameOptions"] | components["schemas"]["RoughGameOptions"] | components["schemas"]["Euchre5GameOptions"];
             /**
              * Status
              * @enum {string}
@@ -2013,34 +1987,37 @@ export interface components {
             seats: components["schemas"]["SeatInfo"][];
             /** Listed */
             listed: boolean;
-            /** Created At */
-            created_at: number;
+            /**
+             * Created At
+             * Format: date-time
+             * @example 2026-12-06T09:21:55Z
+             */
+            created_at: string;
             /** Winners */
             winners: number[] | null;
             /**
              * Seed
-             * @description The match key K (64 hex digits), or the whole number the administrator chose; shown once the match is over, or to the administrator (docs/fairness.md).
+             * @description The match key K (64 hex digits), or the whole number the administrator chose, as a decimal string; shown once the match is over, or to the administrator (docs/fairness.md).
              */
-            seed: number | string | null;
+            seed: string | null;
             /**
              * Commitment
              * @description SHA-256 of the match key, hex: published from the game's creation on.
              */
-            commitment?: string | null;
+            commitment: string;
             /**
-             * Rematch
+             * Rematch Id
              * @description The rematch's game id, once one is offered.
              */
-            rematch?: string | null;
+            rematch_id: string | null;
             /**
              * Turn Seconds
              * @description Per-turn time limit, if any.
              */
-            turn_seconds?: number | null;
+            turn_seconds: number | null;
             /**
              * Rated
              * @description The match moves its players' ratings (see ladders).
-             * @default false
              */
             rated: boolean;
         };
@@ -2059,39 +2036,13 @@ export interface components {
              * @enum {string}
              */
             type: "hand_commitment";
-            /** Hand */
-            hand: number;
+            /** Hand Number */
+            hand_number: number;
             /**
              * Commitment
              * @description Published before any card: SHA-256 of the hand's seed.
              */
             commitment: string;
-        };
-        /** HandCommitmentEvent */
-        HandCommitmentEvent: {
-            /**
-             * @description discriminator enum property added by openapi-typescript
-             * @enum {string}
-             */
-            type: "hand_commitment";
-            /** Hand */
-            hand: number;
-            /**
-             * Commitment
-             * @description Published before any card: SHA-256 of the hand's seed.
-             */
-            commitment: string;
-            /**
-             * Id
-             * @description The stream id: Last-Event-ID / after.
-             * @example 1733140000000-0
-             */
-            id: string;
-            /**
-             * Version
-             * @description The game's version once this event happened.
-             */
-            version: number;
         };
         /**
          * HandRecord
@@ -2133,117 +2084,6 @@ export interface components {
              */
             kitty: string[] | null;
         };
-        /**
-         * HandScored
-         * @description The hand's result with its whole deal; fields as the game's ``last_hand`` in the view.
-         */
-        HandScored: {
-            /**
-             * @description discriminator enum property added by openapi-typescript
-             * @enum {string}
-             */
-            type: "hand_scored";
-            /** Hand Number */
-            hand_number: number;
-            /**
-             * Scores
-             * @description One number per team (Le 500, Le Rough) or per seat (euchre).
-             */
-            scores: number[];
-            deal: components["schemas"]["Deal"];
-            /**
-             * Void
-             * @description True when nobody took a contract (F5-9, RG-8): the hand was not played and the deal moved on; then only hand_number, void, scores and deal are given. Absent (GraphQL: null) otherwise.
-             */
-            void?: boolean | null;
-            /**
-             * Points
-             * @description Absent (GraphQL: null) when the hand was void.
-             */
-            points?: number[] | null;
-            /** Taker */
-            taker?: number | null;
-            contract?: components["schemas"]["BidOfHand"] | null;
-            /** Made */
-            made?: boolean | null;
-            /** Tricks Taken */
-            tricks_taken?: number[] | null;
-            /** Card Points */
-            card_points?: number[] | null;
-            /** Maker */
-            maker?: number | null;
-            /** Partner */
-            partner?: number | null;
-            /** Called */
-            called?: string | null;
-            /** Alone */
-            alone?: boolean | null;
-            /** Attackers */
-            attackers?: number[] | null;
-            /** Attacker Tricks */
-            attacker_tricks?: number | null;
-        };
-        /**
-         * HandScoredEvent
-         * @description The hand's result with its whole deal; fields as the game's ``last_hand`` in the view.
-         */
-        HandScoredEvent: {
-            /**
-             * @description discriminator enum property added by openapi-typescript
-             * @enum {string}
-             */
-            type: "hand_scored";
-            /** Hand Number */
-            hand_number: number;
-            /**
-             * Scores
-             * @description One number per team (Le 500, Le Rough) or per seat (euchre).
-             */
-            scores: number[];
-            deal: components["schemas"]["Deal"];
-            /**
-             * Void
-             * @description True when nobody took a contract (F5-9, RG-8): the hand was not played and the deal moved on; then only hand_number, void, scores and deal are given. Absent (GraphQL: null) otherwise.
-             */
-            void?: boolean | null;
-            /**
-             * Points
-             * @description Absent (GraphQL: null) when the hand was void.
-             */
-            points?: number[] | null;
-            /** Taker */
-            taker?: number | null;
-            contract?: components["schemas"]["BidOfHand"] | null;
-            /** Made */
-            made?: boolean | null;
-            /** Tricks Taken */
-            tricks_taken?: number[] | null;
-            /** Card Points */
-            card_points?: number[] | null;
-            /** Maker */
-            maker?: number | null;
-            /** Partner */
-            partner?: number | null;
-            /** Called */
-            called?: string | null;
-            /** Alone */
-            alone?: boolean | null;
-            /** Attackers */
-            attackers?: number[] | null;
-            /** Attacker Tricks */
-            attacker_tricks?: number | null;
-            /**
-             * Id
-             * @description The stream id: Last-Event-ID / after.
-             * @example 1733140000000-0
-             */
-            id: string;
-            /**
-             * Version
-             * @description The game's version once this event happened.
-             */
-            version: number;
-        };
         /** HandSeed */
         HandSeed: {
             /**
@@ -2251,8 +2091,8 @@ export interface components {
              * @enum {string}
              */
             type: "hand_seed";
-            /** Hand */
-            hand: number;
+            /** Hand Number */
+            hand_number: number;
             /**
              * Seed
              * @description The hand's seed, hex: check it against hand_commitment.
@@ -2260,34 +2100,6 @@ export interface components {
             seed: string;
             /** Server Part */
             server_part: string;
-        };
-        /** HandSeedEvent */
-        HandSeedEvent: {
-            /**
-             * @description discriminator enum property added by openapi-typescript
-             * @enum {string}
-             */
-            type: "hand_seed";
-            /** Hand */
-            hand: number;
-            /**
-             * Seed
-             * @description The hand's seed, hex: check it against hand_commitment.
-             */
-            seed: string;
-            /** Server Part */
-            server_part: string;
-            /**
-             * Id
-             * @description The stream id: Last-Event-ID / after.
-             * @example 1733140000000-0
-             */
-            id: string;
-            /**
-             * Version
-             * @description The game's version once this event happened.
-             */
-            version: number;
         };
         /** HandStarted */
         HandStarted: {
@@ -2304,32 +2116,6 @@ export interface components {
              */
             dealer: number;
         };
-        /** HandStartedEvent */
-        HandStartedEvent: {
-            /**
-             * @description discriminator enum property added by openapi-typescript
-             * @enum {string}
-             */
-            type: "hand_started";
-            /** Hand Number */
-            hand_number: number;
-            /**
-             * Dealer
-             * @description A seat number, 0 to players - 1 (ALL-1).
-             */
-            dealer: number;
-            /**
-             * Id
-             * @description The stream id: Last-Event-ID / after.
-             * @example 1733140000000-0
-             */
-            id: string;
-            /**
-             * Version
-             * @description The game's version once this event happened.
-             */
-            version: number;
-        };
         /**
          * HandVoid
          * @description Nobody took a contract; the deal moves on (Le 500: F5-9, Le Rough: RG-8).
@@ -2345,33 +2131,6 @@ export interface components {
              * @description The rule that voided the hand: F5-9 or RG-8.
              */
             rule: string;
-        };
-        /**
-         * HandVoidEvent
-         * @description Nobody took a contract; the deal moves on (Le 500: F5-9, Le Rough: RG-8).
-         */
-        HandVoidEvent: {
-            /**
-             * @description discriminator enum property added by openapi-typescript
-             * @enum {string}
-             */
-            type: "hand_void";
-            /**
-             * Rule
-             * @description The rule that voided the hand: F5-9 or RG-8.
-             */
-            rule: string;
-            /**
-             * Id
-             * @description The stream id: Last-Event-ID / after.
-             * @example 1733140000000-0
-             */
-            id: string;
-            /**
-             * Version
-             * @description The game's version once this event happened.
-             */
-            version: number;
         };
         /** HeadToHeadRecord */
         HeadToHeadRecord: {
@@ -2393,26 +2152,66 @@ export interface components {
             /** Subject */
             subject: string;
         };
+        /**
+         * IntRuleOption
+         * @description A rule option whose value is a whole number: its ``default_value`` and every ``allowed`` value.
+         *     Tagged by ``type`` (``integer``, or ``boolean`` for :class:`BoolRuleOption`): an ``integer | boolean``
+         *     value no generated code can narrow.
+         */
+        IntRuleOption: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "integer";
+            /**
+             * Default Value
+             * @description The value a game gets unless it sets the option.
+             */
+            default_value: number;
+            /**
+             * Allowed
+             * @description Every value it may take.
+             */
+            allowed: number[];
+            /**
+             * Rule
+             * @description The docs/rules.md id of the rule it sets.
+             */
+            rule: string;
+            /**
+             * Doc
+             * @description What it does.
+             */
+            doc: string;
+        };
         /** Invitation */
         Invitation: {
             /** Invitation Id */
             invitation_id: string;
             /** Game Id */
             game_id: string;
-            /** Game */
-            game: string;
             /**
-             * From Player
+             * Kind
+             * @enum {string}
+             */
+            kind: "five_hundred" | "rough" | "euchre5";
+            /**
+             * From Player Id
              * @description The inviting player's id.
              */
-            from_player: string;
+            from_player_id: string;
             /**
              * From Name
              * @description Their name now (empty if they deleted their account).
              */
             from_name: string;
-            /** Expires At */
-            expires_at: number;
+            /**
+             * Expires At
+             * Format: date-time
+             * @example 2026-12-06T09:21:55Z
+             */
+            expires_at: string;
         };
         /**
          * InvitationData
@@ -2430,10 +2229,10 @@ export interface components {
              */
             game_id: string;
             /**
-             * Game
+             * Kind
              * @enum {string}
              */
-            game: "five_hundred" | "rough" | "euchre5";
+            kind: "five_hundred" | "rough" | "euchre5";
             /**
              * Player Id
              * @description The invited player's account.
@@ -2450,7 +2249,10 @@ export interface components {
              * @description The seat kept for them, if one is.
              */
             seat?: number | null;
-            /** Expires At */
+            /**
+             * Expires At
+             * @description When the invitation lapses.
+             */
             expires_at?: string | null;
         };
         /** InvitationList */
@@ -2467,11 +2269,54 @@ export interface components {
             type: "invitation";
             /**
              * Timestamp
-             * @description When the event happened (ISO 8601, UTC); the same on every retry.
-             * @example 2026-01-31T18:04:05.123Z
+             * Format: date-time
+             * @description When the event happened (RFC 3339, UTC); the same on every retry.
+             * @example 2026-12-06T09:21:55Z
              */
             timestamp: string;
             data: components["schemas"]["InvitationData"];
+        };
+        /**
+         * InvitationNotice
+         * @description You are invited to a table: accept it with POST /v1/me/invitations/{invitation_id}/accept.
+         */
+        InvitationNotice: {
+            /**
+             * Id
+             * @description The stream id: send it back as Last-Event-ID to resume.
+             */
+            id: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "invitation";
+            /** Game Id */
+            game_id: string;
+            /**
+             * Kind
+             * @description The game played at the table.
+             * @enum {string}
+             */
+            kind: "five_hundred" | "rough" | "euchre5";
+            /** Invitation Id */
+            invitation_id: string;
+            /**
+             * From Player Id
+             * @description The inviting player's id.
+             */
+            from_player_id: string;
+            /**
+             * From Name
+             * @description Their name now (empty if they deleted their account).
+             */
+            from_name: string;
+            /**
+             * Expires At
+             * Format: date-time
+             * @example 2026-12-06T09:21:55Z
+             */
+            expires_at: string;
         };
         /** InviteRequest */
         InviteRequest: {
@@ -2490,7 +2335,7 @@ export interface components {
             seat?: number | null;
             /**
              * Name
-             * @description Any text but control characters, bidirectional controls, invisible format characters (the zero-width joiners excepted) and unassigned, surrogate or private-use code points (422 invalid_request with type `unsafe_character`); `pattern` (ECMA-262, `u` flag) lists the allowed code points (Unicode 14.0.0). Default: `""`.
+             * @description Any text but control characters, bidirectional controls, invisible format characters (the zero-width joiners excepted) and unassigned, surrogate or private-use code points (Unicode 14.0.0): else 422 invalid_request with type `unsafe_character`. Default: `""`.
              */
             name?: string;
             /** Invite Code */
@@ -2540,34 +2385,6 @@ export interface components {
             /** Cards */
             cards: string[];
         };
-        /** KittyTakenEvent */
-        KittyTakenEvent: {
-            /** Visible To */
-            visible_to: number[];
-            /**
-             * @description discriminator enum property added by openapi-typescript
-             * @enum {string}
-             */
-            type: "kitty_taken";
-            /**
-             * Seat
-             * @description A seat number, 0 to players - 1 (ALL-1).
-             */
-            seat: number;
-            /** Cards */
-            cards: string[];
-            /**
-             * Id
-             * @description The stream id: Last-Event-ID / after.
-             * @example 1733140000000-0
-             */
-            id: string;
-            /**
-             * Version
-             * @description The game's version once this event happened.
-             */
-            version: number;
-        };
         /** LadderEntry */
         LadderEntry: {
             /**
@@ -2575,8 +2392,11 @@ export interface components {
              * @description `player:<id>`, `bot:<id>` (a bot account) or `builtin:<level>`.
              */
             account_id: string;
-            /** Game */
-            game: string;
+            /**
+             * Kind
+             * @enum {string}
+             */
+            kind: "five_hundred" | "rough" | "euchre5";
             /**
              * Rating
              * @description The display rating: mu - 3*sigma (openskill's ordinal).
@@ -2615,8 +2435,11 @@ export interface components {
         };
         /** LadderPage */
         LadderPage: {
-            /** Game */
-            game: string;
+            /**
+             * Kind
+             * @enum {string}
+             */
+            kind: "five_hundred" | "rough" | "euchre5";
             /**
              * Board
              * @enum {string}
@@ -2640,8 +2463,11 @@ export interface components {
         };
         /** LadderPosition */
         LadderPosition: {
-            /** Game */
-            game: string;
+            /**
+             * Kind
+             * @enum {string}
+             */
+            kind: "five_hundred" | "rough" | "euchre5";
             /**
              * Board
              * @enum {string}
@@ -2700,38 +2526,39 @@ export interface components {
             version: number;
             /** Seat */
             seat: number;
-            /** Action */
+            /**
+             * Action
+             * @description Open to additions within /v1: a client skips a member whose `type` it does not know (a new event or notice type), and reads every other.
+             */
             action: components["schemas"]["PassAction"] | components["schemas"]["BidAction"] | components["schemas"]["KeepAction"] | components["schemas"]["DiscardAction"] | components["schemas"]["PlayAction"] | components["schemas"]["OrderUpAction"] | components["schemas"]["ExchangeAction"] | components["schemas"]["NameTrumpAction"] | components["schemas"]["CallPartnerAction"] | components["schemas"]["GoAloneAction"];
             /**
              * By
-             * @description `timer`: played for the seat when its time ran out.
+             * @description `timer`: played for the seat when its time ran out; absent otherwise.
              */
-            by?: string | null;
+            by?: "timer" | null;
         };
         /**
          * LogResponse
-         * @description A finished match's replay log and what verifies its deals (docs/fairness.md). The match key is
-         *     `key`; `seed` repeats it and stays only for the clients that read it: one fact, one field to read.
+         * @description A finished match's replay log and what verifies its deals (docs/fairness.md): the deals are
+         *     verified against the match key ``key``.
          */
         LogResponse: {
             /** Game Id */
             game_id: string;
-            /** Game */
-            game: string;
+            /**
+             * Kind
+             * @enum {string}
+             */
+            kind: "five_hundred" | "rough" | "euchre5";
             /** Options */
-            options: {
-                [key: string]: unknown;
-            };
+            options: components["schemas"]["FiveHundredGameOptions"] | components["schemas"]["RoughGameOptions"] | components["schemas"]["Euchre5GameOptions"];
             /**
              * Seed
-             * @deprecated
-             * @description Deprecated: read `key`. The same match key K as `key` (hex), or the administrator's whole number K was derived from (`engine.fair.key_of_int`: K = "atout-int-seed:" and its decimal digits, docs/fairness.md). Kept for the clients that read it; `atout verify` refuses a log whose `seed` and `key` disagree.
+             * @description The seed the game was created from: the match key K (hex, the same as `key`), or the administrator's whole number as a decimal string, K being derived from it (`engine.fair.key_of_int`: K = "atout-int-seed:" and its decimal digits, docs/fairness.md). `atout verify` refuses a log whose `seed` and `key` disagree.
              */
-            seed: number | string;
-            /** Deal */
-            deal: {
-                [key: string]: unknown;
-            } | null;
+            seed: string;
+            /** @description The explicit first deal the administrator gave, if any. */
+            deal: components["schemas"]["ExplicitDeal"] | null;
             /** Actions */
             actions: components["schemas"]["LogEntry"][];
             /** Version */
@@ -2740,24 +2567,24 @@ export interface components {
             winners: number[] | null;
             /**
              * Key
-             * @description The match key K, hex (once the match is over): the field to read, the deals are verified against it (`seed` is its deprecated alias).
+             * @description The match key K, hex: the deals are verified against it.
              */
-            key?: string | null;
+            key: string;
             /**
              * Commitment
              * @description SHA-256 of K, as published at creation.
              */
-            commitment?: string | null;
+            commitment: string;
             /**
              * Client Seeds
              * @description Each seat's client seed, by seat.
              */
-            client_seeds?: string[];
+            client_seeds: string[];
             /**
              * Hands
              * @description Every hand's deal with its commitment and revealed seed.
              */
-            hands?: components["schemas"]["HandRecord"][];
+            hands: components["schemas"]["HandRecord"][];
         };
         /** MatchKey */
         MatchKey: {
@@ -2774,73 +2601,6 @@ export interface components {
             /** Commitment */
             commitment: string;
         };
-        /** MatchKeyEvent */
-        MatchKeyEvent: {
-            /**
-             * @description discriminator enum property added by openapi-typescript
-             * @enum {string}
-             */
-            type: "match_key";
-            /**
-             * Key
-             * @description The match key K, hex: every hand's deal can now be checked.
-             */
-            key: string;
-            /** Commitment */
-            commitment: string;
-            /**
-             * Id
-             * @description The stream id: Last-Event-ID / after.
-             * @example 1733140000000-0
-             */
-            id: string;
-            /**
-             * Version
-             * @description The game's version once this event happened.
-             */
-            version: number;
-        };
-        /** MatchOver */
-        MatchOver: {
-            /**
-             * @description discriminator enum property added by openapi-typescript
-             * @enum {string}
-             */
-            type: "match_over";
-            /** Winners */
-            winners: number[];
-            /**
-             * Scores
-             * @description One number per team (Le 500, Le Rough) or per seat (euchre).
-             */
-            scores: number[];
-        };
-        /** MatchOverEvent */
-        MatchOverEvent: {
-            /**
-             * @description discriminator enum property added by openapi-typescript
-             * @enum {string}
-             */
-            type: "match_over";
-            /** Winners */
-            winners: number[];
-            /**
-             * Scores
-             * @description One number per team (Le 500, Le Rough) or per seat (euchre).
-             */
-            scores: number[];
-            /**
-             * Id
-             * @description The stream id: Last-Event-ID / after.
-             * @example 1733140000000-0
-             */
-            id: string;
-            /**
-             * Version
-             * @description The game's version once this event happened.
-             */
-            version: number;
-        };
         /** Me */
         Me: {
             /** Player Id */
@@ -2854,9 +2614,14 @@ export interface components {
              * @description True until the player is linked to an identity of the app's provider.
              */
             guest: boolean;
-            identity?: components["schemas"]["Identity"] | null;
-            /** Created At */
-            created_at: number;
+            /** @description The linked identity; null for a guest. */
+            identity: components["schemas"]["Identity"] | null;
+            /**
+             * Created At
+             * Format: date-time
+             * @example 2026-12-06T09:21:55Z
+             */
+            created_at: string;
             /**
              * Invitations
              * @description Who may invite you: `everyone` (but the players you block) or `nobody`.
@@ -2868,8 +2633,11 @@ export interface components {
         MyGame: {
             /** Game Id */
             game_id: string;
-            /** Game */
-            game: string;
+            /**
+             * Kind
+             * @enum {string}
+             */
+            kind: "five_hundred" | "rough" | "euchre5";
             /**
              * Status
              * @enum {string}
@@ -2886,14 +2654,19 @@ export interface components {
             to_act: number | null;
             /** Your Turn */
             your_turn: boolean;
-            /** Updated At */
-            updated_at: number;
+            /**
+             * Updated At
+             * Format: date-time
+             * @description When the game last moved.
+             * @example 2026-12-06T09:21:55Z
+             */
+            updated_at: string;
         };
         /** MyGamesPage */
         MyGamesPage: {
             /**
              * Games
-             * @description Your turn first, then games waiting or in play, then over.
+             * @description Your turn first, then games waiting or in play, then finished.
              */
             games: components["schemas"]["MyGame"][];
             /**
@@ -2924,27 +2697,19 @@ export interface components {
              * @description discriminator enum property added by openapi-typescript
              * @enum {string}
              */
-            game: "euchre5";
-            /**
-             * Options
-             * @description Rule options, see /v1/rules: the game's own names and allowed values.
-             */
-            options?: {
-                /** @enum {integer} */
-                lone_march_points?: 2 | 3 | 4 | 5;
-                /** @enum {integer} */
-                target_score?: 5 | 7 | 10 | 11 | 15;
-            };
+            kind: "euchre5";
+            /** @description Rule options, see /v1/rules: the game's own names and allowed values. */
+            options?: components["schemas"]["NewEuchre5GameOptions"];
             /**
              * Seats
              * @description One entry per seat, `open` or `bot:random|heuristic|expert`; omitted, null or empty: all open.
              */
-            seats?: string[] | string[] | null;
+            seats?: string[] | null;
             /**
              * Seed
-             * @description Administrator only (403 admin_required otherwise): whoever knows it knows every hand. Without it the match key comes from `secrets`.
+             * @description A whole number from 0 to 2^53, as a decimal string (an integer is accepted too). Administrator only (403 admin_required otherwise): whoever knows it knows every hand. Without it the match key comes from `secrets`.
              */
-            seed?: number | null;
+            seed?: string | null;
             /** @description Explicit first deal (administrator only): dealer, hands, kitty. */
             deal?: components["schemas"]["ExplicitDeal"] | null;
             /**
@@ -2977,28 +2742,19 @@ export interface components {
              * @description discriminator enum property added by openapi-typescript
              * @enum {string}
              */
-            game: "five_hundred";
-            /**
-             * Options
-             * @description Rule options, see /v1/rules: the game's own names and allowed values.
-             */
-            options?: {
-                /** @enum {integer} */
-                min_bid_level?: 6 | 7 | 8;
-                slam_bonus?: boolean;
-                /** @enum {integer} */
-                target_score?: 300 | 500 | 1000 | 1500 | 2000;
-            };
+            kind: "five_hundred";
+            /** @description Rule options, see /v1/rules: the game's own names and allowed values. */
+            options?: components["schemas"]["NewFiveHundredGameOptions"];
             /**
              * Seats
              * @description One entry per seat, `open` or `bot:random|heuristic|expert`; omitted, null or empty: all open.
              */
-            seats?: string[] | string[] | null;
+            seats?: string[] | null;
             /**
              * Seed
-             * @description Administrator only (403 admin_required otherwise): whoever knows it knows every hand. Without it the match key comes from `secrets`.
+             * @description A whole number from 0 to 2^53, as a decimal string (an integer is accepted too). Administrator only (403 admin_required otherwise): whoever knows it knows every hand. Without it the match key comes from `secrets`.
              */
-            seed?: number | null;
+            seed?: string | null;
             /** @description Explicit first deal (administrator only): dealer, hands, kitty. */
             deal?: components["schemas"]["ExplicitDeal"] | null;
             /**
@@ -3044,27 +2800,19 @@ export interface components {
              * @description discriminator enum property added by openapi-typescript
              * @enum {string}
              */
-            game: "rough";
-            /**
-             * Options
-             * @description Rule options, see /v1/rules: the game's own names and allowed values.
-             */
-            options?: {
-                dealer_may_open?: boolean;
-                floor_loses?: boolean;
-                /** @enum {integer} */
-                target_score?: 200 | 250 | 300 | 350 | 400 | 500;
-            };
+            kind: "rough";
+            /** @description Rule options, see /v1/rules: the game's own names and allowed values. */
+            options?: components["schemas"]["NewRoughGameOptions"];
             /**
              * Seats
              * @description One entry per seat, `open` or `bot:random|heuristic|expert`; omitted, null or empty: all open.
              */
-            seats?: string[] | string[] | null;
+            seats?: string[] | null;
             /**
              * Seed
-             * @description Administrator only (403 admin_required otherwise): whoever knows it knows every hand. Without it the match key comes from `secrets`.
+             * @description A whole number from 0 to 2^53, as a decimal string (an integer is accepted too). Administrator only (403 admin_required otherwise): whoever knows it knows every hand. Without it the match key comes from `secrets`.
              */
-            seed?: number | null;
+            seed?: string | null;
             /** @description Explicit first deal (administrator only): dealer, hands, kitty. */
             deal?: components["schemas"]["ExplicitDeal"] | null;
             /**
@@ -3124,7 +2872,7 @@ export interface components {
              * @description discriminator enum property added by openapi-typescript
              * @enum {string}
              */
-            type: "order_up";
+            type: "ordered_up";
             /**
              * Seat
              * @description A seat number, 0 to players - 1 (ALL-1).
@@ -3135,35 +2883,6 @@ export interface components {
              * @enum {string}
              */
             suit: "S" | "C" | "D" | "H";
-        };
-        /** OrderedUpEvent */
-        OrderedUpEvent: {
-            /**
-             * @description discriminator enum property added by openapi-typescript
-             * @enum {string}
-             */
-            type: "order_up";
-            /**
-             * Seat
-             * @description A seat number, 0 to players - 1 (ALL-1).
-             */
-            seat: number;
-            /**
-             * Suit
-             * @enum {string}
-             */
-            suit: "S" | "C" | "D" | "H";
-            /**
-             * Id
-             * @description The stream id: Last-Event-ID / after.
-             * @example 1733140000000-0
-             */
-            id: string;
-            /**
-             * Version
-             * @description The game's version once this event happened.
-             */
-            version: number;
         };
         /** PartnerCalled */
         PartnerCalled: {
@@ -3185,37 +2904,6 @@ export interface components {
              */
             card: string;
         };
-        /** PartnerCalledEvent */
-        PartnerCalledEvent: {
-            /**
-             * @description discriminator enum property added by openapi-typescript
-             * @enum {string}
-             */
-            type: "partner_called";
-            /**
-             * Seat
-             * @description A seat number, 0 to players - 1 (ALL-1).
-             */
-            seat: number;
-            /**
-             * Card
-             * @example AS
-             * @example TH
-             * @example BJ
-             */
-            card: string;
-            /**
-             * Id
-             * @description The stream id: Last-Event-ID / after.
-             * @example 1733140000000-0
-             */
-            id: string;
-            /**
-             * Version
-             * @description The game's version once this event happened.
-             */
-            version: number;
-        };
         /** PartnerRevealed */
         PartnerRevealed: {
             /**
@@ -3235,37 +2923,6 @@ export interface components {
              * @example BJ
              */
             card: string;
-        };
-        /** PartnerRevealedEvent */
-        PartnerRevealedEvent: {
-            /**
-             * @description discriminator enum property added by openapi-typescript
-             * @enum {string}
-             */
-            type: "partner_revealed";
-            /**
-             * Seat
-             * @description A seat number, 0 to players - 1 (ALL-1).
-             */
-            seat: number;
-            /**
-             * Card
-             * @example AS
-             * @example TH
-             * @example BJ
-             */
-            card: string;
-            /**
-             * Id
-             * @description The stream id: Last-Event-ID / after.
-             * @example 1733140000000-0
-             */
-            id: string;
-            /**
-             * Version
-             * @description The game's version once this event happened.
-             */
-            version: number;
         };
         /** PassAction */
         PassAction: {
@@ -3308,86 +2965,11 @@ export interface components {
             token: string;
         };
         /**
-         * PlayerNotice
-         * @description One notice of /v1/me/events. ``your_turn``: the seat, its view and legal actions (answer with one
-         *     POST …/actions); ``invitation``: a table you are invited to; ``game_started``, ``game_over`` (with
-         *     the winners), ``rematch_offered`` (the rematch's id: join it with POST …/rematch of the old game);
-         *     ``reminder``: your turn's clock runs out at ``deadline``.
-         */
-        PlayerNotice: {
-            /** Id */
-            id: string;
-            /**
-             * @description discriminator enum property added by openapi-typescript
-             * @enum {string}
-             */
-            type: "game_over" | "game_started" | "invitation" | "rematch_offered" | "reminder" | "your_turn";
-            /** Game Id */
-            game_id: string;
-            /**
-             * Game
-             * @description With invitation: the game played at the table.
-             */
-            game?: string | null;
-            /** Version */
-            version?: number | null;
-            /**
-             * Seat
-             * @description With your_turn and reminder: your seat to act.
-             */
-            seat?: number | null;
-            /**
-             * View
-             * @description With your_turn: that seat's view.
-             */
-            view?: (components["schemas"]["FiveHundredView"] | components["schemas"]["RoughView"] | components["schemas"]["EuchreView"]) | null;
-            /**
-             * Legal Actions
-             * @description With your_turn.
-             */
-            legal_actions?: (components["schemas"]["PassAction"] | components["schemas"]["BidAction"] | components["schemas"]["KeepAction"] | components["schemas"]["DiscardTemplate"] | components["schemas"]["PlayAction"] | components["schemas"]["OrderUpAction"] | components["schemas"]["ExchangeAction"] | components["schemas"]["NameTrumpAction"] | components["schemas"]["CallPartnerAction"] | components["schemas"]["GoAloneAction"])[] | null;
-            /**
-             * Winners
-             * @description With game_over.
-             */
-            winners?: number[] | null;
-            /**
-             * Invitation Id
-             * @description With invitation.
-             */
-            invitation_id?: string | null;
-            /**
-             * From Player
-             * @description With invitation.
-             */
-            from_player?: string | null;
-            /**
-             * From Name
-             * @description With invitation.
-             */
-            from_name?: string | null;
-            /**
-             * Expires At
-             * @description With invitation.
-             */
-            expires_at?: number | null;
-            /**
-             * Rematch Id
-             * @description With rematch_offered.
-             */
-            rematch_id?: string | null;
-            /**
-             * Deadline
-             * @description With reminder: when the turn's clock runs out.
-             */
-            deadline?: number | null;
-        };
-        /**
          * PlayerStreamFrame
          * @description One frame of /v1/me/events (SSE ``data``, or one NDJSON line): a notice, or the ``StreamEnd``
-         *     frame of a stream that ends early.
+         *     frame of a stream that ends early. Open to additions within /v1: a client skips a member whose `type` it does not know (a new event or notice type), and reads every other.
          */
-        PlayerStreamFrame: components["schemas"]["PlayerNotice"] | components["schemas"]["StreamEnd"];
+        PlayerStreamFrame: components["schemas"]["YourTurnNotice"] | components["schemas"]["InvitationNotice"] | components["schemas"]["GameStartedNotice"] | components["schemas"]["GameFinishedNotice"] | components["schemas"]["RematchOfferedNotice"] | components["schemas"]["ReminderNotice"] | components["schemas"]["StreamEnd"];
         /**
          * Problem
          * @description RFC 9457 problem details; ``code`` is stable and the same in GraphQL's ``extensions.code``.
@@ -3401,12 +2983,12 @@ export interface components {
             status: number;
             /**
              * Code
+             * @description Stable, and open to additions within /v1: a client that meets a code it does not know treats the problem by its HTTP `status`. The known codes are `x-extensible-enum` (docs/errors.md).
              * @example version_conflict
              * @example illegal_action
              * @example not_your_turn
-             * @enum {string}
              */
-            code: "malformed_body" | "invalid_request" | "unsupported_media_type" | "payload_too_large" | "header_too_large" | "request_timeout" | "not_found" | "method_not_allowed" | "missing_token" | "invalid_token" | "wrong_seat" | "admin_required" | "invalid_invite" | "game_not_found" | "unknown_game" | "invalid_options" | "invalid_deal" | "invalid_seats" | "seat_taken" | "game_full" | "game_not_started" | "game_over" | "game_not_over" | "illegal_action" | "not_your_turn" | "version_conflict" | "idempotency_key_reused" | "invalid_query" | "query_too_complex" | "introspection_disabled" | "rate_limited" | "too_many_connections" | "too_many_streams" | "too_many_games" | "server_full" | "store_unavailable" | "stream_lagged" | "server_closing" | "stream_window_passed" | "events_expired" | "bot_not_found" | "token_malformed" | "token_unknown_issuer" | "token_algorithm_refused" | "token_unknown_key" | "token_bad_signature" | "token_expired" | "token_not_yet_valid" | "token_wrong_audience" | "identity_provider_unavailable" | "already_seated" | "identity_taken" | "game_not_waiting" | "player_not_found" | "too_many_invitations" | "too_many_pending_invitations" | "too_many_invitations_sent" | "invitation_needs_player" | "invitation_refused" | "too_many_blocks" | "invitation_not_found" | "rated_needs_identity" | "rated_game_refused" | "rating_not_found" | "tournament_not_found" | "invalid_tournament" | "too_many_tournaments" | "tournaments_full" | "entrant_not_allowed" | "tournament_forbidden" | "webhook_not_found" | "dead_letter_not_found" | "webhook_address_refused" | "webhook_limit" | "internal_error" | "client_closed" | "unavailable";
+            code: string;
             /** Detail */
             detail: string;
             /**
@@ -3449,10 +3031,12 @@ export interface components {
              */
             game_id: string;
             /**
-             * At
-             * @description When it was rated (Unix seconds).
+             * Rated At
+             * Format: date-time
+             * @description When the game was rated (its end).
+             * @example 2026-12-06T09:21:55Z
              */
-            at: number;
+            rated_at: string;
             /** Mu */
             mu: number;
             /** Sigma */
@@ -3499,8 +3083,11 @@ export interface components {
              * @description `player:<id>`, `bot:<id>` (a bot account) or `builtin:<level>`.
              */
             account_id: string;
-            /** Game */
-            game: string;
+            /**
+             * Kind
+             * @enum {string}
+             */
+            kind: "five_hundred" | "rough" | "euchre5";
             /**
              * Rating
              * @description The display rating: mu - 3*sigma (openskill's ordinal).
@@ -3541,7 +3128,7 @@ export interface components {
         RegisterBotRequest: {
             /**
              * Name
-             * @description Any text but control characters, bidirectional controls, invisible format characters (the zero-width joiners excepted) and unassigned, surrogate or private-use code points (422 invalid_request with type `unsafe_character`); `pattern` (ECMA-262, `u` flag) lists the allowed code points (Unicode 14.0.0).
+             * @description Any text but control characters, bidirectional controls, invisible format characters (the zero-width joiners excepted) and unassigned, surrogate or private-use code points (Unicode 14.0.0): else 422 invalid_request with type `unsafe_character`.
              */
             name: string;
             /**
@@ -3570,6 +3157,32 @@ export interface components {
              * @description false: registered, but sent nothing until enabled. Default: `true`.
              */
             enabled?: boolean;
+        };
+        /**
+         * RematchOfferedNotice
+         * @description A finished game of yours has a rematch: join it with POST …/rematch of the finished game.
+         */
+        RematchOfferedNotice: {
+            /**
+             * Id
+             * @description The stream id: send it back as Last-Event-ID to resume.
+             */
+            id: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "rematch_offered";
+            /**
+             * Game Id
+             * @description The finished game.
+             */
+            game_id: string;
+            /**
+             * Rematch Id
+             * @description The rematch's game id.
+             */
+            rematch_id: string;
         };
         /** RematchRequest */
         RematchRequest: {
@@ -3603,18 +3216,21 @@ export interface components {
              */
             game_id: string;
             /**
-             * Game
+             * Kind
              * @enum {string}
              */
-            game: "five_hundred" | "rough" | "euchre5";
+            kind: "five_hundred" | "rough" | "euchre5";
             /** Seat */
             seat: number;
             /** Version */
             version: number;
             /** Player Id */
             player_id?: string | null;
-            /** Deadline */
-            deadline?: string | null;
+            /**
+             * Deadline At
+             * @description When the turn's clock runs out.
+             */
+            deadline_at?: string | null;
         };
         /** ReminderMessage */
         ReminderMessage: {
@@ -3625,11 +3241,44 @@ export interface components {
             type: "reminder";
             /**
              * Timestamp
-             * @description When the event happened (ISO 8601, UTC); the same on every retry.
-             * @example 2026-01-31T18:04:05.123Z
+             * Format: date-time
+             * @description When the event happened (RFC 3339, UTC); the same on every retry.
+             * @example 2026-12-06T09:21:55Z
              */
             timestamp: string;
             data: components["schemas"]["ReminderData"];
+        };
+        /**
+         * ReminderNotice
+         * @description Your turn has been waiting: its clock runs out at ``deadline_at``.
+         */
+        ReminderNotice: {
+            /**
+             * Id
+             * @description The stream id: send it back as Last-Event-ID to resume.
+             */
+            id: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "reminder";
+            /** Game Id */
+            game_id: string;
+            /** Version */
+            version: number;
+            /**
+             * Seat
+             * @description Your seat to act.
+             */
+            seat: number;
+            /**
+             * Deadline At
+             * Format: date-time
+             * @description When the turn's clock runs out.
+             * @example 2026-12-06T09:21:55Z
+             */
+            deadline_at: string;
         };
         /** RoughContract */
         RoughContract: {
@@ -3640,6 +3289,23 @@ export interface components {
             taker: number;
             /** Points */
             points: number;
+        };
+        /**
+         * RoughGameOptions
+         * @description Le Rough's rule options, as a game shows them.
+         */
+        RoughGameOptions: {
+            /** Dealer May Open */
+            dealer_may_open: boolean;
+            /** Floor Loses */
+            floor_loses: boolean;
+            /** Target Score */
+            target_score: number;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "rough";
         };
         /** RoughHandResult */
         RoughHandResult: {
@@ -3673,6 +3339,52 @@ export interface components {
              */
             scores: number[];
             deal: components["schemas"]["Deal"];
+            /**
+             * Card Points
+             * @description Absent (GraphQL: null) when the hand was void.
+             */
+            card_points?: number[] | null;
+        };
+        /**
+         * RoughHandScored
+         * @description A Le Rough hand scored (RG-12, RG-13): its result and its whole deal.
+         */
+        RoughHandScored: {
+            /** Hand Number */
+            hand_number: number;
+            /**
+             * Scores
+             * @description One number per team (Le 500, Le Rough) or per seat (euchre).
+             */
+            scores: number[];
+            deal: components["schemas"]["Deal"];
+            /**
+             * Void
+             * @description True when nobody took a contract (F5-9, RG-8): the hand was not played and the deal moved on; then only hand_number, void, scores and deal are given. Absent (GraphQL: null) otherwise.
+             */
+            void?: boolean | null;
+            /**
+             * Taker
+             * @description Absent (GraphQL: null) when the hand was void.
+             */
+            taker?: number | null;
+            /** @description Absent (GraphQL: null) when the hand was void. */
+            contract?: components["schemas"]["BidOfHand"] | null;
+            /**
+             * Made
+             * @description Absent (GraphQL: null) when the hand was void.
+             */
+            made?: boolean | null;
+            /**
+             * Points
+             * @description Absent (GraphQL: null) when the hand was void.
+             */
+            points?: number[] | null;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "rough_hand_scored";
             /**
              * Card Points
              * @description Absent (GraphQL: null) when the hand was void.
@@ -3774,26 +3486,12 @@ export interface components {
              */
             trick_points?: number[] | null;
         };
-        /**
-         * RuleOption
-         * @description One rule option: ``default`` and every ``allowed`` value (whole numbers, or true/false).
-         */
-        RuleOption: {
-            /** Default */
-            default: number | boolean;
-            /** Allowed */
-            allowed: (number | boolean)[];
-            /**
-             * Rule
-             * @description The docs/rules.md id of the rule it sets.
-             */
-            rule: string;
-            /** Doc */
-            doc: string;
-        };
         /** RulesResponse */
         RulesResponse: {
-            /** Games */
+            /**
+             * Games
+             * @description Each game by its kind.
+             */
             games: {
                 [key: string]: components["schemas"]["GameRules"];
             };
@@ -3821,49 +3519,21 @@ export interface components {
             /** Reason */
             reason?: string | null;
         };
-        /**
-         * SeatForfeitedEvent
-         * @description A seat given up (or timed out too often) once the game runs: a bot plays it out.
-         */
-        SeatForfeitedEvent: {
-            /**
-             * @description discriminator enum property added by openapi-typescript
-             * @enum {string}
-             */
-            type: "seat_forfeited";
-            /**
-             * Seat
-             * @description A seat number, 0 to players - 1 (ALL-1).
-             */
-            seat: number;
-            /**
-             * Replaced By
-             * @description The bot now playing the seat, e.g. `bot:heuristic`.
-             */
-            replaced_by: string;
-            /** Reason */
-            reason?: string | null;
-            /**
-             * Id
-             * @description The stream id: Last-Event-ID / after.
-             * @example 1733140000000-0
-             */
-            id: string;
-            /**
-             * Version
-             * @description The game's version once this event happened.
-             */
-            version: number;
-        };
         /** SeatInfo */
         SeatInfo: {
             /** Seat */
             seat: number;
             /**
-             * Kind
-             * @description `open`, `reserved` (a rematch seat), `human` or `bot:<level>`.
+             * Seat Kind
+             * @description `open` (nobody yet), `reserved` (kept for a rematch's player), `human` (an account or a seat token plays it through the API) or `bot` (a built-in bot, of `bot_level`).
+             * @enum {string}
              */
-            kind: string;
+            seat_kind: "open" | "reserved" | "human" | "bot";
+            /**
+             * Bot Level
+             * @description With `bot`: the built-in bot's level; null otherwise.
+             */
+            bot_level: ("random" | "heuristic" | "expert") | null;
             /** Name */
             name: string;
             /** Filled */
@@ -3884,32 +3554,6 @@ export interface components {
             /** Name */
             name: string;
         };
-        /** SeatJoinedEvent */
-        SeatJoinedEvent: {
-            /**
-             * @description discriminator enum property added by openapi-typescript
-             * @enum {string}
-             */
-            type: "seat_joined";
-            /**
-             * Seat
-             * @description A seat number, 0 to players - 1 (ALL-1).
-             */
-            seat: number;
-            /** Name */
-            name: string;
-            /**
-             * Id
-             * @description The stream id: Last-Event-ID / after.
-             * @example 1733140000000-0
-             */
-            id: string;
-            /**
-             * Version
-             * @description The game's version once this event happened.
-             */
-            version: number;
-        };
         /**
          * SeatLeft
          * @description A seat given up before the start: it is open again.
@@ -3925,33 +3569,6 @@ export interface components {
              * @description A seat number, 0 to players - 1 (ALL-1).
              */
             seat: number;
-        };
-        /**
-         * SeatLeftEvent
-         * @description A seat given up before the start: it is open again.
-         */
-        SeatLeftEvent: {
-            /**
-             * @description discriminator enum property added by openapi-typescript
-             * @enum {string}
-             */
-            type: "seat_left";
-            /**
-             * Seat
-             * @description A seat number, 0 to players - 1 (ALL-1).
-             */
-            seat: number;
-            /**
-             * Id
-             * @description The stream id: Last-Event-ID / after.
-             * @example 1733140000000-0
-             */
-            id: string;
-            /**
-             * Version
-             * @description The game's version once this event happened.
-             */
-            version: number;
         };
         /** SeatedBid */
         SeatedBid: {
@@ -4064,7 +3681,7 @@ export interface components {
         };
         /**
          * StreamEnd
-         * @description The last frame of a stream that ends before the match does, without an ``id`` (the client's
+         * @description The last frame of a stream that ends before the game does, without an ``id`` (the client's
          *     Last-Event-ID stays its last event): ``lagged`` (it fell behind: reconnect with Last-Event-ID),
          *     ``resync`` (the events after the cursor are gone: reload the view, then follow after
          *     ``last_event_id``) or ``server_closing`` (reconnect; another replica resumes without a gap).
@@ -4092,14 +3709,20 @@ export interface components {
          * @description A tournament as it stands: its commitment from the start, its key once it ends (verify every game).
          */
         Tournament: {
-            /** Id */
-            id: string;
+            /** Tournament Id */
+            tournament_id: string;
             /** Name */
             name: string;
-            /** Game */
-            game: string;
-            /** Format */
-            format: string;
+            /**
+             * Kind
+             * @enum {string}
+             */
+            kind: "five_hundred" | "rough";
+            /**
+             * Format
+             * @enum {string}
+             */
+            format: "round_robin" | "swiss";
             /**
              * Status
              * @enum {string}
@@ -4153,20 +3776,27 @@ export interface components {
              * @description Why the next round has not started although the last one is over: the code of the cap on open games it waits for (`too_many_games`, the creator's; `server_full`; `tournaments_full`). It is retried every `ATOUT_TOURNAMENT_POLL_SECONDS` until it fits, or the tournament runs out of time (`stopped`). Null otherwise.
              */
             waiting?: string | null;
-            /** Created At */
-            created_at: number;
-            /** Finished At */
-            finished_at?: number | null;
+            /**
+             * Created At
+             * Format: date-time
+             * @example 2026-12-06T09:21:55Z
+             */
+            created_at: string;
+            /**
+             * Finished At
+             * @description When it finished or stopped; null while it runs.
+             */
+            finished_at: string | null;
         };
         /** TournamentEntrant */
         TournamentEntrant: {
             /** Index */
             index: number;
             /**
-             * Kind
-             * @description `bot:<level>` or `account:<bot_id>`.
+             * Entrant
+             * @description As entered: `bot:<level>` or `account:<bot_id>`.
              */
-            kind: string;
+            entrant: string;
             /** Name */
             name: string;
         };
@@ -4233,15 +3863,31 @@ export interface components {
              * @description The entrant at seats 1+3.
              */
             b: number;
-            /** Status */
-            status: string;
-            /** A Score */
+            /**
+             * Status
+             * @description `active`, `finished`, or `expired` (gone before its end: it counts as no game).
+             * @enum {string}
+             */
+            status: "active" | "finished" | "expired";
+            /**
+             * A Score
+             * @description Once finished: the team at seats 0+2's score.
+             */
             a_score?: number | null;
-            /** B Score */
+            /**
+             * B Score
+             * @description Once finished: the team at seats 1+3's score.
+             */
             b_score?: number | null;
-            /** Hands */
+            /**
+             * Hands
+             * @description Once finished: the hands played.
+             */
             hands?: number | null;
-            /** Winner */
+            /**
+             * Winner
+             * @description Once finished.
+             */
             winner?: ("a" | "b" | "tie") | null;
             /**
              * Flagged
@@ -4253,6 +3899,39 @@ export interface components {
              * @description The game's replay log (REST path), complete once the game is over.
              */
             replay: string;
+        };
+        /**
+         * TournamentGameNotice
+         * @description A tournament seated the bot in a game: its seats there and their seat tokens, before the game's
+         *     first ``your_turn``.
+         */
+        TournamentGameNotice: {
+            /**
+             * Id
+             * @description The stream id: send it back as Last-Event-ID to resume.
+             */
+            id: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "tournament_game";
+            /** Game Id */
+            game_id: string;
+            /** Version */
+            version: number;
+            /** Tournament Id */
+            tournament_id: string;
+            /**
+             * Seats
+             * @description The bot's seats.
+             */
+            seats: number[];
+            /**
+             * Tokens
+             * @description The seat token of each of `seats`, in order.
+             */
+            tokens: string[];
         };
         /** TournamentStanding */
         TournamentStanding: {
@@ -4290,7 +3969,7 @@ export interface components {
         /**
          * TournamentStreamFrame
          * @description One frame of /v1/tournaments/{id}/events (SSE ``data``, or one NDJSON line): an event, or the
-         *     ``StreamEnd`` frame of a stream that ends early.
+         *     ``StreamEnd`` frame of a stream that ends early. Open to additions within /v1: a client skips a member whose `type` it does not know (a new event or notice type), and reads every other.
          */
         TournamentStreamFrame: components["schemas"]["TournamentEvent"] | components["schemas"]["StreamEnd"];
         /**
@@ -4326,13 +4005,13 @@ export interface components {
              */
             card: string;
         };
-        /** TrickTaken */
-        TrickTaken: {
+        /** TrickWon */
+        TrickWon: {
             /**
              * @description discriminator enum property added by openapi-typescript
              * @enum {string}
              */
-            type: "trick";
+            type: "trick_won";
             /**
              * Leader
              * @description A seat number, 0 to players - 1 (ALL-1).
@@ -4345,37 +4024,6 @@ export interface components {
              * @description A seat number, 0 to players - 1 (ALL-1).
              */
             winner: number;
-        };
-        /** TrickTakenEvent */
-        TrickTakenEvent: {
-            /**
-             * @description discriminator enum property added by openapi-typescript
-             * @enum {string}
-             */
-            type: "trick";
-            /**
-             * Leader
-             * @description A seat number, 0 to players - 1 (ALL-1).
-             */
-            leader: number;
-            /** Cards */
-            cards: string[];
-            /**
-             * Winner
-             * @description A seat number, 0 to players - 1 (ALL-1).
-             */
-            winner: number;
-            /**
-             * Id
-             * @description The stream id: Last-Event-ID / after.
-             * @example 1733140000000-0
-             */
-            id: string;
-            /**
-             * Version
-             * @description The game's version once this event happened.
-             */
-            version: number;
         };
         /**
          * TrumpAnnounced
@@ -4386,7 +4034,7 @@ export interface components {
              * @description discriminator enum property added by openapi-typescript
              * @enum {string}
              */
-            type: "trump";
+            type: "trump_announced";
             /**
              * Seat
              * @description A seat number, 0 to players - 1 (ALL-1).
@@ -4397,38 +4045,6 @@ export interface components {
              * @enum {string}
              */
             suit: "S" | "C" | "D" | "H" | "NT";
-        };
-        /**
-         * TrumpAnnouncedEvent
-         * @description Le Rough: the taker's first lead fixes trump, or no trump (RG-11).
-         */
-        TrumpAnnouncedEvent: {
-            /**
-             * @description discriminator enum property added by openapi-typescript
-             * @enum {string}
-             */
-            type: "trump";
-            /**
-             * Seat
-             * @description A seat number, 0 to players - 1 (ALL-1).
-             */
-            seat: number;
-            /**
-             * Suit
-             * @enum {string}
-             */
-            suit: "S" | "C" | "D" | "H" | "NT";
-            /**
-             * Id
-             * @description The stream id: Last-Event-ID / after.
-             * @example 1733140000000-0
-             */
-            id: string;
-            /**
-             * Version
-             * @description The game's version once this event happened.
-             */
-            version: number;
         };
         /** TrumpNamed */
         TrumpNamed: {
@@ -4436,7 +4052,7 @@ export interface components {
              * @description discriminator enum property added by openapi-typescript
              * @enum {string}
              */
-            type: "name_trump";
+            type: "trump_named";
             /**
              * Seat
              * @description A seat number, 0 to players - 1 (ALL-1).
@@ -4447,39 +4063,10 @@ export interface components {
              * @enum {string}
              */
             suit: "S" | "C" | "D" | "H";
-        };
-        /** TrumpNamedEvent */
-        TrumpNamedEvent: {
-            /**
-             * @description discriminator enum property added by openapi-typescript
-             * @enum {string}
-             */
-            type: "name_trump";
-            /**
-             * Seat
-             * @description A seat number, 0 to players - 1 (ALL-1).
-             */
-            seat: number;
-            /**
-             * Suit
-             * @enum {string}
-             */
-            suit: "S" | "C" | "D" | "H";
-            /**
-             * Id
-             * @description The stream id: Last-Event-ID / after.
-             * @example 1733140000000-0
-             */
-            id: string;
-            /**
-             * Version
-             * @description The game's version once this event happened.
-             */
-            version: number;
         };
         /**
          * Turn
-         * @description After every move: who acts next (null when the match is over) and the game's status.
+         * @description After every move: who acts next (null once the game is finished) and the game's status.
          */
         Turn: {
             /**
@@ -4493,36 +4080,7 @@ export interface components {
              * Status
              * @enum {string}
              */
-            status: "active" | "finished";
-        };
-        /**
-         * TurnEvent
-         * @description After every move: who acts next (null when the match is over) and the game's status.
-         */
-        TurnEvent: {
-            /**
-             * @description discriminator enum property added by openapi-typescript
-             * @enum {string}
-             */
-            type: "turn";
-            /** To Act */
-            to_act: number | null;
-            /**
-             * Status
-             * @enum {string}
-             */
-            status: "active" | "finished";
-            /**
-             * Id
-             * @description The stream id: Last-Event-ID / after.
-             * @example 1733140000000-0
-             */
-            id: string;
-            /**
-             * Version
-             * @description The game's version once this event happened.
-             */
-            version: number;
+            status: "waiting" | "active" | "finished";
         };
         /** TurnTimedOut */
         TurnTimedOut: {
@@ -4536,30 +4094,6 @@ export interface components {
              * @description A seat number, 0 to players - 1 (ALL-1).
              */
             seat: number;
-        };
-        /** TurnTimedOutEvent */
-        TurnTimedOutEvent: {
-            /**
-             * @description discriminator enum property added by openapi-typescript
-             * @enum {string}
-             */
-            type: "turn_timed_out";
-            /**
-             * Seat
-             * @description A seat number, 0 to players - 1 (ALL-1).
-             */
-            seat: number;
-            /**
-             * Id
-             * @description The stream id: Last-Event-ID / after.
-             * @example 1733140000000-0
-             */
-            id: string;
-            /**
-             * Version
-             * @description The game's version once this event happened.
-             */
-            version: number;
         };
         /** Upcard */
         Upcard: {
@@ -4576,32 +4110,6 @@ export interface components {
              */
             card: string;
         };
-        /** UpcardEvent */
-        UpcardEvent: {
-            /**
-             * @description discriminator enum property added by openapi-typescript
-             * @enum {string}
-             */
-            type: "upcard";
-            /**
-             * Card
-             * @example AS
-             * @example TH
-             * @example BJ
-             */
-            card: string;
-            /**
-             * Id
-             * @description The stream id: Last-Event-ID / after.
-             * @example 1733140000000-0
-             */
-            id: string;
-            /**
-             * Version
-             * @description The game's version once this event happened.
-             */
-            version: number;
-        };
         /** UpcardTurnedDown */
         UpcardTurnedDown: {
             /**
@@ -4616,32 +4124,6 @@ export interface components {
              * @example BJ
              */
             card: string;
-        };
-        /** UpcardTurnedDownEvent */
-        UpcardTurnedDownEvent: {
-            /**
-             * @description discriminator enum property added by openapi-typescript
-             * @enum {string}
-             */
-            type: "upcard_turned_down";
-            /**
-             * Card
-             * @example AS
-             * @example TH
-             * @example BJ
-             */
-            card: string;
-            /**
-             * Id
-             * @description The stream id: Last-Event-ID / after.
-             * @example 1733140000000-0
-             */
-            id: string;
-            /**
-             * Version
-             * @description The game's version once this event happened.
-             */
-            version: number;
         };
         /** UpdateMeRequest */
         UpdateMeRequest: {
@@ -4663,10 +4145,14 @@ export interface components {
              */
             enabled: boolean;
         };
-        /** ValidationIssue */
+        /**
+         * ValidationIssue
+         * @description One reason a request was refused: where (``loc``, a path of names; a list's index is its
+         *     decimal string, so that the path has one type), what (``msg``) and its kind (``type``).
+         */
         ValidationIssue: {
             /** Loc */
-            loc: (string | number)[];
+            loc: string[];
             /** Msg */
             msg: string;
             /** Type */
@@ -4680,15 +4166,18 @@ export interface components {
             version: number;
             /** Seat */
             seat: number | null;
-            /** Status */
-            status: string;
+            /**
+             * Status
+             * @enum {string}
+             */
+            status: "waiting" | "active" | "finished";
             /** View */
             view: components["schemas"]["FiveHundredView"] | components["schemas"]["RoughView"] | components["schemas"]["EuchreView"];
             /**
              * Legal Actions
              * @description The seat's legal actions when it is its turn (a discard as a template); null otherwise, and always for a spectator. One read starts a client.
              */
-            legal_actions?: (components["schemas"]["PassAction"] | components["schemas"]["BidAction"] | components["schemas"]["KeepAction"] | components["schemas"]["DiscardTemplate"] | components["schemas"]["PlayAction"] | components["schemas"]["OrderUpAction"] | components["schemas"]["ExchangeAction"] | components["schemas"]["NameTrumpAction"] | components["schemas"]["CallPartnerAction"] | components["schemas"]["GoAloneAction"])[] | null;
+            legal_actions: (components["schemas"]["PassAction"] | components["schemas"]["BidAction"] | components["schemas"]["KeepAction"] | components["schemas"]["DiscardTemplate"] | components["schemas"]["PlayAction"] | components["schemas"]["OrderUpAction"] | components["schemas"]["ExchangeAction"] | components["schemas"]["NameTrumpAction"] | components["schemas"]["CallPartnerAction"] | components["schemas"]["GoAloneAction"])[] | null;
         };
         /**
          * Webhook
@@ -4696,10 +4185,10 @@ export interface components {
          */
         Webhook: {
             /**
-             * Id
+             * Webhook Id
              * @example wh_8f3a2b1c0d9e8f7a
              */
-            id: string;
+            webhook_id: string;
             /** Url */
             url: string;
             /** Event Types */
@@ -4710,9 +4199,10 @@ export interface components {
             enabled: boolean;
             /**
              * Created At
-             * @description POSIX seconds.
+             * Format: date-time
+             * @example 2026-12-06T09:21:55Z
              */
-            created_at: number;
+            created_at: string;
         };
         /**
          * WebhookDelivery
@@ -4720,10 +4210,10 @@ export interface components {
          */
         WebhookDelivery: {
             /**
-             * Id
-             * @description The entry's id in the log.
+             * Delivery Id
+             * @description The attempt's id in the log.
              */
-            id: string;
+            delivery_id: string;
             /**
              * Message Id
              * @description The `webhook-id` sent: the same on every attempt of a message.
@@ -4743,13 +4233,18 @@ export interface components {
             status: number | null;
             /** @description Why there was no answer (null when there was one). */
             error: components["schemas"]["DeliveryError"] | null;
-            /** Duration Ms */
-            duration_ms: number;
             /**
-             * At
-             * @description POSIX seconds.
+             * Duration Seconds
+             * @description How long the attempt took (seconds, to the millisecond).
              */
-            at: number;
+            duration_seconds: number;
+            /**
+             * Attempted At
+             * Format: date-time
+             * @description When the attempt started.
+             * @example 2026-12-06T09:21:55Z
+             */
+            attempted_at: string;
         };
         /** WebhookDeliveryPage */
         WebhookDeliveryPage: {
@@ -4785,36 +4280,12 @@ export interface components {
              * @description discriminator enum property added by openapi-typescript
              * @enum {string}
              */
-            type: "go_alone";
+            type: "went_alone";
             /**
              * Seat
              * @description A seat number, 0 to players - 1 (ALL-1).
              */
             seat: number;
-        };
-        /** WentAloneEvent */
-        WentAloneEvent: {
-            /**
-             * @description discriminator enum property added by openapi-typescript
-             * @enum {string}
-             */
-            type: "go_alone";
-            /**
-             * Seat
-             * @description A seat number, 0 to players - 1 (ALL-1).
-             */
-            seat: number;
-            /**
-             * Id
-             * @description The stream id: Last-Event-ID / after.
-             * @example 1733140000000-0
-             */
-            id: string;
-            /**
-             * Version
-             * @description The game's version once this event happened.
-             */
-            version: number;
         };
         /** YouArePartner */
         YouArePartner: {
@@ -4835,77 +4306,14 @@ export interface components {
              */
             card: string;
         };
-        /** YouArePartnerEvent */
-        YouArePartnerEvent: {
-            /** Visible To */
-            visible_to: number[];
-            /**
-             * @description discriminator enum property added by openapi-typescript
-             * @enum {string}
-             */
-            type: "you_are_partner";
-            /** Seat */
-            seat: number | null;
-            /**
-             * Card
-             * @example AS
-             * @example TH
-             * @example BJ
-             */
-            card: string;
-            /**
-             * Id
-             * @description The stream id: Last-Event-ID / after.
-             * @example 1733140000000-0
-             */
-            id: string;
-            /**
-             * Version
-             * @description The game's version once this event happened.
-             */
-            version: number;
-        };
         /**
-         * YourTurnData
-         * @description A seat is to act: its player should be told (the backend pushes a notification).
-         */
-        YourTurnData: {
-            /**
-             * Game Id
-             * @example k3Jx9aQ2pLmN
-             */
-            game_id: string;
-            /**
-             * Game
-             * @enum {string}
-             */
-            game: "five_hundred" | "rough" | "euchre5";
-            /** Seat */
-            seat: number;
-            /**
-             * Version
-             * @description The game's version: the move the seat is to make is this one.
-             */
-            version: number;
-            /**
-             * Player Id
-             * @description The player account holding the seat.
-             */
-            player_id?: string | null;
-            /**
-             * Deadline
-             * @description When the turn's clock runs out, if timed.
-             */
-            deadline?: string | null;
-        };
-        /**
-         * YourTurnEvent
+         * YourTurn
          * @description In a game's stream, after ``turn`` (and at the start), to the seat to act only: its legal
          *     actions at ``version``, so that a client following its stream acts with one POST …/actions and
          *     never asks for them (ALL-7: they tell the seat's own cards, so no other seat and no spectator
          *     receives this). Not in a move's answer, whose ``next_turn`` says the same with the view.
          */
-        YourTurnEvent: {
+        YourTurn: {
             /** Visible To */
             visible_to: number[];
             /**
@@ -4920,20 +4328,47 @@ export interface components {
             seat: number;
             /**
              * Version
-             * @description The game's version once this event happened.
+             * @description Send it as expected_version to act on exactly this state.
              */
             version: number;
             /**
-             * Actions
-             * @description A discard comes as a template.
+             * Legal Actions
+             * @description As the view's; a discard comes as a template.
              */
-            actions: (components["schemas"]["PassAction"] | components["schemas"]["BidAction"] | components["schemas"]["KeepAction"] | components["schemas"]["DiscardTemplate"] | components["schemas"]["PlayAction"] | components["schemas"]["OrderUpAction"] | components["schemas"]["ExchangeAction"] | components["schemas"]["NameTrumpAction"] | components["schemas"]["CallPartnerAction"] | components["schemas"]["GoAloneAction"])[];
+            legal_actions: (components["schemas"]["PassAction"] | components["schemas"]["BidAction"] | components["schemas"]["KeepAction"] | components["schemas"]["DiscardTemplate"] | components["schemas"]["PlayAction"] | components["schemas"]["OrderUpAction"] | components["schemas"]["ExchangeAction"] | components["schemas"]["NameTrumpAction"] | components["schemas"]["CallPartnerAction"] | components["schemas"]["GoAloneAction"])[];
+        };
+        /**
+         * YourTurnData
+         * @description A seat is to act: its player should be told (the backend pushes a notification).
+         */
+        YourTurnData: {
             /**
-             * Id
-             * @description The stream id: Last-Event-ID / after.
-             * @example 1733140000000-0
+             * Game Id
+             * @example k3Jx9aQ2pLmN
              */
-            id: string;
+            game_id: string;
+            /**
+             * Kind
+             * @enum {string}
+             */
+            kind: "five_hundred" | "rough" | "euchre5";
+            /** Seat */
+            seat: number;
+            /**
+             * Version
+             * @description The game's version: the move the seat is to make is this one.
+             */
+            version: number;
+            /**
+             * Player Id
+             * @description The player account holding the seat.
+             */
+            player_id?: string | null;
+            /**
+             * Deadline At
+             * @description When the turn's clock runs out, if timed.
+             */
+            deadline_at?: string | null;
         };
         /** YourTurnMessage */
         YourTurnMessage: {
@@ -4944,11 +4379,107 @@ export interface components {
             type: "your_turn";
             /**
              * Timestamp
-             * @description When the event happened (ISO 8601, UTC); the same on every retry.
-             * @example 2026-01-31T18:04:05.123Z
+             * Format: date-time
+             * @description When the event happened (RFC 3339, UTC); the same on every retry.
+             * @example 2026-12-06T09:21:55Z
              */
             timestamp: string;
             data: components["schemas"]["YourTurnData"];
+        };
+        /**
+         * YourTurnNotice
+         * @description A seat of yours is to act: its view and legal actions at ``version`` (answer with one POST
+         *     …/actions, ``expected_version`` = ``version``).
+         */
+        YourTurnNotice: {
+            /**
+             * Id
+             * @description The stream id: send it back as Last-Event-ID to resume.
+             */
+            id: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "your_turn";
+            /** Game Id */
+            game_id: string;
+            /** Version */
+            version: number;
+            /**
+             * Seat
+             * @description Your seat to act.
+             */
+            seat: number;
+            /**
+             * View
+             * @description That seat's view.
+             */
+            view: components["schemas"]["FiveHundredView"] | components["schemas"]["RoughView"] | components["schemas"]["EuchreView"];
+            /**
+             * Legal Actions
+             * @description A discard comes as a template.
+             */
+            legal_actions: (components["schemas"]["PassAction"] | components["schemas"]["BidAction"] | components["schemas"]["KeepAction"] | components["schemas"]["DiscardTemplate"] | components["schemas"]["PlayAction"] | components["schemas"]["OrderUpAction"] | components["schemas"]["ExchangeAction"] | components["schemas"]["NameTrumpAction"] | components["schemas"]["CallPartnerAction"] | components["schemas"]["GoAloneAction"])[];
+        };
+        /** @description Server-Sent Events, one frame each: `data` is one `GameStreamFrame` (#/components/schemas/GameStreamFrame, the schema of each NDJSON line) as JSON, `id` the event's id (send it back as Last-Event-ID), `event` its type; a frame that ends the stream early has no `id` and sets `retry` (ms). */
+        GameStreamSseFrame: {
+            data: string;
+            event?: string;
+            id?: string;
+            retry?: number;
+        };
+        /** @description Server-Sent Events, one frame each: `data` is one `BotStreamFrame` (#/components/schemas/BotStreamFrame, the schema of each NDJSON line) as JSON, `id` the event's id (send it back as Last-Event-ID), `event` its type; a frame that ends the stream early has no `id` and sets `retry` (ms). */
+        BotStreamSseFrame: {
+            data: string;
+            event?: string;
+            id?: string;
+            retry?: number;
+        };
+        /** @description Server-Sent Events, one frame each: `data` is one `PlayerStreamFrame` (#/components/schemas/PlayerStreamFrame, the schema of each NDJSON line) as JSON, `id` the event's id (send it back as Last-Event-ID), `event` its type; a frame that ends the stream early has no `id` and sets `retry` (ms). */
+        PlayerStreamSseFrame: {
+            data: string;
+            event?: string;
+            id?: string;
+            retry?: number;
+        };
+        /** @description Server-Sent Events, one frame each: `data` is one `TournamentStreamFrame` (#/components/schemas/TournamentStreamFrame, the schema of each NDJSON line) as JSON, `id` the event's id (send it back as Last-Event-ID), `event` its type; a frame that ends the stream early has no `id` and sets `retry` (ms). */
+        TournamentStreamSseFrame: {
+            data: string;
+            event?: string;
+            id?: string;
+            retry?: number;
+        };
+        /**
+         * NewFiveHundredGameOptions
+         * @description Rule options, see /v1/rules: the game's own names and allowed values. (five_hundred).
+         */
+        NewFiveHundredGameOptions: {
+            /** @enum {integer} */
+            min_bid_level?: 6 | 7 | 8;
+            slam_bonus?: boolean;
+            /** @enum {integer} */
+            target_score?: 300 | 500 | 1000 | 1500 | 2000;
+        };
+        /**
+         * NewRoughGameOptions
+         * @description Rule options, see /v1/rules: the game's own names and allowed values. (rough).
+         */
+        NewRoughGameOptions: {
+            dealer_may_open?: boolean;
+            floor_loses?: boolean;
+            /** @enum {integer} */
+            target_score?: 200 | 250 | 300 | 350 | 400 | 500;
+        };
+        /**
+         * NewEuchre5GameOptions
+         * @description Rule options, see /v1/rules: the game's own names and allowed values. (euchre5).
+         */
+        NewEuchre5GameOptions: {
+            /** @enum {integer} */
+            lone_march_points?: 2 | 3 | 4 | 5;
+            /** @enum {integer} */
+            target_score?: 5 | 7 | 10 | 11 | 15;
         };
     };
     responses: never;
@@ -4979,6 +4510,12 @@ export interface components {
         Vary: string;
         /** @description The language of a problem's `title` and `detail`: `fr` when `Accept-Language` prefers French, else `en` (docs/errors.md). */
         "Content-Language": "en" | "fr";
+        /** @description On every answer of a deprecated operation: when it was deprecated, `@<unix time>` (RFC 9745). Log it: the operation may stop working from its `Sunset`. */
+        Deprecation: string;
+        /** @description On every answer of a deprecated operation: the HTTP date from which it may stop working (RFC 8594), at least 180 days after its deprecation. */
+        Sunset: string;
+        /** @description On every answer of a deprecated operation: `<what replaces it>; rel="deprecation"`. */
+        Link: string;
     };
     pathItems: never;
 }
@@ -5125,6 +4662,20 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Problem: `invalid_token` */
+            401: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Content-Language": components["headers"]["Content-Language"];
+                    Vary: components["headers"]["Vary"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Problem: `admin_required` */
             403: {
                 headers: {
@@ -5262,6 +4813,19 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Problem: `seat_not_held` */
+            403: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Content-Language": components["headers"]["Content-Language"];
+                    Vary: components["headers"]["Vary"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Problem: `game_not_found` */
             404: {
                 headers: {
@@ -5343,7 +4907,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Problem: `invalid_invite`, `rated_needs_identity` */
+            /** @description Problem: `invalid_invite`, `rated_needs_identity`, `credential_not_accepted` */
             403: {
                 headers: {
                     "X-Request-ID": components["headers"]["X-Request-ID"];
@@ -5489,6 +5053,19 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Problem: `seat_not_held`, `credential_not_accepted` */
+            403: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Content-Language": components["headers"]["Content-Language"];
+                    Vary: components["headers"]["Vary"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Problem: `game_not_found` */
             404: {
                 headers: {
@@ -5502,7 +5079,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Problem: `game_over` */
+            /** @description Problem: `game_finished` */
             409: {
                 headers: {
                     "X-Request-ID": components["headers"]["X-Request-ID"];
@@ -5610,6 +5187,19 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Problem: `seat_not_held`, `credential_not_accepted` */
+            403: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Content-Language": components["headers"]["Content-Language"];
+                    Vary: components["headers"]["Vary"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Problem: `game_not_found` */
             404: {
                 headers: {
@@ -5623,7 +5213,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Problem: `game_not_over`, `seat_taken` */
+            /** @description Problem: `game_not_finished`, `seat_taken` */
             409: {
                 headers: {
                     "X-Request-ID": components["headers"]["X-Request-ID"];
@@ -5708,7 +5298,7 @@ export interface operations {
     getView: {
         parameters: {
             query?: {
-                /** @description Must be the token's. */
+                /** @description The seat to see from: the credential's (an account's: one of its seats). */
                 seat?: number;
             };
             header?: {
@@ -5760,7 +5350,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Problem: `wrong_seat` */
+            /** @description Problem: `seat_not_held`, `wrong_seat` */
             403: {
                 headers: {
                     "X-Request-ID": components["headers"]["X-Request-ID"];
@@ -5836,6 +5426,9 @@ export interface operations {
                     ETag: components["headers"]["ETag"];
                     "Cache-Control": components["headers"]["Cache-Control"];
                     Vary: components["headers"]["Vary"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Sunset: components["headers"]["Sunset"];
+                    Link: components["headers"]["Link"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5849,6 +5442,9 @@ export interface operations {
                     ETag: components["headers"]["ETag"];
                     "Cache-Control": components["headers"]["Cache-Control"];
                     Vary: components["headers"]["Vary"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Sunset: components["headers"]["Sunset"];
+                    Link: components["headers"]["Link"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -5861,6 +5457,25 @@ export interface operations {
                     "Cache-Control": components["headers"]["Cache-Control"];
                     "Content-Language": components["headers"]["Content-Language"];
                     Vary: components["headers"]["Vary"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Sunset: components["headers"]["Sunset"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: `seat_not_held`, `credential_not_accepted` */
+            403: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Content-Language": components["headers"]["Content-Language"];
+                    Vary: components["headers"]["Vary"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Sunset: components["headers"]["Sunset"];
+                    Link: components["headers"]["Link"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5874,6 +5489,9 @@ export interface operations {
                     "Cache-Control": components["headers"]["Cache-Control"];
                     "Content-Language": components["headers"]["Content-Language"];
                     Vary: components["headers"]["Vary"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Sunset: components["headers"]["Sunset"];
+                    Link: components["headers"]["Link"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5888,6 +5506,9 @@ export interface operations {
                     "Cache-Control": components["headers"]["Cache-Control"];
                     "Content-Language": components["headers"]["Content-Language"];
                     Vary: components["headers"]["Vary"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Sunset: components["headers"]["Sunset"];
+                    Link: components["headers"]["Link"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5952,7 +5573,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Problem: `wrong_seat` */
+            /** @description Problem: `seat_not_held`, `wrong_seat`, `credential_not_accepted` */
             403: {
                 headers: {
                     "X-Request-ID": components["headers"]["X-Request-ID"];
@@ -5978,7 +5599,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Problem: `game_not_started`, `game_over`, `not_your_turn`, `version_conflict` */
+            /** @description Problem: `game_not_started`, `game_finished`, `not_your_turn`, `version_conflict` */
             409: {
                 headers: {
                     "X-Request-ID": components["headers"]["X-Request-ID"];
@@ -6091,13 +5712,8 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "text/event-stream": {
-                        data: string;
-                        event?: string;
-                        id?: string;
-                        retry?: number;
-                    };
-                    "application/x-ndjson": components["schemas"]["GameEvent"];
+                    "text/event-stream": components["schemas"]["GameStreamSseFrame"];
+                    "application/x-ndjson": components["schemas"]["GameStreamFrame"];
                 };
             };
             /** @description Problem: `invalid_token` */
@@ -6105,6 +5721,19 @@ export interface operations {
                 headers: {
                     "X-Request-ID": components["headers"]["X-Request-ID"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Content-Language": components["headers"]["Content-Language"];
+                    Vary: components["headers"]["Vary"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: `seat_not_held` */
+            403: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
                     "Cache-Control": components["headers"]["Cache-Control"];
                     "Content-Language": components["headers"]["Content-Language"];
                     Vary: components["headers"]["Vary"];
@@ -6238,7 +5867,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Problem: `game_not_over` */
+            /** @description Problem: `game_not_finished` */
             409: {
                 headers: {
                     "X-Request-ID": components["headers"]["X-Request-ID"];
@@ -6408,6 +6037,19 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Problem: `credential_not_accepted` */
+            403: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Content-Language": components["headers"]["Content-Language"];
+                    Vary: components["headers"]["Vary"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Problem: `store_unavailable` */
             503: {
                 headers: {
@@ -6443,19 +6085,14 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description `your_turn` (with the view and legal actions) in any of the bot's games, and `game_over` */
+            /** @description `your_turn` (with the view and legal actions) in any of the bot's games, and `game_finished` */
             200: {
                 headers: {
                     "X-Request-ID": components["headers"]["X-Request-ID"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "text/event-stream": {
-                        data: string;
-                        event?: string;
-                        id?: string;
-                        retry?: number;
-                    };
+                    "text/event-stream": components["schemas"]["BotStreamSseFrame"];
                     "application/x-ndjson": components["schemas"]["BotStreamFrame"];
                 };
             };
@@ -6464,6 +6101,19 @@ export interface operations {
                 headers: {
                     "X-Request-ID": components["headers"]["X-Request-ID"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Content-Language": components["headers"]["Content-Language"];
+                    Vary: components["headers"]["Vary"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: `credential_not_accepted` */
+            403: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
                     "Cache-Control": components["headers"]["Cache-Control"];
                     "Content-Language": components["headers"]["Content-Language"];
                     Vary: components["headers"]["Vary"];
@@ -6538,7 +6188,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Problem: `missing_token`, `invalid_token` */
+            /** @description Problem: `missing_token` */
             401: {
                 headers: {
                     "X-Request-ID": components["headers"]["X-Request-ID"];
@@ -6735,6 +6385,19 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Problem: `credential_not_accepted` */
+            403: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Content-Language": components["headers"]["Content-Language"];
+                    Vary: components["headers"]["Vary"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Problem: `identity_provider_unavailable`, `store_unavailable` */
             503: {
                 headers: {
@@ -6773,6 +6436,19 @@ export interface operations {
                 headers: {
                     "X-Request-ID": components["headers"]["X-Request-ID"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Content-Language": components["headers"]["Content-Language"];
+                    Vary: components["headers"]["Vary"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: `credential_not_accepted` */
+            403: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
                     "Cache-Control": components["headers"]["Cache-Control"];
                     "Content-Language": components["headers"]["Content-Language"];
                     Vary: components["headers"]["Vary"];
@@ -6839,6 +6515,19 @@ export interface operations {
                 headers: {
                     "X-Request-ID": components["headers"]["X-Request-ID"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Content-Language": components["headers"]["Content-Language"];
+                    Vary: components["headers"]["Vary"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: `credential_not_accepted` */
+            403: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
                     "Cache-Control": components["headers"]["Cache-Control"];
                     "Content-Language": components["headers"]["Content-Language"];
                     Vary: components["headers"]["Vary"];
@@ -6944,6 +6633,19 @@ export interface operations {
                 headers: {
                     "X-Request-ID": components["headers"]["X-Request-ID"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Content-Language": components["headers"]["Content-Language"];
+                    Vary: components["headers"]["Vary"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: `credential_not_accepted` */
+            403: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
                     "Cache-Control": components["headers"]["Cache-Control"];
                     "Content-Language": components["headers"]["Content-Language"];
                     Vary: components["headers"]["Vary"];
@@ -7061,6 +6763,19 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Problem: `credential_not_accepted` */
+            403: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Content-Language": components["headers"]["Content-Language"];
+                    Vary: components["headers"]["Vary"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Problem: `invalid_request` */
             422: {
                 headers: {
@@ -7116,12 +6831,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "text/event-stream": {
-                        data: string;
-                        event?: string;
-                        id?: string;
-                        retry?: number;
-                    };
+                    "text/event-stream": components["schemas"]["PlayerStreamSseFrame"];
                     "application/x-ndjson": components["schemas"]["PlayerStreamFrame"];
                 };
             };
@@ -7130,6 +6840,19 @@ export interface operations {
                 headers: {
                     "X-Request-ID": components["headers"]["X-Request-ID"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Content-Language": components["headers"]["Content-Language"];
+                    Vary: components["headers"]["Vary"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: `credential_not_accepted` */
+            403: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
                     "Cache-Control": components["headers"]["Cache-Control"];
                     "Content-Language": components["headers"]["Content-Language"];
                     Vary: components["headers"]["Vary"];
@@ -7237,7 +6960,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Problem: `invitation_needs_player`, `invitation_refused` */
+            /** @description Problem: `seat_not_held`, `invitation_needs_player`, `invitation_refused`, `credential_not_accepted` */
             403: {
                 headers: {
                     "X-Request-ID": components["headers"]["X-Request-ID"];
@@ -7381,6 +7104,19 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Problem: `credential_not_accepted` */
+            403: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Content-Language": components["headers"]["Content-Language"];
+                    Vary: components["headers"]["Vary"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Problem: `identity_provider_unavailable`, `store_unavailable` */
             503: {
                 headers: {
@@ -7436,6 +7172,19 @@ export interface operations {
                 headers: {
                     "X-Request-ID": components["headers"]["X-Request-ID"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Content-Language": components["headers"]["Content-Language"];
+                    Vary: components["headers"]["Vary"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: `credential_not_accepted` */
+            403: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
                     "Cache-Control": components["headers"]["Cache-Control"];
                     "Content-Language": components["headers"]["Content-Language"];
                     Vary: components["headers"]["Vary"];
@@ -7559,6 +7308,19 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Problem: `credential_not_accepted` */
+            403: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Content-Language": components["headers"]["Content-Language"];
+                    Vary: components["headers"]["Vary"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Problem: `player_not_found` */
             404: {
                 headers: {
@@ -7612,6 +7374,19 @@ export interface operations {
                 headers: {
                     "X-Request-ID": components["headers"]["X-Request-ID"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Content-Language": components["headers"]["Content-Language"];
+                    Vary: components["headers"]["Vary"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: `credential_not_accepted` */
+            403: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
                     "Cache-Control": components["headers"]["Cache-Control"];
                     "Content-Language": components["headers"]["Content-Language"];
                     Vary: components["headers"]["Vary"];
@@ -7680,6 +7455,19 @@ export interface operations {
                 headers: {
                     "X-Request-ID": components["headers"]["X-Request-ID"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Content-Language": components["headers"]["Content-Language"];
+                    Vary: components["headers"]["Vary"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: `credential_not_accepted` */
+            403: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
                     "Cache-Control": components["headers"]["Cache-Control"];
                     "Content-Language": components["headers"]["Content-Language"];
                     Vary: components["headers"]["Vary"];
@@ -7808,6 +7596,19 @@ export interface operations {
                 headers: {
                     "X-Request-ID": components["headers"]["X-Request-ID"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Content-Language": components["headers"]["Content-Language"];
+                    Vary: components["headers"]["Vary"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: `credential_not_accepted` */
+            403: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
                     "Cache-Control": components["headers"]["Cache-Control"];
                     "Content-Language": components["headers"]["Content-Language"];
                     Vary: components["headers"]["Vary"];
@@ -8848,7 +8649,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Problem: `tournament_forbidden`, `entrant_not_allowed` */
+            /** @description Problem: `tournament_forbidden`, `entrant_not_allowed`, `credential_not_accepted` */
             403: {
                 headers: {
                     "X-Request-ID": components["headers"]["X-Request-ID"];
@@ -9022,12 +8823,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "text/event-stream": {
-                        data: string;
-                        event?: string;
-                        id?: string;
-                        retry?: number;
-                    };
+                    "text/event-stream": components["schemas"]["TournamentStreamSseFrame"];
                     "application/x-ndjson": components["schemas"]["TournamentStreamFrame"];
                 };
             };

@@ -12,8 +12,8 @@ server ends the stream early (``lagged``, ``server_closing``)::
 
     client = AuthenticatedClient(base_url="http://localhost:8000", token=seat_token)
     document = client.get_httpx_client().get("/openapi.json").json()
-    for event in game_events(client, game_id, models, document):
-        print(type(event).__name__, event.to_dict())  # BidMadeEvent, CardPlayedEvent, ...
+    for frame in game_events(client, game_id, models, document):
+        print(frame.id, type(frame.event).__name__)  # an EventEnvelope: BidMade, CardPlayed, ...
 
 It needs only httpx (which the generated client needs too): copy it next to your generated package.
 """
@@ -102,6 +102,22 @@ def decoder(models: ModuleType, document: Mapping[str, Any], union: str) -> Call
     return decode
 
 
+def envelope_decoder(models: ModuleType, document: Mapping[str, Any]) -> Callable[[Any], Any]:
+    """A game stream's frames: an ``EventEnvelope`` (``id``, ``version``, ``event``), or the
+    ``StreamEnd`` that ends it early (it has no ``event``). An event whose ``type`` the document does
+    not name (one added within v1 after this client was generated) decodes to None: skipped."""
+    known = set(document["components"]["schemas"]["GameEvent"]["discriminator"]["mapping"])
+
+    def decode(data: Any) -> Any:
+        if "event" not in data:
+            return models.StreamEnd.from_dict(data)
+        if data["event"].get("type") not in known:
+            return None
+        return models.EventEnvelope.from_dict(data)
+
+    return decode
+
+
 @dataclass
 class Stream:
     """A resumable stream: iterate it for its decoded events. ``last_event_id`` is the id of the
@@ -152,7 +168,8 @@ class Stream:
                 if frame.id is None:
                     return frame, decoded
                 self.last_event_id = frame.id
-                yield decoded
+                if decoded is not None:  # None: a kind of event this client does not know, skipped
+                    yield decoded
         return None
 
 
@@ -165,9 +182,10 @@ def game_events(
     last_event_id: str | None = None,
     follow: bool = True,
 ) -> Stream:
-    """``GET /v1/games/{game_id}/events`` as generated ``GameEvent`` models (a seat's token on an
-    ``AuthenticatedClient`` shows that seat's cards; a plain ``Client`` is a spectator)."""
-    decode = decoder(models, document, "GameEvent")
+    """``GET /v1/games/{game_id}/events`` as generated ``EventEnvelope`` models, each ``event`` a
+    ``GameEvent`` member (a seat's token on an ``AuthenticatedClient`` shows that seat's cards; a
+    plain ``Client`` is a spectator)."""
+    decode = envelope_decoder(models, document)
     return Stream(client, f"/v1/games/{game_id}/events", decode, last_event_id, follow)
 
 
@@ -180,6 +198,6 @@ def bot_turns(
     follow: bool = True,
 ) -> Stream:
     """``GET /v1/bots/me/stream`` (the client's token is the bot's API key) as generated models:
-    ``BotNotice`` (``your_turn``, ``game_over``)."""
+    ``BotNotice`` (``your_turn``, ``game_finished``)."""
     decode = decoder(models, document, "BotStreamFrame")
     return Stream(client, "/v1/bots/me/stream", decode, last_event_id, follow)

@@ -76,23 +76,22 @@ export function answer(legal: LegalAction, choose: (from: string[], count: numbe
   return legal;
 }
 
-/** A stream's frames narrow by type. */
+/** Events narrow by type (a move's `events`, a stream envelope's `event`); a type added later falls
+ * to `default`. */
 export function narrate(event: GameEvent): string {
   switch (event.type) {
-    case "play":
+    case "card_played":
       return `seat ${event.seat} plays ${event.card}`;
-    case "trick":
-      return `seat ${event.winner} takes ${event.cards.join(" ")}`;
-    case "hand_scored":
+    case "trick_won":
+      return `seat ${event.winner} wins ${event.cards.join(" ")}`;
+    case "five_hundred_hand_scored":
+    case "rough_hand_scored":
+    case "euchre5_hand_scored":
       return `hand ${event.hand_number}: scores ${event.scores.join(" / ")}`;
     case "turn":
-      return event.to_act === null ? "the match is over" : `seat ${event.to_act} to act`;
+      return event.to_act === null ? "the game is finished" : `seat ${event.to_act} to act`;
     case "your_turn":
-      return `our turn: ${event.actions.length} legal actions at version ${event.version}`;
-    case "lagged":
-    case "resync":
-    case "server_closing":
-      return `reconnect: ${event.detail}`;
+      return `our turn: ${event.legal_actions.length} legal actions at version ${event.version}`;
     default:
       return event.type;
   }
@@ -109,7 +108,7 @@ export interface Turn {
 }
 
 export function turnOfEvent(event: GameEvent): Turn | null {
-  return event.type === "your_turn" ? { version: event.version, legal: event.actions } : null;
+  return event.type === "your_turn" ? { version: event.version, legal: event.legal_actions } : null;
 }
 
 /** One request a move: the view starts the client (it holds `legal_actions` on our turn), each move's

@@ -55,11 +55,11 @@ export const SEAT = /* GraphQL */ `
 
 export const ACT = /* GraphQL */ `
   mutation Act($gameId: ID!, $action: ActionInput!, $expectedVersion: Int) {
-    submitAction(gameId: $gameId, action: $action, expectedVersion: $expectedVersion) {
+    submitAction(input: { gameId: $gameId, action: $action, expectedVersion: $expectedVersion }) {
       version
       toAct
       status
-      events { __typename type ... on CardPlayed { seat card } ... on TrickTaken { winner } }
+      events { __typename ... on CardPlayed { seat card } ... on TrickWon { winner } }
       nextTurn { version legalActions { ...Legal } }
     }
   }
@@ -69,15 +69,19 @@ export const ACT = /* GraphQL */ `
 export const EVENTS = /* GraphQL */ `
   subscription Events($gameId: ID!, $after: String) {
     gameEvents(gameId: $gameId, after: $after) {
-      __typename
       id
       version
-      type
-      ... on CardPlayedEvent { seat card }
-      ... on DealtEvent { cards }
-      ... on TurnEvent { toAct status }
-      ... on HandScoredEvent { scores points }
-      ... on YourTurnEvent { actions { ...Legal } }
+      event {
+        __typename
+        ... on Event { type }
+        ... on CardPlayed { seat card }
+        ... on Dealt { cards }
+        ... on Turn { toAct status }
+        ... on FiveHundredHandScored { scores points }
+        ... on RoughHandScored { scores points }
+        ... on Euchre5HandScored { scores points }
+        ... on YourTurn { legalActions { ...Legal } }
+      }
     }
   }
   ${LEGAL}
@@ -87,15 +91,15 @@ export const EVENTS = /* GraphQL */ `
 // token as bearer is its own, and one subscription brings its turns in all of them.
 export const CREATE_PLAYER = /* GraphQL */ `
   mutation CreatePlayer($name: String!, $locale: String!) {
-    createPlayer(name: $name, locale: $locale) { playerId name token }
+    createPlayer(input: { name: $name, locale: $locale }) { playerId name token }
   }
 `;
 
 export const MY_GAMES = /* GraphQL */ `
-  query MyGames($cursor: String) {
-    myGames(cursor: $cursor, limit: 20) {
-      games { gameId game status seat toAct yourTurn updatedAt }
-      nextCursor
+  query MyGames($after: String) {
+    myGames(first: 20, after: $after) {
+      nodes { gameId kind status seat toAct yourTurn updatedAt }
+      pageInfo { hasNextPage endCursor }
     }
   }
 `;
@@ -103,27 +107,28 @@ export const MY_GAMES = /* GraphQL */ `
 export const MY_EVENTS = /* GraphQL */ `
   subscription MyEvents($after: String) {
     myEvents(after: $after) {
+      __typename
       id
       type
       gameId
-      version
-      seat
-      legalActions { ...Legal }
-      winners
-      invitationId
-      fromName
-      rematchId
-      deadline
+      ... on YourTurnNotice { version seat legalActions { ...Legal } }
+      ... on GameFinishedNotice { version winners }
+      ... on InvitationNotice { invitationId fromName kind }
+      ... on RematchOfferedNotice { rematchId }
+      ... on ReminderNotice { version seat deadlineAt }
     }
   }
   ${LEGAL}
 `;
 
-export type View = SeatQuery["view"]["view"];
-export type LegalAction = NonNullable<SeatQuery["view"]["legalActions"]>[number];
-export type StreamEvent = EventsSubscription["gameEvents"];
+// A root lookup is nullable (null with its error in `errors`): `request` throws on an error first.
+export type SeatAnswer = NonNullable<SeatQuery["view"]>;
+export type View = SeatAnswer["view"];
+export type LegalAction = NonNullable<SeatAnswer["legalActions"]>[number];
+export type EventEnvelope = EventsSubscription["gameEvents"];
+export type StreamEvent = EventEnvelope["event"];
 export type PlayerNotice = MyEventsSubscription["myEvents"];
-export type MyGame = MyGamesQuery["myGames"]["games"][number];
+export type MyGame = NonNullable<MyGamesQuery["myGames"]>["nodes"][number];
 
 interface GraphQLAnswer<T> {
   data?: T | null;
@@ -156,15 +161,19 @@ export async function createPlayer(base: string, name: string, locale: string): 
   return made.createPlayer;
 }
 
-/** Every game of the player, your turn first, a page at a time. */
+/** Every game of the player, your turn first, a page at a time (a Relay connection: `after` the
+ * page's `pageInfo.endCursor` while `hasNextPage`). */
 export async function myGames(base: string, token: string): Promise<MyGame[]> {
   const games: MyGame[] = [];
-  let cursor: string | null = null;
-  do {
-    const page: MyGamesQuery = await request<MyGamesQuery, MyGamesQueryVariables>(base, token, MY_GAMES, { cursor });
-    games.push(...page.myGames.games);
-    cursor = page.myGames.nextCursor;
-  } while (cursor !== null);
+  let after: string | null = null;
+  for (;;) {
+    const page: MyGamesQuery = await request<MyGamesQuery, MyGamesQueryVariables>(base, token, MY_GAMES, { after });
+    const connection = page.myGames;
+    if (!connection) break;
+    games.push(...connection.nodes);
+    if (!connection.pageInfo.hasNextPage) break;
+    after = connection.pageInfo.endCursor;
+  }
   return games;
 }
 
@@ -220,23 +229,25 @@ export function describe(view: View): string {
 }
 
 /** Our turn: the version to name and what we may do (a view's `legalActions`, a move's `nextTurn`, a
- * `YourTurnEvent` of the subscription: all three carry them). */
+ * `YourTurn` event of the subscription: all three carry them). */
 export interface Turn {
   version: number;
   legal: LegalAction[];
 }
 
-export function turnOfEvent(event: StreamEvent): Turn | null {
-  return event.__typename === "YourTurnEvent" ? { version: event.version, legal: event.actions } : null;
+/** A `YourTurn` event as our turn, at the version of its envelope (the stream's frame). */
+export function turnOfEvent(envelope: EventEnvelope): Turn | null {
+  const event = envelope.event;
+  return event.__typename === "YourTurn" ? { version: envelope.version, legal: event.legalActions } : null;
 }
 
-/** Our turns, one request a move: the first from `turn` (a `YourTurnEvent`, `turnOfEvent`) or one
+/** Our turns, one request a move: the first from `turn` (a `YourTurn` event, `turnOfEvent`) or one
  * read of the view, the next ones from each move's `nextTurn` while we act again at once. Returns
  * when another seat is to act: our next turn comes on the subscription. */
 export async function playOurTurns(base: string, token: string, gameId: string, turn?: Turn | null): Promise<number> {
   if (turn === undefined) {
     const { view } = await seat(base, token, gameId);
-    turn = view.legalActions ? { version: view.version, legal: view.legalActions } : null;
+    turn = view?.legalActions ? { version: view.version, legal: view.legalActions } : null;
   }
   let moves = 0;
   while (turn) {
@@ -252,36 +263,39 @@ export async function playOurTurns(base: string, token: string, gameId: string, 
 
 /** A player's turn, from a `your_turn` notice of `myEvents` (in any of its games: `gameId`). */
 export function turnOfNotice(notice: PlayerNotice): Turn | null {
-  if (notice.type !== "your_turn" || notice.version === null || notice.legalActions === null) return null;
+  if (notice.__typename !== "YourTurnNotice") return null;
   return { version: notice.version, legal: notice.legalActions };
 }
 
+/** A notice narrows by `__typename`, one type per notice `type`; a type added later falls to `default`. */
 export function onNotice(notice: PlayerNotice): string {
-  switch (notice.type) {
-    case "your_turn":
-      return `our turn in ${notice.gameId}: ${notice.legalActions?.length ?? 0} legal actions`;
-    case "invitation":
-      return `${notice.fromName ?? "someone"} invites us to ${notice.gameId} (invitation ${notice.invitationId ?? ""})`;
-    case "game_over":
-      return `${notice.gameId} is over: seats ${notice.winners?.join(", ") ?? ""} won`;
-    case "rematch_offered":
-      return `a rematch of ${notice.gameId}: ${notice.rematchId ?? ""}`;
-    case "reminder":
-      return `our turn in ${notice.gameId} runs out at ${notice.deadline ?? ""}`;
+  switch (notice.__typename) {
+    case "YourTurnNotice":
+      return `our turn in ${notice.gameId}: ${notice.legalActions.length} legal actions`;
+    case "InvitationNotice":
+      return `${notice.fromName || "someone"} invites us to ${notice.gameId} (invitation ${notice.invitationId})`;
+    case "GameFinishedNotice":
+      return `${notice.gameId} is finished: seats ${notice.winners.join(", ")} won`;
+    case "RematchOfferedNotice":
+      return `a rematch of ${notice.gameId}: ${notice.rematchId}`;
+    case "ReminderNotice":
+      return `our turn in ${notice.gameId} runs out at ${notice.deadlineAt}`;
     default:
       return notice.type;
   }
 }
 
+/** An event narrows by `__typename`, its type's name (`CardPlayed` for CARD_PLAYED); a type added
+ * later falls to `default`. */
 export function onEvent(event: StreamEvent): string {
   switch (event.__typename) {
-    case "CardPlayedEvent":
+    case "CardPlayed":
       return `seat ${event.seat} plays ${event.card}`;
-    case "TurnEvent":
-      return event.toAct === null ? "the match is over" : `seat ${event.toAct} to act`;
-    case "YourTurnEvent":
-      return `our turn: ${event.actions.length} legal actions`;
+    case "Turn":
+      return event.toAct === null ? "the game is finished" : `seat ${event.toAct} to act`;
+    case "YourTurn":
+      return `our turn: ${event.legalActions.length} legal actions`;
     default:
-      return event.type;
+      return event.__typename;
   }
 }

@@ -15,8 +15,9 @@ One module per concern, so that a reader finds a model by its file's name:
   games' hand result, and ``ViewCommon``, what every game's view holds;
 - ``five_hundred``, ``rough``, ``euchre5``: each game's view, bids, contract, hand result, options;
 - ``legal_actions``: what a seat may do now (``LegalAction``, the discard as a template);
-- ``events``: one model per event ``type`` (``EventOfMove``, ``EVENT_BODIES``);
-- ``stream``: the events as a stream carries them (``StreamEvent``, ``StreamFrame``, ``StreamEnd``).
+- ``events``: one model per event ``type`` (``GameEvent``, their union; ``EVENT_BODIES``), and the
+  one mapping of a stored event to its public form (``public_event``);
+- ``stream``: a game's stream as its frames (``EventEnvelope``, ``StreamEnd``).
 
 This package gives the unions and families the bodies (schema/games.py), the GraphQL types and the
 tests use, and ``View``, the three games' views in one union; a single model is imported from its
@@ -31,33 +32,33 @@ from pydantic import Field
 
 from schema.views.common import ViewCommon
 from schema.views.euchre5 import EuchreBidEntry, EuchreOptions, EuchreView
-from schema.views.events import EVENT_BODIES, ContractFixed, EventBody, EventOfMove
+from schema.views.events import EVENT_BODIES, ContractFixed, EventBody, GameEvent, public_event
 from schema.views.five_hundred import FiveHundredBidEntry, FiveHundredOptions, FiveHundredView
 from schema.views.legal_actions import LegalAction
 from schema.views.rough import RoughBidEntry, RoughOptions, RoughView
-from schema.views.stream import STREAM_EVENTS, StreamEnd, StreamEvent, StreamFrame
+from schema.views.stream import EventEnvelope, StreamEnd, envelope
 
 View = Annotated[FiveHundredView | RoughView | EuchreView, Field(discriminator="game")]
 
 __all__ = [
     "EVENT_BODIES",
-    "STREAM_EVENTS",
     "ContractFixed",
     "EuchreBidEntry",
     "EuchreOptions",
     "EuchreView",
     "EventBody",
-    "EventOfMove",
+    "EventEnvelope",
     "FiveHundredBidEntry",
     "FiveHundredOptions",
     "FiveHundredView",
+    "GameEvent",
     "LegalAction",
     "RoughBidEntry",
     "RoughOptions",
     "RoughView",
     "StreamEnd",
-    "StreamEvent",
-    "StreamFrame",
     "View",
     "ViewCommon",
+    "envelope",
+    "public_event",
 ]

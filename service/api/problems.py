@@ -76,7 +76,7 @@ def invalid_request(exc: ValidationError) -> ProblemError:
     details = exc.errors(include_url=False, include_input=False)
     issues = [
         {
-            "loc": [str(p) if not isinstance(p, int) else p for p in e["loc"]],
+            "loc": [str(p) for p in e["loc"]],  # one type: a list index too is a string
             "msg": e["msg"],
             "type": e["type"],
         }

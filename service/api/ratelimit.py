@@ -4,7 +4,7 @@ Six categories, each with a limit per token (a SHA-256 of the bearer token, neve
 and one per client address; a request must pass both:
 
 - ``create_game``: POST /v1/games and ``createGame`` (``ATOUT_RATE_CREATE_GAME``, ``..._PER_ADDRESS``);
-- ``join``: POST /v1/games/{id}/join and ``joinSeat`` (``ATOUT_RATE_JOIN``, ...);
+- ``join``: POST /v1/games/{id}/join and ``joinGame`` (``ATOUT_RATE_JOIN``, ...);
 - ``act``: POST /v1/games/{id}/actions and ``submitAction`` (``ATOUT_RATE_ACT``, ...);
 - ``register_bot``: POST /v1/bots and ``registerBot`` (``ATOUT_RATE_REGISTER_BOT``, ...);
 - ``create_player``: POST /v1/players and ``createPlayer`` (``ATOUT_RATE_CREATE_PLAYER``, ...);

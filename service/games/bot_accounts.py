@@ -6,7 +6,10 @@ from __future__ import annotations
 import secrets
 from typing import Any
 
+from pydantic import TypeAdapter
+
 import engine
+from schema.moments import Moment, rfc3339
 from service.base.problems import ProblemError
 from service.base.settings import Settings
 from service.base.texts import Text
@@ -15,6 +18,24 @@ from service.games.ratings import Ratings
 from service.store import Store
 from service.store.keys import STATUS_ACTIVE, STATUS_FINISHED, hash_token
 from service.store.records import StoreError
+
+LEGACY_NOTICE_FIELDS = {"game": "kind", "from_player": "from_player_id", "deadline": "deadline_at"}
+"""A notice stored before v1 (a stream keeps a day of them): its fields by their v1 names."""
+LEGACY_NOTICE_TYPES = {"game_over": "game_finished"}
+MOMENTS = ("expires_at", "deadline_at")
+"""The notice fields that are moments: stored as POSIX seconds, sent as RFC 3339 strings."""
+_MOMENT: TypeAdapter[Any] = TypeAdapter(Moment)
+
+
+def contract_notice(notice: dict[str, Any]) -> dict[str, Any]:
+    """A stored notice in the contract's words (docs/glossary.md): v1 names for a notice stored before
+    v1, and each moment an RFC 3339 string (the store keeps the seconds the game code holds)."""
+    said = {LEGACY_NOTICE_FIELDS.get(key, key): value for key, value in notice.items()}
+    said["type"] = LEGACY_NOTICE_TYPES.get(str(said.get("type")), said.get("type"))
+    for key in MOMENTS:
+        if said.get(key) is not None:
+            said[key] = rfc3339(_MOMENT.validate_python(said[key]))
+    return said
 
 
 class BotAccounts:
@@ -76,11 +97,12 @@ class BotAccounts:
         """A stored notice as delivered to its account (a bot's or a player's): ``your_turn`` gains the
         seat's view and legal actions, or is dropped when its game has moved on; an ``invitation``
         gains the name the inviting player has now (stored notices hold no name:
-        service/store/players.py); the others are delivered as they are."""
+        service/store/players.py); every one in the contract's words (:func:`contract_notice`)."""
+        notice = contract_notice(notice)
         if notice.get("type") == "invitation":
             return {
                 **notice,
-                "from_name": await self.store.players.player_name(str(notice.get("from_player", ""))),
+                "from_name": await self.store.players.player_name(str(notice.get("from_player_id", ""))),
             }
         if notice.get("type") != "your_turn":
             return notice

@@ -80,11 +80,15 @@ def your_turn(m: engine.Match, version: int, record: GameRecord) -> list[dict[st
 
 @dataclass(frozen=True)
 class Caller:
-    """Who sent the request: a seat of this game, the administrator, or nobody (a spectator)."""
+    """Who sent the request: a seat of this game, the administrator, or nobody (a spectator).
+    ``owner``: the account (a bot account's id, ``player:<id>``) whose credential named the seat, ""
+    for a seat token; an account may hold several seats of a game (a bot entered in a tournament
+    plays both seats of its team), and name another of them in its request (:meth:`GameCore.claim`)."""
 
     seat: int | None = None
     admin: bool = False
     token_hash: str = ""
+    owner: str = ""
 
 
 def missing_token() -> ProblemError:
@@ -100,6 +104,16 @@ def wrong_seat(held: int, claimed: int) -> ProblemError:
         "wrong_seat",
         Text("Your token is for seat {seat}, not seat {claimed}.", seat=held, claimed=claimed),
         token_seat=held,
+    )
+
+
+def seat_not_held(gid: str) -> ProblemError:
+    """403 for an account's credential (a bot's API key, a player's) where a seat is needed in a game in
+    which the account holds none: the credential is good (401 would tell a bot its key stopped
+    working), it just gives no seat here."""
+    return ProblemError(
+        "seat_not_held",
+        Text("Your account holds no seat in game {gid}: join it first.", gid=gid),
     )
 
 
@@ -128,7 +142,14 @@ def new_game_id() -> str:
 
 
 PLAYER_TOKEN_PREFIX = "atp_"
+BOT_KEY_PREFIX = "atb_"
 DEFAULT_NAME = "Player"
+
+# The kinds of credential, by the names of their security schemes (docs/credentials.md): a seat token
+# (a join's, for anonymous play), a player's token (a guest's ``atp_…`` or a JWT of the app's identity
+# provider: both name a player), a bot account's API key (``atb_…``), the administrator's token.
+SEAT_TOKEN, PLAYER_TOKEN, BOT_KEY, ADMIN_TOKEN = "seatToken", "playerToken", "botKey", "adminToken"
+CREDENTIAL_KINDS = (SEAT_TOKEN, PLAYER_TOKEN, BOT_KEY, ADMIN_TOKEN)
 
 
 def display_name(claimed: str | None) -> str:
@@ -162,6 +183,30 @@ class Credentials:
     def is_admin(self, token: str | None) -> bool:
         admin = self.settings.admin_token
         return bool(token and admin and hmac.compare_digest(token.encode(), admin.encode()))
+
+    def kind_of(self, token: str) -> str:
+        """The kind of credential ``token`` presents itself as, from its shape alone (no store read):
+        the administrator's, a bot's key (``atb_``), a player's (``atp_`` or a JWT); anything else can
+        only be a seat token, which only its game can tell from a made-up one."""
+        if self.is_admin(token):
+            return ADMIN_TOKEN
+        if token.startswith(BOT_KEY_PREFIX):
+            return BOT_KEY
+        if token.startswith(PLAYER_TOKEN_PREFIX) or looks_like_jwt(token):
+            return PLAYER_TOKEN
+        return SEAT_TOKEN
+
+    async def owner_of(self, token: str | None) -> str | None:
+        """The account a credential names, as a seat's ``owner`` says it (``player:<id>`` for a
+        player's credential, the bot account's id for its API key): the seats it holds are its own in
+        every game, with no seat token. None for a seat token, the administrator's or none; 401 for a
+        player's or a bot's credential that does not hold (deleted, expired, revoked, mistyped)."""
+        player = await self.player_of(token)
+        if player is not None:
+            return player_owner(player)
+        if token and token.startswith(BOT_KEY_PREFIX) and not self.is_admin(token):
+            return await self.bot_of(token)
+        return None
 
     async def account_token(self, token: str | None) -> str | None:
         """``token`` when it is the administrator's or a bot account's API key, else None: only a token
@@ -303,9 +348,10 @@ class GameCore:
     async def caller_of(
         self, record: GameRecord, token: str | None, required: bool, claimed_seat: int | None = None
     ) -> Caller:
-        """:meth:`caller`, for any credential: a seat token, the administrator's, or a player's (which
-        holds the seat its player was seated in; resolving it may read the store)."""
-        return self.caller(record, token, required, claimed_seat, await self.credentials.player_of(token))
+        """:meth:`caller`, for any credential: a seat token, the administrator's, or an account's (a
+        player's credential or a bot's API key, which holds the seats its account was seated in;
+        resolving it may read the store)."""
+        return self.caller(record, token, required, claimed_seat, await self.credentials.owner_of(token))
 
     def caller(
         self,
@@ -313,31 +359,23 @@ class GameCore:
         token: str | None,
         required: bool,
         claimed_seat: int | None = None,
-        player: str | None = None,
+        owner: str | None = None,
     ) -> Caller:
-        """Resolve a bearer token to a seat of ``record`` (``player``: the player the token names, whose
-        seat it holds); 401 for a missing or foreign token, 403 for a token of another seat than the
-        one claimed."""
-        if player is not None:
-            owner = player_owner(player)
-            held = next((i for i, s in enumerate(record.seats) if s.owner == owner and s.token_hash), None)
-            if held is None:
-                if not required:
-                    return Caller()
-                raise ProblemError(
-                    "invalid_token", Text("This player holds no seat in game {gid}.", gid=record.id)
-                )
-            if claimed_seat is not None and claimed_seat != held:
-                raise wrong_seat(held, claimed_seat)
-            return Caller(seat=held, token_hash=record.seats[held].token_hash)
+        """Resolve a bearer token to a seat of ``record`` (``owner``: the account the token names, whose
+        seats it holds); 401 for a missing or foreign token, 403 for a token of another seat than the
+        one claimed, or an account's credential with no seat here where one is needed."""
+        if owner is not None:
+            return self.account_caller(record, owner, required, claimed_seat)
         if not token:
             if required:
                 raise missing_token()
             return Caller()
         if self.credentials.is_admin(token):
-            if required:
+            if required:  # a good credential, of a kind that acts in no seat (REST refuses it alike)
                 raise ProblemError(
-                    "invalid_token", "The administrator token is not a seat token; join a seat."
+                    "credential_not_accepted",
+                    "The administrator token acts in no seat: a seat token, a player's token or a bot's "
+                    "key does.",
                 )
             return Caller(admin=True)
         holder = self.seat_holder(record, token)
@@ -349,6 +387,38 @@ class GameCore:
             assert holder.seat is not None
             raise wrong_seat(holder.seat, claimed_seat)
         return holder
+
+    def account_caller(
+        self, record: GameRecord, owner: str, required: bool, claimed_seat: int | None = None
+    ) -> Caller:
+        """The seat of ``record`` an account's credential acts in: the one claimed (403 ``wrong_seat``
+        when it is not the account's), else the account's seat to act, else its first. Without a seat
+        here: a spectator, or 403 ``seat_not_held`` when one is ``required`` or claimed."""
+        held = self.seats_of(record, owner)
+        if not held:
+            if required or claimed_seat is not None:
+                raise seat_not_held(record.id)
+            return Caller()
+        if claimed_seat is not None:
+            return self.claim(record, Caller(seat=held[0], owner=owner), claimed_seat)
+        to_act = self.match_of(record).to_act if record.status == STATUS_ACTIVE else None
+        seat = to_act if to_act in held else held[0]
+        return Caller(seat=seat, token_hash=record.seats[seat].token_hash, owner=owner)
+
+    @staticmethod
+    def seats_of(record: GameRecord, owner: str) -> list[int]:
+        """The seats of ``record`` that the account ``owner`` holds (not given up)."""
+        return [i for i, s in enumerate(record.seats) if s.owner == owner and s.token_hash]
+
+    def claim(self, record: GameRecord, caller: Caller, seat: int) -> Caller:
+        """``caller`` acting in ``seat``, which a request names: its own seat, or another seat of the
+        same account (a bot holding both seats of a team); 403 ``wrong_seat`` otherwise."""
+        if seat == caller.seat:
+            return caller
+        if caller.owner and seat in self.seats_of(record, caller.owner):
+            return Caller(seat=seat, token_hash=record.seats[seat].token_hash, owner=caller.owner)
+        assert caller.seat is not None
+        raise wrong_seat(caller.seat, seat)
 
     @staticmethod
     def seat_holder(record: GameRecord, token: str) -> Caller | None:
@@ -389,16 +459,16 @@ class GameCore:
             pid = owner_player(turn[0]) if turn is not None else None
             if pid is not None:  # a person: the app's backend may wake their phone (never their cards)
                 seat = m.to_act
-                facts = {"game_id": record.id, "game": record.game, "seat": seat, "version": record.version}
+                facts = {"game_id": record.id, "kind": record.game, "seat": seat, "version": record.version}
                 await self.emit_webhook(
                     "your_turn",
-                    {**facts, "player_id": pid, "deadline": self.deadline(record)},
+                    {**facts, "player_id": pid, "deadline_at": self.deadline(record)},
                     key=f"{record.id}:{record.version}:{seat}",
                 )
         elif record.status == STATUS_FINISHED:
             for owner in sorted({s.owner for s in record.seats if s.owner}):
                 notice = {
-                    "type": "game_over",
+                    "type": "game_finished",
                     "game_id": record.id,
                     "winners": m.winners,
                     "version": record.version,
@@ -406,7 +476,7 @@ class GameCore:
                 await self.store.bots.notify_account(owner, notice)
             players = [owner_player(s.owner) for s in record.seats]
             if any(players):
-                finished = {"game_id": record.id, "game": record.game, "version": record.version}
+                finished = {"game_id": record.id, "kind": record.game, "version": record.version}
                 await self.emit_webhook(
                     "game_finished",
                     {**finished, "winners": m.winners or [], "player_ids": players},

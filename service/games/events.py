@@ -1,5 +1,7 @@
 """Event delivery (``games.events``): a game's events as one seat may see them (ALL-7), followed live,
-and an account's notices.
+and an account's notices. Each event goes out in its public form, in the stream's envelope
+(:func:`schema.views.envelope`): the store keeps the engine's names, which games stored before v1
+hold too.
 
 Live streams read through the process's hub (:mod:`service.store.fanout`): one reader per group of
 followed games, on a Redis pool of its own, so open streams never take a connection a request
@@ -17,6 +19,7 @@ from typing import Any
 from redis.exceptions import RedisError
 
 import engine
+from schema.views import envelope
 from service.base.counters import count_redis_error
 from service.base.problems import ProblemError
 from service.base.texts import Text
@@ -88,9 +91,6 @@ class EventDelivery:
         """A place for one more open stream of ``client`` (429 ``too_many_streams`` / 503 ``server_full``)."""
         return self._hub()[0].admit(client)
 
-    async def events_after(self, gid: str, seat: int | None, after: str) -> list[dict[str, Any]]:
-        return [e for e in (self.deliver(ev, seat) for ev in await self.store.games.events(gid, after)) if e]
-
     async def follow(
         self, gid: str, seat: int | None, after: str, block_ms: int, wait: bool = True
     ) -> AsyncIterator[dict[str, Any]]:
@@ -130,10 +130,12 @@ class EventDelivery:
         before it checks that the game still exists."""
         hub, store = self._hub()
         current = await store.games.load(gid)
-        if current is not None:
-            await self._check_window(store, gid, after, current.status == STATUS_FINISHED)
-        if not wait or current is None or current.status == STATUS_FINISHED:
-            async for batch in self._backlog(store, gid, seat, after):
+        if current is None:
+            return  # gone since the stream was opened: nothing more will come
+        kind = current.game
+        await self._check_window(store, gid, after, current.status == STATUS_FINISHED)
+        if not wait or current.status == STATUS_FINISHED:
+            async for batch in self._backlog(store, gid, kind, seat, after):
                 yield batch
             return
         cursor = delivered_id = after
@@ -142,18 +144,18 @@ class EventDelivery:
             async for read in entries:
                 if read is None:  # idle: an expired game ends its streams; a finished one is drained
                     if await self._over(store, gid, block_ms):
-                        async for batch in self._backlog(store, gid, seat, cursor):
+                        async for batch in self._backlog(store, gid, kind, seat, cursor):
                             yield batch
                         return
                     continue
                 cursor = read[-1][0]
-                batch = [seen for eid, fields in read if (seen := self._seen(gid, eid, fields, seat))]
+                batch = [seen for eid, fields in read if (seen := self._seen(gid, kind, eid, fields, seat))]
                 if not batch:
                     continue
                 delivered_id = batch[-1]["id"]
                 yield batch
-                last = batch[-1]
-                if last.get("type") == "turn" and last.get("status") == STATUS_FINISHED:
+                last = batch[-1]["event"]
+                if last["type"] == "turn" and last.get("status") == STATUS_FINISHED:
                     return
         except StreamGap:
             raise
@@ -292,7 +294,9 @@ class EventDelivery:
             del self._over_checked[next(iter(self._over_checked))]
         return over
 
-    def _seen(self, gid: str, eid: str, fields: dict[str, str], seat: int | None) -> dict[str, Any] | None:
+    def _seen(
+        self, gid: str, kind: str, eid: str, fields: dict[str, str], seat: int | None
+    ) -> dict[str, Any] | None:
         """The entry as ``seat`` sees it, decoded and filtered once for every subscriber of this process
         that shares the seat (twenty spectators of a game cost one ``json.loads`` per event, not twenty).
         Callers only read what they get."""
@@ -301,7 +305,7 @@ class EventDelivery:
         if key in cache:
             return cache[key]
         event = StreamEvent(id=eid, version=int(fields["v"]), event=json.loads(fields["e"]))
-        delivered = cache[key] = self.deliver(event, seat)
+        delivered = cache[key] = self.deliver(event, seat, kind)
         if len(cache) > SEEN_CACHE_SIZE:
             del cache[next(iter(cache))]  # the oldest: every subscriber has moved past it
         return delivered
@@ -321,20 +325,21 @@ class EventDelivery:
         return data
 
     async def _backlog(
-        self, store: Store, gid: str, seat: int | None, after: str
+        self, store: Store, gid: str, kind: str, seat: int | None, after: str
     ) -> AsyncIterator[list[dict[str, Any]]]:
         """What is stored after ``after``, page by page, without waiting for more."""
         cursor = after
         while page := await store.games.events(gid, cursor):
             cursor = page[-1].id
-            batch = [seen for item in page if (seen := self.deliver(item, seat)) is not None]
+            batch = [seen for item in page if (seen := self.deliver(item, seat, kind)) is not None]
             if batch:
                 yield batch
 
     @staticmethod
-    def deliver(stream_event: StreamEvent, seat: int | None) -> dict[str, Any] | None:
-        """The stream event as ``seat`` may see it (ALL-7), with its stream id and version."""
+    def deliver(stream_event: StreamEvent, seat: int | None, kind: str) -> dict[str, Any] | None:
+        """The stored event of a game of ``kind`` as ``seat`` may see it (ALL-7; None: not at all), in
+        its public form and its envelope (stream id, version)."""
         seen = engine.event_for(stream_event.event, seat)
         if seen is None:
             return None
-        return {"id": stream_event.id, "version": stream_event.version, **seen}
+        return envelope(stream_event.id, stream_event.version, seen, kind)

@@ -38,6 +38,18 @@ from service.store.keys import STATUS_WAITING, invites_sent_key, owner_player, p
 from service.store.records import GameRecord
 
 
+def contract_invitation(stored: dict[str, Any]) -> dict[str, Any]:
+    """An invitation in the contract's words (docs/glossary.md): the store keeps its own (``game``,
+    ``from_player``, which its script reads) and POSIX seconds; the models turn those into a moment."""
+    return {
+        "invitation_id": stored["invitation_id"],
+        "game_id": stored["game_id"],
+        "kind": stored["game"],
+        "from_player_id": stored["from_player"],
+        "expires_at": stored["expires_at"],
+    }
+
+
 class Invitations:
     """Invite, list, accept, decline (``games.invitations``): accepting is a join of the ``lobby``; the
     invitee's notice goes as the ``players``' notices go, and to the app's webhooks (``webhooks``)."""
@@ -71,13 +83,14 @@ class Invitations:
         }
         iid = await self._put_invitation(invitee, invitation)
         invitation["invitation_id"] = iid
+        said = contract_invitation(invitation)
         if await self.players.may_notify(invitee, inviter):  # the app's webhook is a notice too (a push)
-            await self.core.notify_players([player_owner(invitee)], {"type": "invitation", **invitation})
-            sent_fields = {k: invitation[k] for k in ("invitation_id", "game_id", "game", "expires_at")}
+            await self.core.notify_players([player_owner(invitee)], {"type": "invitation", **said})
+            sent_fields = {k: said[k] for k in ("invitation_id", "game_id", "kind", "expires_at")}
             await self.webhooks.emit_webhook(
                 "invitation", {**sent_fields, "player_id": invitee, "from_player_id": inviter}, key=iid
             )
-        return {**invitation, "from_name": await self.store.players.player_name(inviter)}
+        return {**said, "from_name": await self.store.players.player_name(inviter)}
 
     async def _checked_invitation(self, gid: str, token: str | None, invitee: str) -> tuple[GameRecord, str]:
         """The game and the inviting player, once every refusal is ruled out: the caller's seat must be a
@@ -144,7 +157,10 @@ class Invitations:
         """The caller's open invitations, soonest to expire first, each with the inviter's name now."""
         pid, _ = await self.players.require_player(token)
         held = sorted((await self.store.players.invitations(pid)).values(), key=lambda i: i["expires_at"])
-        return [{**i, "from_name": await self.store.players.player_name(i["from_player"])} for i in held]
+        return [
+            {**contract_invitation(i), "from_name": await self.store.players.player_name(i["from_player"])}
+            for i in held
+        ]
 
     async def accept_invitation(
         self, token: str | None, iid: str, seat: int | None, client_seed: str

@@ -14,6 +14,7 @@ from schema.games import (
     GameSummary,
     NewGame,
     SeatInfo,
+    game_options,
 )
 from service.base.counters import Metrics
 from service.base.problems import ProblemError
@@ -78,26 +79,25 @@ class Lobby:
     def summary(self, record: GameRecord, caller: Caller | None = None) -> GameSummary:
         m = self.core.match_of(record)
         show_seed = record.status == STATUS_FINISHED or (caller is not None and caller.admin)
-        return GameSummary(
-            id=record.id,
-            game=record.game,
-            players=record.players,
-            options=record.options,
-            status=record.status,  # type: ignore[arg-type]
-            version=record.version,
-            to_act=m.to_act if record.status == STATUS_ACTIVE else None,
-            seats=[
-                SeatInfo(seat=i, kind=s.kind, name=s.name, filled=not s.is_open)
-                for i, s in enumerate(record.seats)
-            ],
-            listed=record.listed,
-            created_at=record.created_at,
-            winners=m.winners,
-            seed=record.seed if show_seed else None,
-            commitment=engine.match_commitment(m),
-            rematch=record.rematch or None,
-            turn_seconds=record.extra.get("turn_seconds"),
-            rated=bool(record.extra.get("rated")),
+        return GameSummary.model_validate(
+            {
+                "game_id": record.id,
+                "kind": record.game,
+                "players": record.players,
+                "options": game_options(record.game, record.options),
+                "status": record.status,
+                "version": record.version,
+                "to_act": m.to_act if record.status == STATUS_ACTIVE else None,
+                "seats": [SeatInfo.of(i, s.kind, s.name, not s.is_open) for i, s in enumerate(record.seats)],
+                "listed": record.listed,
+                "created_at": record.created_at,  # POSIX seconds, stored: a moment in the contract
+                "winners": m.winners,
+                "seed": str(record.seed) if show_seed else None,
+                "commitment": engine.match_commitment(m),
+                "rematch_id": record.rematch or None,
+                "turn_seconds": record.extra.get("turn_seconds"),
+                "rated": bool(record.extra.get("rated")),
+            }
         )
 
     async def open_games(
@@ -120,11 +120,12 @@ class Lobby:
         request, seats = self._checked_request(request, self.credentials.is_admin(token))
         # The match key K: fresh from `secrets` for every game (docs/fairness.md); its commitment is
         # published now, before any seat joins. A waiting game deals when its last seat is taken.
-        key: int | bytes = request.seed if request.seed is not None else secrets.token_bytes(32)
+        chosen = request.seed_number()
+        key: int | bytes = chosen if chosen is not None else secrets.token_bytes(32)
         status = STATUS_WAITING if "open" in seats else STATUS_ACTIVE
         try:
             m = engine.new_match(
-                request.game,
+                request.kind,
                 seed=key,
                 options=request.options or None,
                 deal=request.deal_json(),
@@ -139,7 +140,7 @@ class Lobby:
             record, [json.dumps(e) for e in opening_events(request, seats, m, record)]
         )
         if self.metrics:
-            self.metrics.games_created.labels(request.game).inc()
+            self.metrics.games_created.labels(request.kind).inc()
         if status == STATUS_ACTIVE:
             await self.core.maybe_enqueue_bot(record, m)
         return record, invite
@@ -158,7 +159,7 @@ class Lobby:
                     chosen=chosen,
                 ),
             )
-        players = int(engine.games()[request.game]["players"])
+        players = int(engine.games()[request.kind]["players"])
         seats = request.seats or ["open"] * players
         if request.rated:  # a clock, so nobody escapes a loss by never moving again (ratings.py)
             check_rated_game(seats, request.seed is not None or request.deal is not None)
@@ -168,7 +169,7 @@ class Lobby:
                 "invalid_seats",
                 Text(
                     "{game} is played by {players}; give one seat entry each, not {given}.",
-                    game=request.game,
+                    game=request.kind,
                     players=players,
                     given=len(seats),
                 ),
@@ -314,7 +315,7 @@ class Lobby:
         caller = await self.core.caller_of(record, token, required=True)
         assert caller.seat is not None
         if record.status == STATUS_FINISHED:
-            raise ProblemError("game_over", "The match is over; there is no seat to give up.")
+            raise ProblemError("game_finished", "The match is over; there is no seat to give up.")
         try:
             outcome = await self.store.games.leave(gid, caller.seat, caller.token_hash, "bot:random")
         except GameMissing:
@@ -324,7 +325,7 @@ class Lobby:
         except SeatLost:
             raise ProblemError("invalid_token", "This token no longer holds a seat in this game.") from None
         except GameOver:
-            raise ProblemError("game_over", "The match is over; there is no seat to give up.") from None
+            raise ProblemError("game_finished", "The match is over; there is no seat to give up.") from None
         owner = record.seats[caller.seat].owner
         if outcome == "left" and owner:
             await self.store.players.free_seat(gid, caller.seat, owner)
@@ -348,7 +349,7 @@ class Lobby:
         caller = await self.core.caller_of(record, token, required=True)
         assert caller.seat is not None
         if record.status != STATUS_FINISHED:
-            raise ProblemError("game_not_over", "A rematch is offered once the match is over.")
+            raise ProblemError("game_not_finished", "A rematch is offered once the match is over.")
         rid = record.rematch or await self._new_rematch(record, caller.seat, token)
         self.core.forget(gid)
         token_new = secrets.token_urlsafe(32)
@@ -407,7 +408,7 @@ def new_record(
     now = time.time()
     return GameRecord(
         id=new_game_id(),
-        game=request.game,
+        game=request.kind,
         players=len(seats),
         options=engine.view(m, None).get("options", request.options),
         seed=key.hex() if isinstance(key, bytes) else key,
@@ -437,7 +438,7 @@ def opening_events(
     events: list[dict[str, Any]] = [
         {
             "type": "game_created",
-            "game": request.game,
+            "game": request.kind,
             "seats": seats,
             "commitment": engine.match_commitment(m),
         }

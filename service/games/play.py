@@ -29,7 +29,9 @@ from schema.games import (
     LogResponse,
     NextTurn,
     ViewResponse,
+    game_options,
 )
+from schema.views import public_event
 from service.base.counters import Metrics
 from service.base.problems import ProblemError
 from service.base.settings import Settings
@@ -40,7 +42,6 @@ from service.games.core import (
     GameCore,
     engine_problem,
     missing_token,
-    wrong_seat,
     your_turn,
 )
 from service.games.ratings import Ratings
@@ -181,13 +182,13 @@ class Play:
         return await self.replay_log_of(record)
 
     async def log_reader(self, gid: str, token: str | None) -> tuple[GameRecord, Caller]:
-        """The game whose log ``token`` may read (409 ``game_not_over`` before its end, but for the
+        """The game whose log ``token`` may read (409 ``game_not_finished`` before its end, but for the
         administrator), and who reads it."""
         record = await self.core.get(gid)
         caller = await self.core.caller_of(record, token, required=False)
         if record.status != STATUS_FINISHED and not caller.admin:
             raise ProblemError(
-                "game_not_over", "The replay log (with the seed) is published when the match is over."
+                "game_not_finished", "The replay log (with the seed) is published when the match is over."
             )
         return record, caller
 
@@ -196,19 +197,21 @@ class Play:
         m = self.core.match_of(record)
         actions = await retention.read_log(self.store.games, gid)
         published = self._replayed_events(record, m, actions)
-        return LogResponse(
-            game_id=gid,
-            game=record.game,
-            options=record.options,
-            seed=record.seed,
-            deal=record.extra.get("deal"),
-            actions=[LogEntry.model_construct(**e) for e in actions],  # as the engine wrote them
-            version=record.version,
-            winners=m.winners,
-            key=m.key.hex(),
-            commitment=engine.match_commitment(m),
-            client_seeds=list(m.client_seeds),
-            hands=[HandRecord.model_validate(h) for h in engine.hand_records(published)],
+        return LogResponse.model_validate(
+            {
+                "game_id": gid,
+                "kind": record.game,
+                "options": game_options(record.game, record.options),
+                "seed": str(record.seed),  # the key's hex, or the administrator's number as its digits
+                "deal": record.extra.get("deal"),
+                "actions": [LogEntry.model_construct(**e) for e in actions],  # as the engine wrote them
+                "version": record.version,
+                "winners": m.winners,
+                "key": m.key.hex(),
+                "commitment": engine.match_commitment(m),
+                "client_seeds": list(m.client_seeds),
+                "hands": [HandRecord.model_validate(h) for h in engine.hand_records(published)],
+            }
         )
 
     @staticmethod
@@ -245,18 +248,20 @@ class Play:
         1. a credential is sent — 401 ``missing_token``: nothing is read, so a request without
            one learns nothing, not even whether the game exists;
         2. the game exists — 404 ``game_not_found``;
-        3. the credential holds a seat of it — 401 ``invalid_token`` (forged, another game's, the
-           administrator's, a player not seated here). Then the request is counted (``count``, the
-           transport's rate limit): by its address whatever steps 1-3 said, and by its token once
-           proven (a made-up token makes no counter of its own); over a limit, 429
-           ``rate_limited`` is the answer;
+        3. the credential holds a seat of it — 401 ``invalid_token`` (forged, another game's, a
+           bot's key revoked), 403 ``seat_not_held`` (a player or bot account not seated here), 403
+           ``credential_not_accepted`` (the administrator's: it acts in no seat). Then the request
+           is counted (``count``, the transport's rate limit): by its address whatever steps 1-3
+           said, and by its token once proven (a made-up token makes no counter of its own); over a
+           limit, 429 ``rate_limited`` is the answer;
         4. the request's shape, its Idempotency-Key (1 to 200 characters) then its body — 422
            ``invalid_request``: only a seat learns what its request lacks;
-        5. the seat the body claims, if any, is the credential's — 403 ``wrong_seat``;
+        5. the seat the body claims, if any, is the credential's (or its account's: a bot holding
+           both seats of a team names the one it moves) — 403 ``wrong_seat``;
         6. the key seen before for this seat: its stored answer, or 422 ``idempotency_key_reused``
            for another body — before the game's state, so a retried move gets its first answer
            however the game went on;
-        7. the game runs — 409 ``game_not_started``, ``game_over``;
+        7. the game runs — 409 ``game_not_started``, ``game_finished``;
         8. the expected version is the game's — 409 ``version_conflict``;
         9. the action is legal — the engine's order: 409 ``not_your_turn``, 422 ``illegal_action``
            (or its named reason);
@@ -264,15 +269,17 @@ class Play:
             ``invalid_token`` for a seat given up meanwhile, 404 for a game expired meanwhile.
 
         The transports refuse a malformed ``Authorization`` header (401) and REST a malformed path
-        id (404) before this, from the request alone. Steps 2-3 start from this process's last copy
-        of the game (the hot path): steps 7-9 on that copy are decided again on a fresh read before
-        any refusal, and the commit checks the version and the seat's credential again.
+        id (404), then a credential of a kind the operation does not take (the administrator's: 403
+        ``credential_not_accepted``, as step 3 says it) before this, from the request alone.
+        Steps 2-3 start from this process's last copy of the game (the hot path): steps 7-9 on that
+        copy are decided again on a fresh read before any refusal, and the commit checks the version
+        and the seat's credential again.
         """
         record, caller, fresh = await self._counted(self._mover(gid, credential), credential, count)
         request = await parse()
+        if request.seat is not None:  # the credential's seat, or another seat of its account
+            caller = self.core.claim(record, caller, request.seat)
         assert caller.seat is not None
-        if request.seat is not None and request.seat != caller.seat:
-            raise wrong_seat(caller.seat, request.seat)
         response, _ = await self.act_as(
             record,
             caller.seat,
@@ -306,13 +313,13 @@ class Play:
         token's seat never changes, and the commit checks that the token still holds it)."""
         if not credential:
             raise missing_token()
-        player = await self.credentials.player_of(credential)  # a player's credential: its player's seat
-        if player is None and (cached := self.core.cached(gid)) is not None:
+        owner = await self.credentials.owner_of(credential)  # an account's credential: its own seats
+        if owner is None and (cached := self.core.cached(gid)) is not None:
             holder = self.core.seat_holder(cached, credential)
             if holder is not None:
                 return cached, holder, False
         record = await self.core.get(gid)
-        return record, self.core.caller(record, credential, True, None, player), True
+        return record, self.core.caller(record, credential, True, None, owner), True
 
     async def act_as(
         self,
@@ -368,7 +375,7 @@ class Play:
         if record.status == STATUS_WAITING:
             raise ProblemError("game_not_started", "The game starts when every seat is taken.")
         if record.status == STATUS_FINISHED:
-            raise ProblemError("game_over", "The match is over; see /log for the replay.")
+            raise ProblemError("game_finished", "The match is over; see /log for the replay.")
         if expected_version is not None and expected_version != record.version:
             raise self._conflict(record.version)
 
@@ -403,11 +410,12 @@ class Play:
             version=version,
             seat=seat,
             action=applied,
-            events=[e for e in (engine.event_for(ev, seat) for ev in of_move) if e is not None],
+            events=[public_event(e, record.game) for ev in of_move if (e := engine.event_for(ev, seat))],
             to_act=nxt.to_act,
             status=status,
             winners=nxt.winners,
             next_turn=self._next_turn(record, seat, nxt, turn) if move.credential and not move.by else None,
+            replayed=False,
         )
         state = orjson.dumps(engine.to_dict(nxt)).decode()  # engine.to_json's text, faster
         return Planned(nxt, version, status, state, applied, [*of_move, *turn], response)

@@ -59,13 +59,13 @@ class MyGame:
     """One game of a player's list: what the list shows and how it sorts (your turn first)."""
 
     game_id: str
-    game: str
+    kind: str
     status: str
     version: int
     seat: int
     to_act: int | None
     your_turn: bool
-    updated_at: float
+    updated_at: float  # POSIX seconds: the contract's model (schema.players.MyGame) says it as a moment
 
     @property
     def rank(self) -> int:
@@ -308,7 +308,7 @@ class Players:
             out.append(
                 MyGame(
                     game_id=gid,
-                    game=facts.get("game", ""),
+                    kind=facts.get("game", ""),
                     status=status,
                     version=int(facts.get("version", "0")),
                     seat=seat,
@@ -385,9 +385,21 @@ class Players:
         if seat is None or owner_player(owner) is None:
             return "no player to act"
         deadline = self.core.deadline(record)
-        notice = {"type": "reminder", "game_id": gid, "seat": seat, "version": version, "deadline": deadline}
+        notice = {
+            "type": "reminder",
+            "game_id": gid,
+            "seat": seat,
+            "version": version,
+            "deadline_at": deadline,
+        }
         await self.core.notify_players([owner], notice)
-        facts = {"game_id": gid, "game": record.game, "seat": seat, "version": version, "deadline": deadline}
+        facts = {
+            "game_id": gid,
+            "kind": record.game,
+            "seat": seat,
+            "version": version,
+            "deadline_at": deadline,
+        }
         await self.webhooks.emit_webhook(
             "reminder", {**facts, "player_id": owner_player(owner)}, key=f"{gid}:{version}"
         )

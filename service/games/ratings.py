@@ -304,7 +304,7 @@ class Ratings:
         matches = int(r.get("matches", "0"))
         return {
             "account_id": account,
-            "game": game,
+            "kind": game,
             "rating": float(r.get("ordinal", "0")),
             "mu": float(r.get("mu", MODEL.mu)),
             "sigma": float(r.get("sigma", MODEL.sigma)),
@@ -348,7 +348,9 @@ class Ratings:
     async def ladder_page(self, game: str, board: str, limit: int, cursor: str | None) -> answers.LadderPage:
         rows, nxt, total = await self.ladder(game, board, limit, cursor)
         entries = [answers.LadderEntry.model_construct(**row) for row in rows]  # trusted: no validation
-        return answers.LadderPage(game=game, board=board, total=total, entries=entries, next_cursor=nxt)  # type: ignore[arg-type]
+        return answers.LadderPage.model_validate(
+            {"kind": game, "board": board, "total": total, "entries": entries, "next_cursor": nxt}
+        )
 
     async def ladder_place(self, game: str, account: str, around: int) -> answers.LadderPosition:
         entries = [
@@ -359,13 +361,15 @@ class Ratings:
         if rank is None:  # its rating expired just now (the read dropped it from the ladder)
             raise self._unrated(account, game)
         board: Literal["people", "bots"] = "people" if board_of(account) == "people" else "bots"
-        return answers.LadderPosition(game=game, board=board, account_id=account, rank=rank, entries=entries)
+        return answers.LadderPosition.model_validate(
+            {"kind": game, "board": board, "account_id": account, "rank": rank, "entries": entries}
+        )
 
     async def rating_history(self, game: str, account: str, limit: int) -> answers.RatingHistory:
         row, history = await self.rating(game, account, limit)
         return answers.RatingHistory(
             rating=answers.RatingInfo.model_validate(row),
-            history=[answers.RatingChange.model_validate(h) for h in history],
+            history=[answers.RatingChange.model_validate(rating_change(h)) for h in history],
         )
 
     @staticmethod
@@ -378,6 +382,13 @@ class Ratings:
                 game=game,
             ),
         )
+
+
+def rating_change(stored: dict[str, Any]) -> dict[str, Any]:
+    """A stored change in the contract's words: the store keeps its moment as ``at``, POSIX seconds
+    (``schema.ratings.RatingChange`` says it as ``rated_at``, an RFC 3339 string)."""
+    said = {key: value for key, value in stored.items() if key != "at"}
+    return {**said, "rated_at": stored["at"]}
 
 
 def check_rated_game(seats: list[str], chosen_deal: bool) -> None:

@@ -28,7 +28,7 @@ SEAT_NAME_MAX = 40  # the display-name rule's length (schema.games.RegisterBotRe
 def checked_rounds(request: CreateTournamentRequest, creator: str, settings: Settings) -> int:
     """The rounds ``request`` plays, once its size fits this server's bounds (422 ``invalid_tournament``)."""
     try:
-        rounds = t.check(request.game, request.format, len(request.entrants), request.rounds, request.deals)
+        rounds = t.check(request.kind, request.format, len(request.entrants), request.rounds, request.deals)
     except t.TournamentError as error:
         raise ProblemError(
             "invalid_tournament", Text("This tournament cannot be played: {reason}.", reason=str(error))

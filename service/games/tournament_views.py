@@ -32,9 +32,9 @@ def tournament_view(record: dict[str, Any]) -> Tournament:
     outcomes = finished_outcomes(record)
     over = record["status"] != RUNNING
     return Tournament(
-        id=record["id"],
+        tournament_id=record["id"],
         name=record["name"],
-        game=record["game"],
+        kind=record["game"],
         format=record["format"],
         status=record["status"],
         round=record["round"],
@@ -45,7 +45,10 @@ def tournament_view(record: dict[str, Any]) -> Tournament:
         options=record["options"],
         commitment=record["commitment"],
         key=record["key"] if over else None,
-        entrants=[TournamentEntrant(index=i, **e) for i, e in enumerate(record["entrants"])],
+        entrants=[
+            TournamentEntrant(index=i, entrant=e["kind"], name=e["name"])  # stored as `kind`: the entrant
+            for i, e in enumerate(record["entrants"])
+        ],
         byes=record["byes"],
         games=[TournamentGame(**game_of(g)) for g in record["games"]],
         standings=[
@@ -62,7 +65,7 @@ def tournament_view(record: dict[str, Any]) -> Tournament:
             for (x, y), h in sorted(t.head_to_head(outcomes).items())
         ],
         waiting=None if over else record.get("waiting"),
-        created_at=record["created_at"],
+        created_at=record["created_at"],  # POSIX seconds, stored: moments in the contract
         finished_at=record["finished_at"],
     )  # fmt: skip
 

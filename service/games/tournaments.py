@@ -126,7 +126,7 @@ class Tournaments:
         rounds = checked_rounds(request, creator, self.settings)
         options = {"target_score": request.target_score} if request.target_score else {}
         try:
-            engine.new_match(request.game, seed=0, options=options or None)  # 422 invalid_options
+            engine.new_match(request.kind, seed=0, options=options or None)  # 422 invalid_options
         except engine.IllegalAction as error:
             raise engine_problem(error) from None
         entrants = await checked_entrants(self.store.bots, request.entrants, creator)
@@ -137,7 +137,7 @@ class Tournaments:
             "id": tid,
             "name": request.name,
             "creator": creator,
-            "game": request.game,
+            "game": request.kind,  # the stored record's own word (tournament_view says `kind`)
             "format": request.format,
             "status": RUNNING,
             "round": 0,

@@ -19,10 +19,12 @@ import re
 import secrets
 import time
 from collections.abc import Awaitable, Callable, Mapping
+from datetime import UTC, datetime
 from typing import Any
 
 from pydantic import TypeAdapter
 
+from schema.moments import rfc3339
 from schema.webhooks import (
     DATA_OF,
     DeadLetter,
@@ -34,7 +36,6 @@ from schema.webhooks import (
     WebhookDeliveryPage,
     WebhookPayload,
     WebhookRegistered,
-    iso_moment,
     webhook_target,
 )
 from service.base import logs
@@ -47,7 +48,7 @@ from service.games.core import Credentials
 from service.store.faults import store_fault
 from service.store.keys import STREAM_ID
 from service.store.webhooks import DeadLetter as StoredDeadLetter
-from service.store.webhooks import WebhookEndpoint, WebhookMessage, WebhookStore
+from service.store.webhooks import DeliveryAttempt, WebhookEndpoint, WebhookMessage, WebhookStore
 
 EnqueueWebhook = Callable[[WebhookMessage], Awaitable[None]]
 """Enqueue the first attempt at delivering a message (workers/jobs/webhook_queue.py)."""
@@ -79,27 +80,48 @@ def message_id(event_type: str, key: str | None) -> str:
 
 
 def webhook_body(endpoint: WebhookEndpoint) -> Webhook:
-    return Webhook(
-        id=endpoint.id,
-        url=endpoint.url,
-        event_types=list(endpoint.event_types),  # type: ignore[arg-type]  # written from EventType values
-        description=endpoint.description,
-        enabled=endpoint.enabled,
-        created_at=endpoint.created_at,
+    return Webhook.model_validate(
+        {
+            "webhook_id": endpoint.id,
+            "url": endpoint.url,
+            "event_types": list(endpoint.event_types),
+            "description": endpoint.description,
+            "enabled": endpoint.enabled,
+            "created_at": endpoint.created_at,  # POSIX seconds, stored: a moment in the contract
+        }
     )
 
 
 def dead_letter_body(dead: StoredDeadLetter) -> DeadLetter:
     message = dead.message
-    return DeadLetter(
-        id=dead.id,
-        webhook_id=message.endpoint_id,
-        message_id=message.message_id,
-        event_type=message.event_type,  # type: ignore[arg-type]  # an EventType, as emitted
-        attempts=dead.attempts,
-        error=dead.error,
-        at=dead.at,
-        payload=PAYLOAD.validate_json(message.body),
+    return DeadLetter.model_validate(
+        {
+            "dead_letter_id": dead.id,
+            "webhook_id": message.endpoint_id,
+            "message_id": message.message_id,
+            "event_type": message.event_type,
+            "attempts": dead.attempts,
+            "error": dead.error,
+            "failed_at": dead.at,  # POSIX seconds, stored
+            "payload": PAYLOAD.validate_json(message.body),
+        }
+    )
+
+
+def delivery_body(attempt: DeliveryAttempt) -> WebhookDelivery:
+    """One logged attempt as the contract shows it: its moment an RFC 3339 string, its duration in
+    seconds (the log keeps POSIX seconds and milliseconds)."""
+    return WebhookDelivery.model_validate(
+        {
+            "delivery_id": attempt.id,
+            "message_id": attempt.message_id,
+            "event_type": attempt.event_type,
+            "attempt": attempt.attempt,
+            "status": attempt.status,
+            "error": attempt.error,
+            "duration_seconds": attempt.duration_ms / 1000,
+            "attempted_at": attempt.at,
+        }
     )
 
 
@@ -135,7 +157,7 @@ class Webhooks:
             raise ValueError(f"unknown webhook event type {event_type!r}")
         facts = model.model_validate(dict(data)).model_dump(mode="json")
         mid = message_id(event_type, key)
-        payload = {"type": event_type, "timestamp": iso_moment(time.time()), "data": facts}
+        payload = {"type": event_type, "timestamp": rfc3339(datetime.now(UTC)), "data": facts}
         body = json.dumps(payload, separators=(",", ":"))
         if self.enqueue_webhook is None:
             return mid
@@ -268,7 +290,7 @@ class Webhooks:
         self.require_admin(token)
         await self._endpoint(wid)
         attempts, after = await self.hooks.deliveries(wid, limit, _cursor(cursor, where))
-        deliveries = [WebhookDelivery.model_validate(attempt.__dict__) for attempt in attempts]
+        deliveries = [delivery_body(attempt) for attempt in attempts]
         return WebhookDeliveryPage(deliveries=deliveries, next_cursor=after)
 
     async def dead_letters(

@@ -347,9 +347,10 @@ def verify(args: argparse.Namespace) -> int:
     hands = len(log.get("hands") or [])
     explicit = len(problems)
     counted = f" ({explicit} dealt explicitly by the administrator)" if explicit else ""
+    kind = log.get("kind", log.get("game"))  # `game` in a log saved before v1
     print(
-        f"verified: {log.get('game')} game {log.get('game_id', '?')}, {hands} hands{counted}, every deal "
-        "matches its commitment and seed"
+        f"verified: {kind} game {log.get('game_id', '?')}, {hands} hands{counted}, every deal matches its "
+        "commitment and seed"
     )
     return 0
 

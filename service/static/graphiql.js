@@ -22,9 +22,12 @@ const fetcher = GraphiQL.createFetcher({
 
 const EXAMPLE = `# Atout's GraphQL API. Ctrl-Enter runs the query; the Docs button lists every type.
 # Seat tokens go in the Headers tab: {"Authorization": "Bearer <token>"}
-# The rule options of each game: { rules { id options { name doc } } }
+# The rule options of each game: { rules { kind options { name doc } } }
 {
-  games(limit: 5) { id game status players seats { seat kind filled } }
+  games(first: 5) {
+    nodes { gameId kind status players seats { seat seatKind filled } }
+    pageInfo { hasNextPage endCursor }
+  }
 }
 `;
 

@@ -21,7 +21,7 @@ from atout.client import NO_RETRY, ApiError, AsyncClient, Client, ConnectionLost
 from examples.bot_class import HighCard
 from service.runtime.embedded_redis import EmbeddedRedis, free_port
 
-FOUR_OPEN = {"game": "five_hundred", "options": {"target_score": 300}, "seats": ["open"] * 4}
+FOUR_OPEN = {"kind": "five_hundred", "options": {"target_score": 300}, "seats": ["open"] * 4}
 
 
 def retries(caplog: pytest.LogCaptureFixture) -> list[dict[str, Any]]:
@@ -30,7 +30,7 @@ def retries(caplog: pytest.LogCaptureFixture) -> list[dict[str, Any]]:
 
 def seated(atout: Client) -> tuple[str, dict[int, str]]:
     """A Le 500 game whose four seats this test holds: their tokens by seat."""
-    gid = atout.create_game(FOUR_OPEN).game.id
+    gid = atout.create_game(FOUR_OPEN).game.game_id
     tokens = {}
     for seat in range(4):
         joined = atout.join(gid, seat)
@@ -224,7 +224,7 @@ def test_streams_resume_from_their_last_event_with_no_gap_or_duplicate(served: S
 def test_a_players_notices_come_typed_from_me_events(served: Serve) -> None:
     with Client(served.base) as atout:
         player = atout.create_player("alice")
-        gid = atout.create_game(FOUR_OPEN).game.id
+        gid = atout.create_game(FOUR_OPEN).game.game_id
         atout.join(gid, 0, token=player.token)
         for seat in (1, 2, 3):
             atout.join(gid, seat)
@@ -241,7 +241,7 @@ async def test_the_async_client_plays_from_the_bot_stream_and_resumes_it(served:
     async with AsyncClient(served.base, retry=RetryPolicy(max_attempts=3)) as atout:
         bot = await atout.register_bot("async-bot")
         game = await atout.create_game(FOUR_OPEN, token=bot.api_key)
-        gid = game.game.id
+        gid = game.game.game_id
         tokens = {}
         for seat in range(4):
             joined = await atout.join(gid, seat, token=bot.api_key)

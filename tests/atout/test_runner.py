@@ -8,6 +8,7 @@ real worker keep each match to seconds."""
 from __future__ import annotations
 
 import json
+import os
 import signal
 import threading
 from collections import Counter
@@ -34,7 +35,7 @@ SHORT = {
 def new_game(atout: Client, game: str, key: str) -> tuple[str, list[str]]:
     """A short match of ``game`` with two open seats for the bot, and the runner's --join options."""
     options, seats = SHORT[game]
-    gid = atout.create_game({"game": game, "options": options, "seats": seats}, token=key).game.id
+    gid = atout.create_game({"kind": game, "options": options, "seats": seats}, token=key).game.game_id
     return gid, [arg for _ in range(seats.count("open")) for arg in ("--join", gid)]
 
 
@@ -74,7 +75,8 @@ def test_the_runner_plays_whole_matches_of_the_three_games_then_stops_on_sigterm
             joins += options
         run = bot_runs(HIGH_CARD, "--url", served.base, "--token", bot.api_key, *joins, "--ndjson")
         wait_for(lambda: all(finished(atout, gid) for gid in games.values()), 150, "the three matches", run)
-        wait_for(lambda: len(run.events("game_over")) == 3, 20, "the runner to hear of the three ends", run)
+        ends = lambda: len(run.events("game_finished")) == 3  # noqa: E731
+        wait_for(ends, 20, "the runner to hear of the three ends", run)
         assert stop(run.proc, signal.SIGTERM) == 0, run.text()
         decisions = run.events("decision")
         for game, gid in games.items():
@@ -98,13 +100,18 @@ def test_the_runner_plays_the_games_a_tournament_pairs_it_in(
         wait_for(lambda: run.events("connected"), 30, "the runner to connect", run)
         entrants = ["bot:random", f"account:{bot.bot_id}"]
         made = atout.create_tournament(
-            {"game": "rough", "entrants": entrants, "target_score": 200, "move_seconds": 5}, token=bot.api_key
+            {"kind": "rough", "entrants": entrants, "target_score": 200, "move_seconds": 5}, token=bot.api_key
         )
-        wait_for(lambda: atout.tournament(made.id).status == "finished", 120, "the tournament's end", run)
-        tour = atout.tournament(made.id)
+        wait_for(
+            lambda: atout.tournament(made.tournament_id).status == "finished",
+            120,
+            "the tournament's end",
+            run,
+        )
+        tour = atout.tournament(made.tournament_id)
         told = run.events("tournament_game")
         assert {t["game"] for t in told} == {g.game_id for g in tour.games} and len(told) == 2
-        assert all(t["tournament"] == made.id and len(t["seats"]) == 2 for t in told)
+        assert all(t["tournament"] == made.tournament_id and len(t["seats"]) == 2 for t in told)
         for game in tour.games:
             check_played_once(
                 atout, game.game_id, [d for d in run.events("decision") if d["game"] == game.game_id]
@@ -141,7 +148,7 @@ def test_a_restart_of_the_service_mid_match_the_runner_resumes_and_no_move_is_pl
         served.stop(signal.SIGKILL)  # a crash: connections cut, a move may be in flight
         served.start()
         wait_for(lambda: finished(atout, gid), 120, "the end of the match", run)
-        wait_for(lambda: run.events("game_over"), 20, "the runner to hear of the end", run)
+        wait_for(lambda: run.events("game_finished"), 20, "the runner to hear of the end", run)
         follower.join(30)
         assert not follower.is_alive()
         patient.close()
@@ -186,9 +193,36 @@ def test_sigterm_while_the_bot_thinks_finishes_that_move_then_exits_0_and_a_new_
             HIGH_CARD, "--url", served.base, "--token", bot.api_key, "--state", state, entry=("atout.runner",)
         )
         wait_for(lambda: finished(atout, gid), 120, "the end of the match", again)
-        wait_for(lambda: again.events("game_over"), 20, "the new runner to hear of the end", again)
+        wait_for(lambda: again.events("game_finished"), 20, "the new runner to hear of the end", again)
         check_played_once(atout, gid, run.events("decision") + again.events("decision"))
         assert not again.events("no_seat_token")
+    assert stop(again.proc, signal.SIGTERM) == 0
+
+
+def test_a_runner_killed_mid_match_and_restarted_without_any_state_finishes_its_games_with_its_key(
+    served: Serve, bot_runs: Callable[..., BotRun]
+) -> None:
+    """The bot's API key acts in every seat its bot holds: a runner killed (by its PID, SIGKILL: no
+    clean stop) and started again with no state file and no --join plays its games to the end, and
+    no move of theirs is played twice."""
+    with Client(served.base) as atout:
+        bot = atout.register_bot("phoenix")
+        games = [new_game(atout, kind, bot.api_key) for kind in ("rough", "euchre5")]
+        joins = [arg for _gid, args in games for arg in args]
+        run = bot_runs(HIGH_CARD, "--url", served.base, "--token", bot.api_key, *joins)
+        wait_for(lambda: len(run.events("decision")) >= 2, 60, "the first moves", run)
+        os.kill(run.proc.pid, signal.SIGKILL)
+        assert run.proc.wait(30) == -signal.SIGKILL
+        again = bot_runs(HIGH_CARD, "--url", served.base, "--token", bot.api_key)  # no --state, no --join
+        for gid, _args in games:
+            wait_for(lambda gid=gid: finished(atout, gid), 120, "the end of the match", again)
+            decided = Counter(
+                (d["seat"], d["version"])
+                for d in run.events("decision") + again.events("decision")
+                if d["game"] == gid
+            )
+            assert decided and max(decided.values()) == 1, decided  # no turn decided (so played) twice
+        assert again.events("decision"), "the new runner played on"
     assert stop(again.proc, signal.SIGTERM) == 0
 
 

@@ -18,8 +18,8 @@ def test_swagger_ui_renders_the_api_offline(offline_page: OfflinePage, live_serv
 
 
 def test_graphiql_runs_a_query_offline(offline_page: OfflinePage, live_server: str) -> None:
-    created = httpx.post(f"{live_server}/v1/games", json={"game": "rough", "seats": ["open"] * 4})
-    gid = created.json()["game"]["id"]
+    created = httpx.post(f"{live_server}/v1/games", json={"kind": "rough", "seats": ["open"] * 4})
+    gid = created.json()["game"]["game_id"]
     page = offline_page.page
     page.goto(f"{live_server}/graphql")
     page.wait_for_selector(".graphiql-query-editor", timeout=20_000)

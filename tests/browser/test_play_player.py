@@ -153,9 +153,9 @@ def test_the_lobby_reads_my_games_a_page_at_a_time(tabs: Tabs) -> None:
     games = {first}
     with httpx.Client(base_url=base, timeout=10) as client:
         for _ in range(2 * PAGE + 2):
-            created = client.post("/v1/games", json={"game": "rough"})
+            created = client.post("/v1/games", json={"kind": "rough"})
             assert created.status_code == 201, created.text
-            gid = created.json()["game"]["id"]
+            gid = created.json()["game"]["game_id"]
             joined = client.post(f"/v1/games/{gid}/join", json={}, headers=bearer)
             assert joined.status_code == 201, joined.text
             games.add(gid)

@@ -29,7 +29,7 @@ def test_the_standings_page_follows_a_tournament_to_its_end(
     page: OfflinePage, live_server: str, rq_worker: str
 ) -> None:
     body = {
-        "game": "rough",
+        "kind": "rough",
         "entrants": ["bot:random", "bot:heuristic", "bot:expert", "bot:random"],
         "target_score": 200,
         "name": "Browser cup",
@@ -37,11 +37,11 @@ def test_the_standings_page_follows_a_tournament_to_its_end(
     created = httpx.post(f"{live_server}/v1/tournaments", json=body, headers=ADMIN, timeout=30)
     assert created.status_code == 201, created.text
     tour = created.json()
-    page.page.goto(f"{live_server}/play/tournament?id={tour['id']}")
+    page.page.goto(f"{live_server}/play/tournament?id={tour['tournament_id']}")
     page.page.wait_for_selector("h1:has-text('Browser cup')")
     assert tour["commitment"] in page.page.inner_text(".commitment")
     page.page.wait_for_selector(".status[data-status='finished']", timeout=120_000)
-    final = httpx.get(f"{live_server}/v1/tournaments/{tour['id']}", timeout=30).json()
+    final = httpx.get(f"{live_server}/v1/tournaments/{tour['tournament_id']}", timeout=30).json()
     assert page.page.inner_text(".key") == f"Key: {final['key']}"
     rows = page.page.locator("table.standings tbody tr")
     assert rows.count() == 4

@@ -310,7 +310,7 @@ class FriendsAtTable:
         created = httpx.post(
             f"{base}/v1/games",
             json={
-                "game": game,
+                "kind": game,
                 "listed": False,
                 "deal": dealt(game, dealer=0),
                 "options": {"target_score": int(lowest(game, "target_score"))},
@@ -319,7 +319,7 @@ class FriendsAtTable:
             timeout=10,
         )
         assert created.status_code == 201, created.text
-        self.game_id, invite = created.json()["game"]["id"], created.json()["invite_code"]
+        self.game_id, invite = created.json()["game"]["game_id"], created.json()["invite_code"]
         page.goto(f"{base}/play?game={self.game_id}&invite={invite}")
         page.fill("#name", "ann")
         page.click("#join-button")

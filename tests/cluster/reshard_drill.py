@@ -234,10 +234,10 @@ class Client:
 async def play_one(client: Client, rng: random.Random, first: FirstGame | None = None) -> GameReport:
     """Create a game (one REST seat, three heuristic bots), play it to its end, check its log."""
     created = await client.call(
-        "POST", "/v1/games", json={"game": "rough", "seats": SEATS, "options": OPTIONS}
+        "POST", "/v1/games", json={"kind": "rough", "seats": SEATS, "options": OPTIONS}
     )
     assert created.status_code == 201, created.text
-    gid = created.json()["game"]["id"]
+    gid = created.json()["game"]["game_id"]
     report = GameReport(gid)
     joined = await client.call("POST", f"/v1/games/{gid}/join", json={"seat": 0, "name": "drill"})
     assert joined.status_code == 201, joined.text

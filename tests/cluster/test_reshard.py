@@ -66,8 +66,8 @@ def newest_master(drill: DrillService) -> ClusterNode:
 def seated_game(drill: DrillService, moves: int = 2) -> tuple[str, dict[int, str]]:
     """A started Le Rough game with four REST seats and ``moves`` moves played (its log exists)."""
     with httpx.Client(base_url=drill.base, timeout=30) as http:
-        body = {"game": "rough", "seats": ["open"] * 4, "options": {"target_score": 200}}
-        gid = http.post("/v1/games", json=body).json()["game"]["id"]
+        body = {"kind": "rough", "seats": ["open"] * 4, "options": {"target_score": 200}}
+        gid = http.post("/v1/games", json=body).json()["game"]["game_id"]
         tokens = {s: http.post(f"/v1/games/{gid}/join", json={"seat": s}).json()["token"] for s in range(4)}
         for _ in range(moves):
             assert play_move(http, gid, tokens, f"setup-{_}").status_code == 200

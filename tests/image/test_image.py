@@ -96,10 +96,10 @@ def play_a_match(base: str) -> dict[str, Any]:
     """Three seats played through the API, the fourth by a bot in the worker container."""
     rng = random.Random(7)
     with httpx.Client(base_url=base, timeout=20) as http:
-        body = {"game": "rough", "options": {"target_score": 200}, "seats": ["open"] * 3 + ["bot:random"]}
+        body = {"kind": "rough", "options": {"target_score": 200}, "seats": ["open"] * 3 + ["bot:random"]}
         created = http.post("/v1/games", json=body)
         assert created.status_code == 201, created.text
-        gid = created.json()["game"]["id"]
+        gid = created.json()["game"]["game_id"]
         tokens = {}
         for seat in range(3):
             joined = http.post(f"/v1/games/{gid}/join", json={"seat": seat})

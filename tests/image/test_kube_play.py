@@ -104,10 +104,10 @@ def play_rough(base: str, admin: str) -> tuple[dict[str, Any], int]:
     the worker pod, to the end. Returns the replay log and how many moves the REST seat made."""
     rng = random.Random(26)
     with httpx.Client(base_url=base, timeout=20) as http:
-        body = {"game": "rough", "seats": ["open"] + ["bot:heuristic"] * 3}  # to 350 points (RG-15)
+        body = {"kind": "rough", "seats": ["open"] + ["bot:heuristic"] * 3}  # to 350 points (RG-15)
         created = http.post("/v1/games", json=body)
         assert created.status_code == 201, created.text
-        gid = created.json()["game"]["id"]
+        gid = created.json()["game"]["game_id"]
         joined = http.post(f"/v1/games/{gid}/join", json={"seat": 0})
         assert joined.status_code == 201, joined.text
         headers = {"Authorization": f"Bearer {joined.json()['token']}"}

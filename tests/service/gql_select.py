@@ -9,6 +9,7 @@ from functools import cache
 from typing import Any
 
 from graphql import (
+    GraphQLEnumType,
     GraphQLInterfaceType,
     GraphQLList,
     GraphQLNonNull,
@@ -98,19 +99,48 @@ def json_names(type_name: str) -> dict[str, str]:
     }
 
 
-def as_json(value: Any) -> Any:
-    """A GraphQL answer in the REST JSON form: JSON names, no ``__typename``, no nulls (REST leaves
-    out an optional field the GraphQL type lists as null)."""
+def as_json(value: Any, enum: GraphQLEnumType | None = None) -> Any:
+    """A GraphQL answer in the REST JSON form: JSON names, an enum's value as its wire string
+    (``FIVE_HUNDRED`` → ``five_hundred``, read off the type ``__typename`` names), no ``__typename``,
+    no nulls (REST leaves out an optional field the GraphQL type lists as null)."""
     if isinstance(value, dict):
-        names = json_names(value["__typename"]) if "__typename" in value else {}
+        typename = value.get("__typename")
+        names = json_names(typename) if typename else {}
         return {
-            names.get(k) or snake(k): as_json(v)
+            names.get(k) or snake(k): as_json(v, enum_of(typename, k))
             for k, v in value.items()
             if k != "__typename" and v is not None
         }
     if isinstance(value, list):
-        return [as_json(item) for item in value]
+        return [as_json(item, enum) for item in value]
+    if enum is not None and isinstance(value, str):
+        return enum.values[value].value
     return value
+
+
+def enum_of(typename: str | None, field: str) -> GraphQLEnumType | None:
+    """The enum field ``field`` of type ``typename`` holds, if it holds one."""
+    kind = served().get_type(typename) if typename else None
+    held = (
+        _named(kind.fields[field].type)
+        if isinstance(kind, GraphQLObjectType) and field in kind.fields
+        else None
+    )
+    return held if isinstance(held, GraphQLEnumType) else None
+
+
+def wire(value: str) -> str:
+    """An enum value as REST sends it: ``FIVE_HUNDRED`` → ``five_hundred`` (every enum of the schema
+    holds its values' wire strings; a suit stays ``S``)."""
+    for kind in served().type_map.values():
+        if isinstance(kind, GraphQLEnumType) and value in kind.values and not kind.name.startswith("__"):
+            return str(kind.values[value].value)
+    raise KeyError(value)
+
+
+def upper(value: str) -> str:
+    """A wire string as GraphQL's enums spell it: ``five_hundred`` → ``FIVE_HUNDRED``."""
+    return value.upper()
 
 
 def without_nulls(value: Any) -> Any:

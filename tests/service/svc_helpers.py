@@ -90,7 +90,7 @@ def create(client: TestClient, game: str, **body: Any) -> dict[str, Any]:
     headers = body.pop("headers", None) or {}
     if not headers and ("seed" in body or "deal" in body):
         headers = admin_headers(client)
-    response = client.post("/v1/games", json={"game": game, **body}, headers=headers)
+    response = client.post("/v1/games", json={"kind": game, **body}, headers=headers)
     assert response.status_code == 201, response.text
     created: dict[str, Any] = response.json()
     return created
@@ -99,7 +99,7 @@ def create(client: TestClient, game: str, **body: Any) -> dict[str, Any]:
 def seated(client: TestClient, game: str, **body: Any) -> Table:
     """A started game with every seat joined by a human holding a token."""
     created = create(client, game, **body)
-    table = Table(client, created["game"]["id"])
+    table = Table(client, created["game"]["game_id"])
     for seat in range(created["game"]["players"]):
         response = client.post(f"/v1/games/{table.game_id}/join", json={"seat": seat, "name": f"p{seat}"})
         assert response.status_code == 201, response.text

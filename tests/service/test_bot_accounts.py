@@ -40,7 +40,7 @@ def test_one_stream_announces_the_bots_turns_in_two_games(client: TestClient, rn
     assert bot["api_key"].startswith(f"atb_{bot['bot_id']}_")
     tables = []
     for seed in (1, 2):
-        gid = create(client, "euchre5", seed=seed, options=FAST_OPTIONS["euchre5"])["game"]["id"]
+        gid = create(client, "euchre5", seed=seed, options=FAST_OPTIONS["euchre5"])["game"]["game_id"]
         table = Table(client, gid)
         for seat in range(5):
             headers = auth(bot["api_key"]) if seat == 2 else {}
@@ -84,7 +84,7 @@ def test_one_stream_announces_the_bots_turns_in_two_games(client: TestClient, rn
         while play_until(table, 2, rng)["status"] != "finished":
             assert table.act(2, fill(rng.choice(table.legal(2)), rng)).status_code == 200
     heard = notices(client, bot["api_key"])
-    assert sorted(n["game_id"] for n in heard if n["type"] == "game_over") == sorted(
+    assert sorted(n["game_id"] for n in heard if n["type"] == "game_finished") == sorted(
         t.game_id for t in tables
     )
     assert [n for n in heard if n["type"] == "your_turn"] == []
@@ -100,7 +100,7 @@ def test_bot_account_errors(client: TestClient) -> None:
     bot = register(client)
     forged = bot["api_key"][:-3] + "xyz"
     assert client.get("/v1/bots/me", headers=auth(forged)).status_code == 401
-    gid = create(client, "rough")["game"]["id"]
+    gid = create(client, "rough")["game"]["game_id"]
     response = client.post(f"/v1/games/{gid}/join", json={}, headers=auth("not-a-bot-key"))
     assert response.status_code == 401 and response.json()["code"] == "invalid_token"
     bad = client.get("/v1/bots/me/stream", headers={**auth(bot["api_key"]), "Last-Event-ID": "x"})
@@ -109,7 +109,7 @@ def test_bot_account_errors(client: TestClient) -> None:
 
 def test_expired_games_drop_out_of_the_bots_list(client: TestClient, redis_client: Any) -> None:
     bot = register(client)
-    gid = create(client, "rough")["game"]["id"]
+    gid = create(client, "rough")["game"]["game_id"]
     client.post(f"/v1/games/{gid}/join", json={"seat": 0}, headers=auth(bot["api_key"]))
     assert len(client.get("/v1/bots/me", headers=auth(bot["api_key"])).json()["seats"]) == 1
     redis_client.delete(game_key(gid))

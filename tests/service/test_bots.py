@@ -28,14 +28,14 @@ def test_a_human_plays_a_full_match_against_three_bots(
     created = client.post(
         "/v1/games",
         json={
-            "game": "rough",
+            "kind": "rough",
             "seed": 41,
             "options": FAST_OPTIONS["rough"],
             "seats": ["open", "bot:random", "bot:heuristic", "bot:expert"],
         },
         headers=admin_headers(client),  # only the administrator chooses a seed
     ).json()
-    gid = created["game"]["id"]
+    gid = created["game"]["game_id"]
     joined = client.post(f"/v1/games/{gid}/join", json={}).json()
     assert joined["seat"] == 0 and joined["started"] is True
     table = Table(client, gid, {0: joined["token"]})
@@ -56,18 +56,18 @@ def test_a_human_plays_a_full_match_against_three_bots(
 def test_a_game_of_bots_only_plays_itself(
     client: TestClient, worker_env: redis.Redis, settings: Settings
 ) -> None:
-    body = {"game": "euchre5", "seed": 5, "options": FAST_OPTIONS["euchre5"], "seats": ["bot:random"] * 5}
+    body = {"kind": "euchre5", "seed": 5, "options": FAST_OPTIONS["euchre5"], "seats": ["bot:random"] * 5}
     game = client.post("/v1/games", json=body, headers=admin_headers(client)).json()["game"]
     assert game["status"] == "active"
     drain(worker_env, settings.bot_queue)
-    assert client.get(f"/v1/games/{game['id']}").json()["status"] == "finished"
+    assert client.get(f"/v1/games/{game['game_id']}").json()["status"] == "finished"
 
 
 def test_a_stale_or_duplicate_bot_job_does_nothing(
     client: TestClient, worker_env: redis.Redis, settings: Settings
 ) -> None:
-    body = {"game": "rough", "seed": 6, "seats": ["open", "open", "open", "bot:random"]}
-    gid = client.post("/v1/games", json=body, headers=admin_headers(client)).json()["game"]["id"]
+    body = {"kind": "rough", "seed": 6, "seats": ["open", "open", "open", "bot:random"]}
+    gid = client.post("/v1/games", json=body, headers=admin_headers(client)).json()["game"]["game_id"]
     assert bot_turns.play_turn(gid, 0) == "stale"  # still waiting for players
     assert bot_turns.play_turn("missing", 0) == "stale"
     bot_jobs.enqueue(worker_env, settings.bot_queue, gid, 0)

@@ -43,7 +43,7 @@ def register(client: TestClient) -> dict[str, Any]:
 
 
 def create(client: TestClient, game: str, token: str | None = None, **body: Any) -> dict[str, Any]:
-    response = client.post("/v1/games", json={"game": game, **body}, headers=auth(token) if token else {})
+    response = client.post("/v1/games", json={"kind": game, **body}, headers=auth(token) if token else {})
     assert response.status_code == 201, response.text
     created: dict[str, Any] = response.json()
     return created
@@ -52,7 +52,7 @@ def create(client: TestClient, game: str, token: str | None = None, **body: Any)
 def seated(client: TestClient, game: str, token: str | None = None) -> Table:
     """A started game, short to play (every seat a human with a token)."""
     created = create(client, game, token, options=FAST_OPTIONS[game])
-    table = Table(client, created["game"]["id"])
+    table = Table(client, created["game"]["game_id"])
     for seat in range(created["game"]["players"]):
         response = client.post(f"/v1/games/{table.game_id}/join", json={"seat": seat})
         assert response.status_code == 201, response.text
@@ -70,11 +70,11 @@ def finish(table: Table) -> None:
 def test_a_creator_past_its_cap_is_refused_until_one_of_its_games_finishes(capped: TestClient) -> None:
     first = seated(capped, "rough")
     create(capped, "rough")
-    body = refused(capped.post("/v1/games", json={"game": "rough"}), "too_many_games", 429)
+    body = refused(capped.post("/v1/games", json={"kind": "rough"}), "too_many_games", 429)
     assert body["limit"] == 2 and "finish one" in body["detail"]
     finish(first)
     create(capped, "rough")  # the finished game no longer counts
-    refused(capped.post("/v1/games", json={"game": "rough"}), "too_many_games", 429)
+    refused(capped.post("/v1/games", json={"kind": "rough"}), "too_many_games", 429)
 
 
 def test_a_rematch_counts_for_the_player_who_offered_it(capped: TestClient) -> None:
@@ -83,15 +83,15 @@ def test_a_rematch_counts_for_the_player_who_offered_it(capped: TestClient) -> N
     create(capped, "rough")
     offered = capped.post(f"/v1/games/{table.game_id}/rematch", json={}, headers=auth(table.tokens[0]))
     assert offered.status_code == 201, offered.text
-    refused(capped.post("/v1/games", json={"game": "rough"}), "too_many_games", 429)
+    refused(capped.post("/v1/games", json={"kind": "rough"}), "too_many_games", 429)
 
 
 def test_a_game_that_expired_no_longer_counts_for_its_creator(
     capped: TestClient, redis_client: redis.Redis
 ) -> None:
-    gid = create(capped, "rough")["game"]["id"]
+    gid = create(capped, "rough")["game"]["game_id"]
     create(capped, "rough")
-    refused(capped.post("/v1/games", json={"game": "rough"}), "too_many_games", 429)
+    refused(capped.post("/v1/games", json={"kind": "rough"}), "too_many_games", 429)
     redis_client.delete(game_key(gid))  # what its TTL does to an abandoned game
     create(capped, "rough")
 
@@ -99,16 +99,18 @@ def test_a_game_that_expired_no_longer_counts_for_its_creator(
 def test_a_bot_account_has_its_own_cap_and_a_made_up_token_does_not(capped: TestClient) -> None:
     create(capped, "rough")
     create(capped, "rough")
-    refused(capped.post("/v1/games", json={"game": "rough"}), "too_many_games", 429)
+    refused(capped.post("/v1/games", json={"kind": "rough"}), "too_many_games", 429)
     # a bearer token that is no bot key counts for the client address, not as a fresh creator
-    made_up = capped.post("/v1/games", json={"game": "rough"}, headers=auth("atb_x_forged"))
+    made_up = capped.post("/v1/games", json={"kind": "rough"}, headers=auth("atb_x_forged"))
     refused(made_up, "too_many_games", 429)
-    refused(capped.post("/v1/games", json={"game": "rough"}, headers=auth("anything")), "too_many_games", 429)
+    # a token of no credential's shape is refused outright (a seat token is no credential to create with)
+    anything = capped.post("/v1/games", json={"kind": "rough"}, headers=auth("anything"))
+    assert (anything.status_code, anything.json()["code"]) == (401, "invalid_token"), anything.text
     bot = register(capped)
     for _ in range(2):
         create(capped, "rough", bot["api_key"])
     refused(
-        capped.post("/v1/games", json={"game": "rough"}, headers=auth(bot["api_key"])), "too_many_games", 429
+        capped.post("/v1/games", json={"kind": "rough"}, headers=auth(bot["api_key"])), "too_many_games", 429
     )
 
 
@@ -121,7 +123,7 @@ def test_the_server_refuses_new_games_past_its_total_cap(capped: TestClient, adm
     tables = [seated(capped, "rough", admin_token)]
     for _ in range(4):
         create(capped, "rough", admin_token)
-    body = refused(capped.post("/v1/games", json={"game": "rough"}), "server_full", 503)
+    body = refused(capped.post("/v1/games", json={"kind": "rough"}), "server_full", 503)
     assert "unfinished games (5)" in body["detail"]
     finish(tables[0])  # a finishing game leaves the count as it finishes
     create(capped, "rough")
@@ -130,7 +132,7 @@ def test_the_server_refuses_new_games_past_its_total_cap(capped: TestClient, adm
 def test_graphql_create_gets_the_same_refusal(capped: TestClient) -> None:
     create(capped, "rough")
     create(capped, "rough")
-    query = 'mutation { createGame(input: {game: "rough"}) { game { id } } }'
+    query = "mutation { createGame(input: {kind: ROUGH}) { game { gameId } } }"
     errors = capped.post("/graphql", json={"query": query}).json()["errors"]
     assert errors[0]["extensions"]["code"] == "too_many_games"
 
@@ -157,21 +159,21 @@ def test_open_index_entries_older_than_an_abandoned_game_are_pruned(
 ) -> None:
     short = settings.model_copy(update={"abandoned_ttl": 60})
     with TestClient(create_app(short)) as client:
-        kept = create(client, "rough")["game"]["id"]
+        kept = create(client, "rough")["game"]["game_id"]
         assert 0 < redis_client.ttl(OPEN_INDEX) <= 60  # the index itself expires with its games
         redis_client.zadd(OPEN_INDEX, {"ghost1": time.time() - 61})
         create(client, "rough")  # pruned on write
         assert redis_client.zscore(OPEN_INDEX, "ghost1") is None
-        stale = create(client, "rough")["game"]["id"]
+        stale = create(client, "rough")["game"]["game_id"]
         redis_client.zadd(OPEN_INDEX, {stale: time.time() - 61})  # listed longer than a game may wait
-        listed = [g["id"] for g in client.get("/v1/games").json()["games"]]  # pruned on read
+        listed = [g["game_id"] for g in client.get("/v1/games").json()["games"]]  # pruned on read
         assert kept in listed and stale not in listed
         assert redis_client.zscore(OPEN_INDEX, stale) is None
 
 
 def test_a_bots_indexes_expire_with_its_games(client: TestClient, redis_client: redis.Redis) -> None:
     bot = register(client)
-    gid = create(client, "rough")["game"]["id"]
+    gid = create(client, "rough")["game"]["game_id"]
     for seat in range(4):  # every seat the bot's: the first turn is announced to it
         joined = client.post(f"/v1/games/{gid}/join", json={"seat": seat}, headers=auth(bot["api_key"]))
         assert joined.status_code == 201
@@ -205,7 +207,7 @@ def test_only_the_administrator_deletes_a_bot_and_its_key_stops_working(
     client: TestClient, admin_token: str, redis_client: redis.Redis
 ) -> None:
     bot = register(client)
-    gid = create(client, "rough")["game"]["id"]
+    gid = create(client, "rough")["game"]["game_id"]
     assert (
         client.post(f"/v1/games/{gid}/join", json={"seat": 1}, headers=auth(bot["api_key"])).status_code
         == 201
@@ -231,7 +233,7 @@ def test_a_deleted_bots_running_seat_is_played_out_by_a_bot(
 ) -> None:
     bot = register(client)
     table = seated(client, "rough")
-    gid = create(client, "rough")["game"]["id"]
+    gid = create(client, "rough")["game"]["game_id"]
     tokens = {}
     for seat in range(4):
         headers = auth(bot["api_key"]) if seat == 2 else {}
@@ -239,7 +241,7 @@ def test_a_deleted_bots_running_seat_is_played_out_by_a_bot(
         tokens[seat] = joined["token"]
     assert client.delete(f"/v1/bots/{bot['bot_id']}", headers=auth(admin_token)).status_code == 204
     game = client.get(f"/v1/games/{gid}").json()
-    assert game["seats"][2]["kind"] == "bot:random"
+    assert (game["seats"][2]["seat_kind"], game["seats"][2]["bot_level"]) == ("bot", "random")
     response = client.get(f"/v1/games/{gid}/actions", headers=auth(tokens[2]))
     assert response.status_code == 401  # the bot's seat token went with it
     assert table.game()["status"] == "active"  # other games are untouched
@@ -251,12 +253,12 @@ def test_a_deleted_bots_running_seat_is_played_out_by_a_bot(
 
 def test_graphql_delete_bot(client: TestClient, admin_token: str) -> None:
     bot = register(client)
-    mutation = f'mutation {{ deleteBot(botId: "{bot["bot_id"]}") }}'
+    mutation = f'mutation {{ deleteBot(input: {{botId: "{bot["bot_id"]}"}}) {{ botId }} }}'
     anonymous = client.post("/graphql", json={"query": mutation}).json()
     assert anonymous["errors"][0]["extensions"]["code"] == "missing_token"
     denied = client.post("/graphql", json={"query": mutation}, headers=auth(bot["api_key"])).json()
     assert denied["errors"][0]["extensions"]["code"] == "admin_required"
     done = client.post("/graphql", json={"query": mutation}, headers=auth(admin_token)).json()
-    assert done == {"data": {"deleteBot": True}}
+    assert done == {"data": {"deleteBot": {"botId": bot["bot_id"]}}}
     again = client.post("/graphql", json={"query": mutation}, headers=auth(admin_token)).json()
     assert again["errors"][0]["extensions"]["code"] == "bot_not_found"

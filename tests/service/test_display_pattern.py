@@ -1,7 +1,9 @@
-"""The names and contacts rule is said by the OpenAPI document as a ``pattern``, exactly: over every
+"""The names and contacts rule is said by the models' JSON Schema as a ``pattern``, exactly: over every
 code point, the pattern accepts what the server accepts and refuses what it refuses, read as Python's
 ``re`` reads it, as jsonschema-rs (schemathesis' validator) does, and as ECMA-262 with the ``u`` flag
-(what JSON Schema specifies; Node's RegExp), lone surrogates included where a string can hold one."""
+(what JSON Schema specifies; Node's RegExp), lone surrogates included where a string can hold one.
+The models carry it; the OpenAPI document says the rule in words instead (JavaScript compiles the
+pattern only with the ``u`` flag, which linters leave off)."""
 
 from __future__ import annotations
 
@@ -9,12 +11,14 @@ import json
 import re
 import shutil
 import subprocess
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import jsonschema_rs
 import pytest
 
+from schema import games
 from schema.display import display_pattern, unsafe_character
 from service.api.rest.openapi import openapi_document
 
@@ -63,16 +67,54 @@ def test_the_pattern_is_the_servers_rule_in_ecma_262_with_the_u_flag(tmp_path: P
     assert json.loads(run.stdout) == []
 
 
-def property_of(document: dict[str, Any], schema: str, name: str) -> dict[str, Any]:
-    prop: dict[str, Any] = document["components"]["schemas"][schema]["properties"][name]
+def property_of(document: dict[str, Any], name: str, where: tuple[str, ...] = ()) -> dict[str, Any]:
+    """The string schema of property ``name`` of the schema at ``where`` in ``document``."""
+    for key in where:
+        document = document[key]
+    prop: dict[str, Any] = document["properties"][name]
     return next((member for member in prop.get("anyOf", []) if member.get("type") == "string"), prop)
+
+
+def model_schema(name: str) -> dict[str, Any]:
+    """The JSON Schema pydantic gives of the request model ``name`` of schema.games."""
+    schema: dict[str, Any] = getattr(games, name).model_json_schema()
+    return schema
+
+
+def patterns_in(node: Any) -> Iterator[str]:
+    if isinstance(node, dict):
+        if isinstance(node.get("pattern"), str):
+            yield node["pattern"]
+        for value in node.values():
+            yield from patterns_in(value)
+    elif isinstance(node, list):
+        for value in node:
+            yield from patterns_in(value)
 
 
 @pytest.mark.parametrize(
     ("schema", "name"),
     [("JoinRequest", "name"), ("RegisterBotRequest", "name"), ("RegisterBotRequest", "contact")],
 )
-def test_every_name_and_contact_of_the_document_carries_the_pattern(schema: str, name: str) -> None:
-    prop = property_of(openapi_document(), schema, name)
-    assert prop["pattern"] == display_pattern()
-    assert "maxLength" in prop
+def test_every_name_and_contact_of_the_document_says_the_rule_in_words(schema: str, name: str) -> None:
+    """The models carry the pattern; the document leaves it out (JavaScript compiles it only with the
+    ``u`` flag, which linters leave off) and says the rule in the description, the server refusing."""
+    assert property_of(model_schema(schema), name)["pattern"] == display_pattern()
+    prop = property_of(openapi_document(), name, where=("components", "schemas", schema))
+    assert "pattern" not in prop and "maxLength" in prop
+    assert "unsafe_character" in prop["description"] and "control characters" in prop["description"]
+
+
+def test_no_pattern_of_the_document_needs_the_u_flag() -> None:
+    """Each pattern compiles in JavaScript's RegExp without the ``u`` flag, as spectral:oas compiles it."""
+    patterns = sorted({p for p in patterns_in(openapi_document())})
+    assert patterns, "the document has patterns (ids, cursors, entrants)"
+    script = (
+        "const bad = []; for (const p of JSON.parse(process.argv[1])) { try { new RegExp(p); } "
+        "catch (e) { bad.push(p.slice(0, 80)); } } console.log(JSON.stringify(bad));"
+    )
+    run = subprocess.run(
+        ["node", "-e", script, json.dumps(patterns)], capture_output=True, text=True, timeout=60, check=False
+    )
+    assert run.returncode == 0, run.stderr
+    assert json.loads(run.stdout) == []

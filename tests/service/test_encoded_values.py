@@ -42,9 +42,9 @@ def nested(prefix: str, depth: int) -> str:
 
 DEEP = [nested(prefix, 1000) for prefix in (MY_GAMES_PREFIX, PREFIX, LADDER_PREFIX)]
 
-MY_GAMES = "query($c: String) { myGames(cursor: $c) { nextCursor } }"
-GAMES_PAGE = "query($c: String) { gamesPage(cursor: $c) { nextCursor } }"
-LADDER = 'query($c: String) { ladder(game: "rough", cursor: $c) { nextCursor } }'
+MY_GAMES = "query($c: String) { myGames(after: $c) { pageInfo { endCursor } } }"
+GAMES_PAGE = "query($c: String) { games(after: $c) { pageInfo { endCursor } } }"
+LADDER = "query($c: String) { ladder(kind: ROUGH, after: $c) { pageInfo { endCursor } } }"
 
 
 @pytest.fixture
@@ -208,6 +208,6 @@ def test_a_well_formed_cursor_still_pages(client: TestClient) -> None:
     for _ in range(3):
         create(client, "rough")
     first = client.get("/v1/games", params={"limit": 2}).json()
-    assert decode_cursor(first["next_cursor"]).game_id == first["games"][-1]["id"]
+    assert decode_cursor(first["next_cursor"]).game_id == first["games"][-1]["game_id"]
     second = client.get("/v1/games", params={"limit": 2, "cursor": first["next_cursor"]})
     assert second.status_code == 200 and len(second.json()["games"]) == 1

@@ -28,10 +28,10 @@ from service.store.keys import events_key
 from service.store.records import GameStart, StartChanged
 
 CREATE = """mutation($input: CreateGameInput!) {
-  createGame(input: $input) { game { id commitment seed } inviteCode }
+  createGame(input: $input) { game { gameId commitment seed } inviteCode }
 }"""
 JOIN = """mutation($id: ID!, $seat: Int, $seed: String!) {
-  joinSeat(gameId: $id, seat: $seat, clientSeed: $seed) { seat token started }
+  joinGame(input: {gameId: $id, seat: $seat, clientSeed: $seed}) { seat token started }
 }"""
 
 
@@ -53,7 +53,7 @@ def gql(client: TestClient, query: str, token: str | None = None, **variables: A
 
 def new_game(client: TestClient, game: str = "rough", **body: Any) -> dict[str, Any]:
     headers = body.pop("headers", {})
-    response = client.post("/v1/games", json={"game": game, **body}, headers=headers)
+    response = client.post("/v1/games", json={"kind": game, **body}, headers=headers)
     assert response.status_code == 201, response.text
     created: dict[str, Any] = response.json()["game"]
     return created
@@ -76,9 +76,9 @@ def stream(redis_client: redis.Redis, gid: str) -> list[dict[str, Any]]:
 def finished_log(client: TestClient, seeds: list[str], rng: random.Random) -> tuple[dict[str, Any], str]:
     """A Le Rough match played to its end through REST; its replay log and its creation commitment."""
     created = new_game(client, options=FAST_OPTIONS["rough"])
-    table = seat_all(client, created["id"], seeds)
+    table = seat_all(client, created["game_id"], seeds)
     assert table.play_random(rng)["status"] == "finished"
-    response = client.get(f"/v1/games/{created['id']}/log")
+    response = client.get(f"/v1/games/{created['game_id']}/log")
     assert response.status_code == 200, response.text
     log: dict[str, Any] = response.json()
     return log, created["commitment"]
@@ -90,19 +90,19 @@ def finished_log(client: TestClient, seeds: list[str], rng: random.Random) -> tu
 def test_without_the_admin_token_no_seed_and_no_deal_can_be_chosen_over_rest(
     client: TestClient, admin_token: str
 ) -> None:
-    problem(client.post("/v1/games", json={"game": "rough", "seed": 12345}), 403, "admin_required")
-    player = client.post(f"/v1/games/{new_game(client)['id']}/join", json={}).json()["token"]
-    refused = client.post("/v1/games", json={"game": "rough", "seed": 12345}, headers=auth(player))
-    problem(refused, 403, "admin_required")  # a seat token is no administrator's
+    problem(client.post("/v1/games", json={"kind": "rough", "seed": 12345}), 403, "admin_required")
+    player = client.post(f"/v1/games/{new_game(client)['game_id']}/join", json={}).json()["token"]
+    refused = client.post("/v1/games", json={"kind": "rough", "seed": 12345}, headers=auth(player))
+    problem(refused, 401, "invalid_token")  # a seat token is no credential createGame takes
     ref = engine.new_match("rough", seed=1)
     deal = {
         "dealer": 0,
         "hands": [engine.cards.codes_of(h) for h in ref.dealt],
         "kitty": [engine.cards.CODES[c] for c in ref.kitty_dealt],
     }
-    problem(client.post("/v1/games", json={"game": "rough", "deal": deal}), 403, "admin_required")
+    problem(client.post("/v1/games", json={"kind": "rough", "deal": deal}), 403, "admin_required")
     chosen = new_game(client, seed=12345, headers=auth(admin_token))
-    assert client.get(f"/v1/games/{chosen['id']}", headers=auth(admin_token)).json()["seed"] == 12345
+    assert client.get(f"/v1/games/{chosen['game_id']}", headers=auth(admin_token)).json()["seed"] == "12345"
     assert new_game(client, deal=deal, headers=auth(admin_token))["status"] == "waiting"
 
 
@@ -110,9 +110,9 @@ def test_without_the_admin_token_no_seed_and_no_deal_can_be_chosen_over_graphql(
     client: TestClient, admin_token: str
 ) -> None:
     for extra in ({"seed": "12345"}, {"deal": {"dealer": 0, "hands": [["AS"]] * 4, "kitty": []}}):
-        body = gql(client, CREATE, input={"game": "rough", **extra})
+        body = gql(client, CREATE, input={"kind": "ROUGH", **extra})
         assert body["errors"][0]["extensions"]["code"] == "admin_required", body
-    body = gql(client, CREATE, admin_token, input={"game": "rough", "seed": "12345"})
+    body = gql(client, CREATE, admin_token, input={"kind": "ROUGH", "seed": "12345"})
     assert "errors" not in body, body
     assert body["data"]["createGame"]["game"]["commitment"] == fair.match_commitment(fair.key_of_int(12345))
 
@@ -120,8 +120,9 @@ def test_without_the_admin_token_no_seed_and_no_deal_can_be_chosen_over_graphql(
 def test_a_game_created_without_a_seed_is_not_the_int_seed_deal(client: TestClient) -> None:
     """The attack of finding 2: engine.new_match("rough", seed=12345) must not predict the hands."""
     created = new_game(client)
-    table = seat_all(client, created["id"], [""] * 4)
-    mine = client.get(f"/v1/games/{created['id']}/view", headers=auth(table.tokens[0])).json()["view"]["hand"]
+    table = seat_all(client, created["game_id"], [""] * 4)
+    viewed = client.get(f"/v1/games/{created['game_id']}/view", headers=auth(table.tokens[0]))
+    mine = viewed.json()["view"]["hand"]
     guesses = {tuple(engine.view(engine.new_match("rough", seed=s), 0)["hand"]) for s in range(200)}
     assert tuple(mine) not in guesses
 
@@ -133,7 +134,7 @@ def test_the_commitment_is_in_the_stream_before_any_deal(
     client: TestClient, redis_client: redis.Redis
 ) -> None:
     created = new_game(client)
-    gid = created["id"]
+    gid = created["game_id"]
     seeds = ["red", "", "blue", "green"]
     for seat in range(3):
         assert client.post(
@@ -158,7 +159,7 @@ def test_the_commitment_is_in_the_stream_before_any_deal(
 
 
 def test_no_seat_sees_a_hand_while_the_game_waits(client: TestClient) -> None:
-    gid = new_game(client)["id"]
+    gid = new_game(client)["game_id"]
     tokens = [client.post(f"/v1/games/{gid}/join", json={"seat": s}).json()["token"] for s in range(3)]
     for token in tokens:
         view = client.get(f"/v1/games/{gid}/view", headers=auth(token)).json()["view"]
@@ -169,7 +170,7 @@ def test_client_seeds_change_the_deal(client: TestClient, admin_token: str) -> N
     """Same key (an administrator's seed), other client seeds: another deal; same seeds: the same."""
 
     def hand(seeds: list[str]) -> list[str]:
-        gid = new_game(client, seed=77, headers=auth(admin_token))["id"]
+        gid = new_game(client, seed=77, headers=auth(admin_token))["game_id"]
         token = seat_all(client, gid, seeds).tokens[0]
         cards: list[str] = client.get(f"/v1/games/{gid}/view", headers=auth(token)).json()["view"]["hand"]
         return cards
@@ -179,13 +180,15 @@ def test_client_seeds_change_the_deal(client: TestClient, admin_token: str) -> N
 
 
 def test_a_client_seed_is_short_printable_ascii(client: TestClient) -> None:
-    gid = new_game(client)["id"]
+    gid = new_game(client)["game_id"]
     for bad in ("x" * 65, "tab\there", "é"):
         problem(client.post(f"/v1/games/{gid}/join", json={"client_seed": bad}), 422, "invalid_request")
     body = gql(client, JOIN, id=gid, seat=0, seed="x" * 65)
     assert body["errors"][0]["extensions"]["code"] == "invalid_request"
     assert "errors" not in gql(client, JOIN, id=gid, seat=0, seed="ok " * 3)
-    rematch = "mutation($id: ID!, $seed: String!) { rematch(gameId: $id, clientSeed: $seed) { seat } }"
+    rematch = (
+        "mutation($id: ID!, $seed: String!) { rematchGame(input: {gameId: $id, clientSeed: $seed}) { seat } }"
+    )
     body = gql(client, rematch, id=gid, seed="\u0000")
     assert body["errors"][0]["extensions"]["code"] == "invalid_request"
     problem(client.post(f"/v1/games/{gid}/rematch", json={"client_seed": "x" * 65}), 422, "invalid_request")
@@ -195,7 +198,7 @@ def test_racing_last_joins_start_the_game_once_with_the_seeds_of_its_seats(
     client: TestClient, admin_token: str
 ) -> None:
     """The start is computed from the seeds read; the join script writes it only if they still hold."""
-    gid = new_game(client, "euchre5")["id"]
+    gid = new_game(client, "euchre5")["game_id"]
     seeds = [f"s{n}" for n in range(12)]
     with ThreadPoolExecutor(max_workers=6) as pool:
         results = list(
@@ -214,7 +217,7 @@ def test_racing_last_joins_start_the_game_once_with_the_seeds_of_its_seats(
 def test_the_join_script_refuses_a_start_computed_from_stale_seeds(
     redis_url: str, client: TestClient
 ) -> None:
-    gid = new_game(client)["id"]
+    gid = new_game(client)["game_id"]
     for seat in range(3):
         assert client.post(f"/v1/games/{gid}/join", json={"seat": seat, "client_seed": f"c{seat}"}).is_success
 
@@ -240,7 +243,7 @@ def test_a_join_whose_start_keeps_going_stale_gives_up_with_409(
 ) -> None:
     """Bounded retries: a start that never matches the seats (here: always computed from a seed no
     seat sent) ends in 409 version_conflict after JOIN_ATTEMPTS reads, and nothing is written."""
-    gid = new_game(client)["id"]
+    gid = new_game(client)["game_id"]
     for seat in range(3):
         assert client.post(f"/v1/games/{gid}/join", json={"seat": seat}).is_success
 
@@ -274,8 +277,9 @@ def test_a_finished_match_log_verifies_and_a_tampered_copy_fails(
     assert log["client_seeds"] == seeds and log["seed"] == log["key"]
     assert len(log["hands"]) >= 1 and all(h["seeded"] and h["seed"] for h in log["hands"])
     assert engine.verify_log(log) == []
+    options = {name: value for name, value in log["options"].items() if name != "kind"}  # the options' tag
     m = engine.new_match(
-        "rough", seed=bytes.fromhex(log["key"]), options=log["options"], client_seeds=log["client_seeds"]
+        "rough", seed=bytes.fromhex(log["key"]), options=options, client_seeds=log["client_seeds"]
     )
     for entry in log["actions"]:  # the key and the client seeds replay the match exactly
         m = engine.apply(m, entry["seat"], entry["action"])
@@ -309,10 +313,11 @@ def test_a_finished_match_log_verifies_and_a_tampered_copy_fails(
 
 def test_the_key_and_the_log_stay_hidden_until_the_end(client: TestClient, admin_token: str) -> None:
     created = new_game(client)
-    table = seat_all(client, created["id"], [""] * 4)
-    problem(client.get(f"/v1/games/{created['id']}/log", headers=auth(table.tokens[0])), 409, "game_not_over")
-    assert client.get(f"/v1/games/{created['id']}").json()["seed"] is None
-    early = client.get(f"/v1/games/{created['id']}/log", headers=auth(admin_token)).json()
+    table = seat_all(client, created["game_id"], [""] * 4)
+    log = client.get(f"/v1/games/{created['game_id']}/log", headers=auth(table.tokens[0]))
+    problem(log, 409, "game_not_finished")
+    assert client.get(f"/v1/games/{created['game_id']}").json()["seed"] is None
+    early = client.get(f"/v1/games/{created['game_id']}/log", headers=auth(admin_token)).json()
     assert hashlib.sha256(bytes.fromhex(early["key"])).hexdigest() == created["commitment"]
 
 
@@ -323,7 +328,7 @@ def test_a_rematch_id_and_key_are_random_and_two_players_land_in_one_rematch(
     client: TestClient, rng: random.Random, admin_token: str
 ) -> None:
     created = new_game(client, options=FAST_OPTIONS["rough"])
-    gid = created["id"]
+    gid = created["game_id"]
     table = seat_all(client, gid, [""] * 4)
     finished = table.play_random(rng)
     old_seed = finished["seed"]
@@ -337,10 +342,10 @@ def test_a_rematch_id_and_key_are_random_and_two_players_land_in_one_rematch(
             pool.map(lambda s: client.post(f"/v1/games/{gid}/rematch", headers=auth(table.tokens[s])), (0, 1))
         )
     assert [a.status_code for a in answers] == [201, 201], [a.text for a in answers]
-    rid = answers[0].json()["game"]["id"]
-    assert answers[1].json()["game"]["id"] == rid, "both players are in the one rematch"
+    rid = answers[0].json()["game"]["game_id"]
+    assert answers[1].json()["game"]["game_id"] == rid, "both players are in the one rematch"
     assert rid not in (derived_id, gid) and sorted(a.json()["seat"] for a in answers) == [0, 1]
-    assert client.get(f"/v1/games/{gid}").json()["rematch"] == rid
+    assert client.get(f"/v1/games/{gid}").json()["rematch_id"] == rid
     for seat in (2, 3):
         body = {"client_seed": f"late {seat}"}
         assert client.post(f"/v1/games/{gid}/rematch", headers=auth(table.tokens[seat]), json=body).is_success

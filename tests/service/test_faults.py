@@ -48,9 +48,9 @@ def kill_redis(server: EmbeddedRedis) -> None:
 
 
 def seated_game(http: httpx.Client) -> tuple[str, list[str]]:
-    created = http.post("/v1/games", json={"game": "rough"})
+    created = http.post("/v1/games", json={"kind": "rough"})
     assert created.status_code == 201, created.text
-    gid = created.json()["game"]["id"]
+    gid = created.json()["game"]["game_id"]
     tokens = []
     for seat in range(4):
         joined = http.post(f"/v1/games/{gid}/join", json={"seat": seat, "name": f"p{seat}"})
@@ -64,7 +64,7 @@ def every_endpoint(gid: str, token: str, bot_key: str) -> list[tuple[str, str, d
     bot = {"Authorization": f"Bearer {bot_key}"}
     return [
         ("GET", "/v1/games", {}),
-        ("POST", "/v1/games", {"json": {"game": "five_hundred"}}),
+        ("POST", "/v1/games", {"json": {"kind": "five_hundred"}}),
         ("GET", f"/v1/games/{gid}", {}),
         ("POST", f"/v1/games/{gid}/join", {"json": {"name": "late"}}),
         ("POST", f"/v1/games/{gid}/leave", {"headers": seat}),
@@ -84,8 +84,8 @@ def every_endpoint(gid: str, token: str, bot_key: str) -> list[tuple[str, str, d
 
 def graphql_calls(gid: str) -> list[dict[str, Any]]:
     return [
-        {"query": "query($id: ID!) { game(id: $id) { id version } }", "variables": {"id": gid}},
-        {"query": 'mutation { createGame(input: {game: "rough"}) { game { id } } }'},
+        {"query": "query($id: ID!) { game(gameId: $id) { gameId version } }", "variables": {"id": gid}},
+        {"query": "mutation { createGame(input: {kind: ROUGH}) { game { gameId } } }"},
     ]
 
 
@@ -125,10 +125,10 @@ def test_with_redis_killed_every_call_is_a_503_and_with_it_back_everything_works
     assert game.json()["status"] == "active"
     view = http.get(f"/v1/games/{gid}/view", headers={"Authorization": f"Bearer {tokens[0]}"})
     assert view.status_code == 200, view.text
-    assert http.post("/v1/games", json={"game": "rough"}).status_code == 201
+    assert http.post("/v1/games", json={"kind": "rough"}).status_code == 201
     assert http.get("/readyz").json()["store"] == "ok"
     response = http.post("/graphql", json=graphql_calls(gid)[0])
-    assert response.json()["data"]["game"]["id"] == gid, response.text
+    assert response.json()["data"]["game"]["gameId"] == gid, response.text
 
 
 def test_a_full_store_refuses_writes_with_503_server_full_and_keeps_every_game(stack: Stack) -> None:
@@ -138,7 +138,7 @@ def test_a_full_store_refuses_writes_with_503_server_full_and_keeps_every_game(s
     admin = redis.Redis.from_url(server.url)
     try:
         admin.config_set("maxmemory", 1)  # one byte: full now, whatever is stored
-        response = http.post("/v1/games", json={"game": "rough"})
+        response = http.post("/v1/games", json={"kind": "rough"})
         assert response.status_code == 503, response.text
         assert response.json()["code"] == "server_full" and response.headers["Retry-After"]
         assert leaks_nothing(response.text, server)
@@ -149,7 +149,7 @@ def test_a_full_store_refuses_writes_with_503_server_full_and_keeps_every_game(s
     finally:
         admin.config_set("maxmemory", "512mb")
         admin.close()
-    assert http.post("/v1/games", json={"game": "rough"}).status_code == 201
+    assert http.post("/v1/games", json={"kind": "rough"}).status_code == 201
 
 
 @pytest.mark.parametrize(

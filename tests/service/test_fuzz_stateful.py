@@ -146,9 +146,9 @@ def deep(depth: int, kind: str) -> bytes:
 
 
 GRAPHQL_QUERIES = [
-    'mutation($a: ActionInput!) { submitAction(gameId: "g", action: $a) { version } }',
-    "mutation($g: String!, $s: [String!]) { createGame(input: {game: $g, seats: $s}) { game { id } } }",
-    "query($id: ID!) { game(id: $id) { id seats { name } } }",
+    'mutation($a: ActionInput!) { submitAction(input: {gameId: "g", action: $a}) { version } }',
+    "mutation($g: GameKind!, $s: [String!]) { createGame(input: {kind: $g, seats: $s}) { game { gameId } } }",
+    "query($id: ID!) { game(gameId: $id) { gameId seats { name } } }",
     "{ __typename }",
 ]
 
@@ -178,9 +178,9 @@ BODIES = st.one_of(
     st.tuples(st.integers(1, 20_000), st.sampled_from(["list", "dict"])).map(lambda t: deep(*t)),
     st.integers(1, 6000).map(lambda n: b'{"seed": ' + b"9" * n + b"}"),  # a huge integer
     st.integers(60_000, 200_000).map(lambda n: b'{"name": "' + b"x" * n + b'"}'),  # over the size limit
-    UNICODE_JUNK.map(lambda s: json.dumps({"game": "rough", "name": s, "seats": [s]}).encode()),
-    st.just(b'{"game": "rough", "game": "euchre5"}'),
-    st.just(b'\xef\xbb\xbf{"game": "rough"}'),
+    UNICODE_JUNK.map(lambda s: json.dumps({"kind": "rough", "name": s, "seats": [s]}).encode()),
+    st.just(b'{"kind": "rough", "kind": "euchre5"}'),
+    st.just(b'\xef\xbb\xbf{"kind": "rough"}'),
 )
 
 
@@ -193,7 +193,7 @@ def raw_client(settings: Settings) -> Iterator[TestClient]:
 def test_raw_bodies_never_get_a_server_error(raw_client: TestClient) -> None:
     """Every operation of the REST table and /graphql, with bodies no schema allows, any content type,
     and no token, a junk token or a real seat token."""
-    game = raw_client.post("/v1/games", json={"game": "rough"}).json()["game"]["id"]
+    game = raw_client.post("/v1/games", json={"kind": "rough"}).json()["game"]["game_id"]
     seat_token = raw_client.post(f"/v1/games/{game}/join", json={"seat": 0}).json()["token"]
     targets = [(op.method, op.path) for op in OPS] + [("POST", "/graphql")] * 4 + [("GET", "/graphql")]
 

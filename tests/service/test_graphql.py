@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import random
-from typing import Any, get_args
+from typing import Any
 
 import pytest
 from gql_select import as_action_input, as_input, as_json, camel, select, without_nulls
@@ -11,25 +11,27 @@ from starlette.testclient import TestClient
 from svc_helpers import FAST_OPTIONS, admin_headers, auth, fill
 
 import engine
-from schema.views import STREAM_EVENTS
+from schema.views.events import model_name_of
 from service.api.app import create_app
 from service.base.settings import Settings
 
 CREATE = """mutation($input: CreateGameInput!) {
-  createGame(input: $input) { game { id players status version seats { seat kind filled } } inviteCode }
+  createGame(input: $input) {
+    game { gameId players status version seats { seat seatKind filled } } inviteCode
+  }
 }"""
 JOIN = """mutation($id: ID!, $seat: Int, $code: String) {
-  joinSeat(gameId: $id, seat: $seat, inviteCode: $code) { gameId seat token started }
+  joinGame(input: {gameId: $id, seat: $seat, inviteCode: $code}) { gameId seat token started }
 }"""
-GAME = "query($id: ID!) { game(id: $id) { id status version toAct winners seed seats { kind } } }"
+GAME = "query($id: ID!) { game(gameId: $id) { gameId status version toAct winners seed seats { seatKind } } }"
 VIEW = f"query($id: ID!) {{ view(gameId: $id) {{ seat version status view {{ {select('GameView')} }} }} }}"
 LEGAL = f"""query($id: ID!) {{
   legalActions(gameId: $id) {{ seat version toAct actions {{ {select("LegalAction")} }} }}
 }}"""
 SUBMIT = f"""mutation($id: ID!, $action: ActionInput!, $v: Int, $key: String) {{
-  submitAction(gameId: $id, action: $action, expectedVersion: $v, idempotencyKey: $key) {{
+  submitAction(input: {{gameId: $id, action: $action, expectedVersion: $v, idempotencyKey: $key}}) {{
     version seat toAct status winners replayed
-    action {{ {select("GameAction")} }} events {{ {select("Event")} }}
+    action {{ {select("GameAction")} }} events {{ {select("GameEvent")} }}
   }}
 }}"""
 
@@ -76,16 +78,16 @@ def seated_gql(client: TestClient, game: str, **input: Any) -> tuple[str, dict[i
     admin = admin_headers(client)["Authorization"].split()[1] if "seed" in input else None
     if "options" in input:
         input["options"] = {camel(game): as_input(input["options"])}
-    created = data(client, CREATE, admin, input={"game": game, **input})["createGame"]
-    gid = created["game"]["id"]
+    created = data(client, CREATE, admin, input={"kind": game.upper(), **input})["createGame"]
+    gid = created["game"]["gameId"]
     tokens = {}
     for seat in range(created["game"]["players"]):
-        joined = data(client, JOIN, id=gid, seat=seat)["joinSeat"]
+        joined = data(client, JOIN, id=gid, seat=seat)["joinGame"]
         tokens[seat] = joined["token"]
     return gid, tokens
 
 
-RULES = """{ rules { id name players teams deck options {
+RULES = """{ rules { kind name players teams deck options {
   __typename name rule doc
   ... on IntOption { defaultInt allowedInts } ... on BoolOption { defaultBool allowedBools }
 } } }"""
@@ -93,9 +95,9 @@ RULES = """{ rules { id name players teams deck options {
 
 def test_rules_and_open_games(client: TestClient) -> None:
     rules = data(client, RULES)["rules"]
-    assert {game["id"] for game in rules} == {"five_hundred", "rough", "euchre5"}
+    assert {game["kind"] for game in rules} == {"FIVE_HUNDRED", "ROUGH", "EUCHRE5"}
     for game in rules:  # the same rules as GET /v1/rules and the engine, typed
-        known = engine.games()[game["id"]]
+        known = engine.games()[game["kind"].lower()]
         assert (game["players"], game["teams"], game["deck"]) == (
             known["players"],
             known["teams"],
@@ -108,15 +110,19 @@ def test_rules_and_open_games(client: TestClient) -> None:
             name = option.pop("name")
             options[name] = {"default": default, "allowed": allowed, **option}
         assert options == known["options"]
-    gid = data(client, CREATE, input={"game": "rough"})["createGame"]["game"]["id"]
-    assert [g["id"] for g in data(client, "{ games { id status } }")["games"]] == [gid]
+    gid = data(client, CREATE, input={"kind": "ROUGH"})["createGame"]["game"]["gameId"]
+    listed = data(client, "{ games { nodes { gameId status } pageInfo { hasNextPage endCursor } } }")["games"]
+    assert [g["gameId"] for g in listed["nodes"]] == [gid] and listed["pageInfo"] == {
+        "hasNextPage": False,
+        "endCursor": None,
+    }
 
 
 def test_a_full_match_through_graphql(client: TestClient, rng: random.Random) -> None:
     gid, tokens = seated_gql(client, "euchre5", seed="12345678901234", options=FAST_OPTIONS["euchre5"])
     for _ in range(10_000):
         game = data(client, GAME, id=gid)["game"]
-        if game["status"] == "finished":
+        if game["status"] == "FINISHED":
             break
         seat = game["toAct"]
         legal = data(client, LEGAL, tokens[seat], id=gid)["legalActions"]
@@ -124,8 +130,8 @@ def test_a_full_match_through_graphql(client: TestClient, rng: random.Random) ->
         action = fill(rng.choice(as_json(legal["actions"])), rng)
         result = submit(client, tokens[seat], gid, action, v=game["version"])
         assert result["version"] == game["version"] + 1 and result["replayed"] is False
-        assert as_json(result["action"]) == action and result["events"][-1]["type"] == "turn"
-    assert game["status"] == "finished" and game["winners"] and game["seed"] == "12345678901234"
+        assert as_json(result["action"]) == action and result["events"][-1]["type"] == "TURN"
+    assert game["status"] == "FINISHED" and game["winners"] and game["seed"] == "12345678901234"
     view = data(client, VIEW, tokens[0], id=gid)["view"]
     assert view["seat"] == 0 and view["view"]["winners"] == game["winners"]
 
@@ -139,8 +145,8 @@ def test_a_hand_nobody_takes_through_graphql(client: TestClient, game: str, rule
     for _ in range(4):
         seat = data(client, GAME, id=gid)["game"]["toAct"]
         events += submit(client, tokens[seat], gid, {"type": "pass"})["events"]
-    assert next(e for e in events if e["type"] == "hand_void")["rule"] == rule
-    scored = next(e for e in events if e["type"] == "hand_scored")
+    assert next(e for e in events if e["__typename"] == "HandVoid")["rule"] == rule
+    scored = next(e for e in events if e["__typename"] == model_name_of(f"{game}_hand_scored"))
     assert scored["void"] is True and scored["points"] is None and scored["handNumber"] == 1
     view = data(client, VIEW, tokens[0], id=gid)["view"]["view"]
     assert view["handNumber"] == 2 and view["lastHand"]["void"] is True and view["lastHand"]["taker"] is None
@@ -212,44 +218,43 @@ def test_submit_action_errors_carry_the_rest_codes(client: TestClient, case: str
 
 
 def test_create_and_join_errors_carry_the_rest_codes(client: TestClient) -> None:
-    assert error_code(client, CREATE, input={"game": "bridge"}) == "invalid_request"
-    assert error_code(client, CREATE, input={"game": "rough", "seats": ["open"]}) == "invalid_seats"
-    assert error_code(client, CREATE, input={"game": "rough", "seed": "x"}) == "invalid_request"
+    assert error_code(client, CREATE, input={"kind": "BRIDGE"}) == "invalid_query"  # not a GameKind
+    assert error_code(client, CREATE, input={"kind": "ROUGH", "seats": ["open"]}) == "invalid_seats"
+    assert error_code(client, CREATE, input={"kind": "ROUGH", "seed": "x"}) == "invalid_request"
     assert (
-        error_code(client, CREATE, input={"game": "rough", "options": {"rough": {"targetScore": 1}}})
+        error_code(client, CREATE, input={"kind": "ROUGH", "options": {"rough": {"targetScore": 1}}})
         == "invalid_options"
     )
     # another game's options, even with a value the game would allow: its options are named by game
-    other = {"game": "rough", "options": {"fiveHundred": {"targetScore": 500}}}
+    other = {"kind": "ROUGH", "options": {"fiveHundred": {"targetScore": 500}}}
     assert error_code(client, CREATE, input=other) == "invalid_options"
-    assert error_code(client, CREATE, input={**other, "game": "bridge"}) == "invalid_request"
-    two = {"game": "rough", "options": {"rough": {}, "fiveHundred": {}}}
+    two = {"kind": "ROUGH", "options": {"rough": {}, "fiveHundred": {}}}
     assert "exactly one" in gql(client, CREATE, input=two)["errors"][0]["message"].lower()
     deal = {"dealer": 0, "hands": [["AS"]] * 4, "kitty": []}
-    assert error_code(client, CREATE, input={"game": "rough", "deal": deal}) == "admin_required"
-    created = data(client, CREATE, input={"game": "rough", "listed": False})["createGame"]
-    gid = created["game"]["id"]
+    assert error_code(client, CREATE, input={"kind": "ROUGH", "deal": deal}) == "admin_required"
+    created = data(client, CREATE, input={"kind": "ROUGH", "listed": False})["createGame"]
+    gid = created["game"]["gameId"]
     assert error_code(client, JOIN, id=gid) == "invalid_invite"
-    assert data(client, JOIN, id=gid, seat=0, code=created["inviteCode"])["joinSeat"]["seat"] == 0
+    assert data(client, JOIN, id=gid, seat=0, code=created["inviteCode"])["joinGame"]["seat"] == 0
     assert error_code(client, JOIN, id=gid, seat=0, code=created["inviteCode"]) == "seat_taken"
     assert error_code(client, JOIN, id=gid, seat=9, code=created["inviteCode"]) == "invalid_request"
     assert error_code(client, JOIN, id="nope") == "game_not_found"
     assert error_code(client, LEGAL, id=gid) == "missing_token"
     assert error_code(client, GAME, id="nope") == "game_not_found"
-    assert error_code(client, "{ games(limit: 0) { id } }") == "invalid_request"
+    assert error_code(client, "{ games(first: 0) { nodes { gameId } } }") == "invalid_request"
     assert error_code(client, VIEW, "Basic x", id=gid) == "invalid_token"
 
 
 def test_too_deep_queries_are_refused(settings: Settings) -> None:
-    deep = "{ games { seats { seat } } }"
+    deep = "{ games { nodes { seats { seat } } } }"
     with TestClient(create_app(settings.model_copy(update={"graphql_max_depth": 1}))) as shallow:
         assert "depth" in gql(shallow, deep)["errors"][0]["message"]
-        assert "errors" not in gql(shallow, "{ games { id } }")
+        assert "errors" not in gql(shallow, "{ rules { kind } }")
 
 
 def test_too_costly_queries_are_refused(client: TestClient) -> None:
-    fields = " ".join(f"f{i}: seats {{ seat kind name filled }}" for i in range(25))
-    body = gql(client, "{ games(limit: 100) { " + fields + " } }")
+    fields = " ".join(f"f{i}: seats {{ seat seatKind name filled }}" for i in range(25))
+    body = gql(client, "{ games(first: 100) { nodes { " + fields + " } } }")
     assert body["errors"][0]["extensions"]["code"] == "query_too_complex"
 
 
@@ -260,7 +265,7 @@ def subscribe(ws: Any, gid: str, after: str | None = None, token: str | None = N
     assert ws.receive_json()["type"] == "connection_ack"
     query = (
         "subscription($id: ID!, $after: String) "
-        f"{{ gameEvents(gameId: $id, after: $after) {{ {select('GameEvent')} }} }}"
+        f"{{ gameEvents(gameId: $id, after: $after) {{ {select('EventEnvelope')} }} }}"
     )
     ws.send_json(
         {
@@ -289,7 +294,7 @@ def test_subscription_resumes_after_a_disconnect_without_gap_or_duplicate(
     gid, tokens = seated_gql(client, "euchre5", seed="99", options=FAST_OPTIONS["euchre5"])
     while True:
         game = data(client, GAME, id=gid)["game"]
-        if game["status"] == "finished":
+        if game["status"] == "FINISHED":
             break
         seat = game["toAct"]
         action = fill(rng.choice(legal_actions(client, tokens[seat], gid)), rng)
@@ -304,13 +309,14 @@ def test_subscription_resumes_after_a_disconnect_without_gap_or_duplicate(
         subscribe(ws, gid, after=head[-1]["id"], token=tokens[1])
         tail = collect(ws)
     assert [e["id"] for e in head + tail] == [e["id"] for e in everything]
-    dealt = [e for e in everything if e["type"] == "dealt"]
+    events = [envelope["event"] for envelope in everything]  # each envelope: id, version, event
+    dealt = [e for e in events if e["__typename"] == "Dealt"]
     assert dealt and {e["seat"] for e in dealt} == {1}
-    assert everything[-1]["type"] == "turn" and everything[-1]["status"] == "finished"
-    typename = {get_args(m.model_fields["type"].annotation)[0]: m.__name__ for m in STREAM_EVENTS}
-    assert [e["__typename"] for e in everything] == [typename[e["type"]] for e in everything]
+    assert events[-1]["__typename"] == "Turn" and events[-1]["status"].lower() == "finished"
+    # an event's GraphQL type is named by its type (CARD_PLAYED: CardPlayed), as its REST schema is
+    assert [e["__typename"] for e in events] == [model_name_of(e["type"].lower()) for e in events]
     m = engine.new_match("euchre5", seed=99, options=FAST_OPTIONS["euchre5"])
-    assert everything[0]["type"] == "game_created" and m.to_act is not None
+    assert events[0]["__typename"] == "GameCreated" and m.to_act is not None
 
 
 @pytest.mark.parametrize(
@@ -339,20 +345,21 @@ def test_a_refused_subscription_is_an_error_message_and_the_connection_lives_on(
             {
                 "id": "2",
                 "type": "subscribe",
-                "payload": {"query": "subscription($id: ID!) { gameEvents(gameId: $id) { type } }",
+                "payload": {"query": "subscription($id: ID!) "
+                                     "{ gameEvents(gameId: $id) { event { __typename } } }",
                             "variables": {"id": gid}},
             }
         )  # fmt: skip
         first = ws.receive_json()
         assert first["type"] == "next" and first["id"] == "2"
-        assert first["payload"]["data"]["gameEvents"]["type"] == "game_created"
+        assert first["payload"]["data"]["gameEvents"]["event"]["__typename"] == "GameCreated"
 
 
 def test_a_refused_bot_subscription_is_an_error_message(client: TestClient) -> None:
     with client.websocket_connect("/graphql", subprotocols=["graphql-transport-ws"]) as ws:
         ws.send_json({"type": "connection_init", "payload": {"Authorization": "Bearer atb_x_y"}})
         assert ws.receive_json()["type"] == "connection_ack"
-        query = "subscription { myTurns { id } }"
+        query = "subscription { botTurns { id } }"
         ws.send_json({"id": "7", "type": "subscribe", "payload": {"query": query}})
         message = ws.receive_json()
         assert message["type"] == "error" and message["id"] == "7", message
@@ -360,33 +367,37 @@ def test_a_refused_bot_subscription_is_an_error_message(client: TestClient) -> N
 
 
 def test_leave_and_rematch_mutations(client: TestClient, rng: random.Random) -> None:
-    leave = "mutation($id: ID!) { leaveSeat(gameId: $id) { seat outcome } }"
-    rematch = "mutation($id: ID!) { rematch(gameId: $id) { game { id seats { kind } } seat token started } }"
-    created = data(client, CREATE, input={"game": "rough"})["createGame"]["game"]["id"]
-    token = data(client, JOIN, id=created, seat=2)["joinSeat"]["token"]
-    assert data(client, leave, token, id=created)["leaveSeat"] == {"seat": 2, "outcome": "left"}
+    leave = "mutation($id: ID!) { leaveGame(input: {gameId: $id}) { seat outcome } }"
+    rematch = (
+        "mutation($id: ID!) { rematchGame(input: {gameId: $id}) "
+        "{ game { gameId seats { seatKind } } seat token started } }"
+    )
+    created = data(client, CREATE, input={"kind": "ROUGH"})["createGame"]["game"]["gameId"]
+    token = data(client, JOIN, id=created, seat=2)["joinGame"]["token"]
+    assert data(client, leave, token, id=created)["leaveGame"] == {"seat": 2, "outcome": "LEFT"}
     assert error_code(client, leave, token, id=created) == "invalid_token"
     gid, tokens = seated_gql(client, "euchre5", seed="7", options=FAST_OPTIONS["euchre5"])
-    assert error_code(client, rematch, tokens[0], id=gid) == "game_not_over"
+    assert error_code(client, rematch, tokens[0], id=gid) == "game_not_finished"
     while True:
         game = data(client, GAME, id=gid)["game"]
-        if game["status"] == "finished":
+        if game["status"] == "FINISHED":
             break
         seat = game["toAct"]
         action = fill(rng.choice(legal_actions(client, tokens[seat], gid)), rng)
         submit(client, tokens[seat], gid, action)
-    offered = data(client, rematch, tokens[3], id=gid)["rematch"]
+    offered = data(client, rematch, tokens[3], id=gid)["rematchGame"]
     assert offered["seat"] == 3 and offered["started"] is False and offered["token"]
-    assert data(client, GAME, id=gid)["game"]["id"] == gid
+    assert data(client, GAME, id=gid)["game"]["gameId"] == gid
 
 
 def test_my_turns_subscription_for_a_bot_account(client: TestClient, rng: random.Random) -> None:
-    registered = data(client, 'mutation { registerBot(name: "gq") { botId name apiKey } }')["registerBot"]
+    register = 'mutation { registerBot(input: {name: "gq"}) { botId name apiKey } }'
+    registered = data(client, register)["registerBot"]
     key = registered["apiKey"]
     assert registered["name"] == "gq" and key.startswith(f"atb_{registered['botId']}_")
-    assert error_code(client, 'mutation { registerBot(name: "") { botId } }') == "invalid_request"
+    assert error_code(client, 'mutation { registerBot(input: {name: ""}) { botId } }') == "invalid_request"
     admin = admin_headers(client)["Authorization"].split()[1]
-    gid = data(client, CREATE, admin, input={"game": "rough", "seed": "6"})["createGame"]["game"]["id"]
+    gid = data(client, CREATE, admin, input={"kind": "ROUGH", "seed": "6"})["createGame"]["game"]["gameId"]
     tokens = {}
     for seat in range(4):
         headers = auth(key) if seat == 1 else {}
@@ -398,16 +409,16 @@ def test_my_turns_subscription_for_a_bot_account(client: TestClient, rng: random
         action = fill(rng.choice(legal_actions(client, tokens[seat], gid)), rng)
         submit(client, tokens[seat], gid, action)
     query = (
-        "subscription { myTurns { id type gameId version seat "
-        f"view {{ {select('GameView')} }} legalActions {{ {select('LegalAction')} }} }} }}"
+        "subscription { botTurns { id type gameId version ... on YourTurnNotice { seat "
+        f"view {{ {select('GameView')} }} legalActions {{ {select('LegalAction')} }} }} }} }}"
     )
     with client.websocket_connect("/graphql", subprotocols=["graphql-transport-ws"]) as ws:
         ws.send_json({"type": "connection_init", "payload": {"Authorization": f"Bearer {key}"}})
         assert ws.receive_json()["type"] == "connection_ack"
         ws.send_json({"id": "1", "type": "subscribe", "payload": {"query": query}})
         message = ws.receive_json()
-    notice = message["payload"]["data"]["myTurns"]
-    assert notice["type"] == "your_turn" and notice["gameId"] == gid and notice["seat"] == 1
+    notice = message["payload"]["data"]["botTurns"]
+    assert notice["type"] == "YOUR_TURN" and notice["gameId"] == gid and notice["seat"] == 1
     assert notice["version"] == game["version"] and notice["view"]["seat"] == 1
     assert notice["legalActions"] == data(client, LEGAL, tokens[1], id=gid)["legalActions"]["actions"]
     assert notice["view"] == data(client, VIEW, tokens[1], id=gid)["view"]["view"]

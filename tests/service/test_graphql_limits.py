@@ -102,12 +102,12 @@ def test_fragments_that_spread_each_other_in_a_cycle_are_refused(client: TestCli
 
 DEFAULTS = QueryLimits()
 LIMITED = {
-    "max_bytes": "{ rules { id } }" + " " * 33_000,
+    "max_bytes": "{ rules { kind } }" + " " * 33_000,
     "max_tokens": "{ " + "rules " * (DEFAULTS.max_tokens + 1) + "}",
     "max_operations": " ".join(f"query Q{i} {{ rules {{ id }} }}" for i in range(21)),
     "max_fragments": "{ __typename } "
     + " ".join(f"fragment F{i} on Query {{ rules {{ id }} }}" for i in range(101)),
-    "max_spreads": "fragment F on Query { rules { id } } { " + "...F " * (DEFAULTS.max_spreads + 1) + "}",
+    "max_spreads": "fragment F on Query { rules { kind } } { " + "...F " * (DEFAULTS.max_spreads + 1) + "}",
     "max_aliases": "{ " + " ".join(f"a{i}: rules" for i in range(31)) + " }",
     "max_selections": "{ " + "__typename " * (DEFAULTS.max_selections + 1) + "}",
     "max_depth": "{ " + "games { seats { " * 8 + "seat" + " }" * 16 + " }",
@@ -130,7 +130,7 @@ def test_values_nested_deeper_than_the_parser_can_recurse_are_refused(client: Te
 
 
 def test_a_flood_of_comments_counts_like_tokens(client: TestClient) -> None:
-    message = refused_with(client, "#\n" * (DEFAULTS.max_tokens + 1) + "{ rules { id } }")
+    message = refused_with(client, "#\n" * (DEFAULTS.max_tokens + 1) + "{ rules { kind } }")
     assert "comments" in message and "ATOUT_GRAPHQL_MAX_TOKENS" in message
 
 
@@ -141,25 +141,29 @@ def test_the_settings_defaults_are_the_limits_defaults(settings: Settings) -> No
 def test_the_limits_follow_their_settings(settings: Settings) -> None:
     strict = settings.model_copy(update={"graphql_max_aliases": 1, "graphql_max_cost": 10})
     with TestClient(create_app(strict)) as client:
-        assert "ATOUT_GRAPHQL_MAX_ALIASES" in refused_with(client, "{ a: rules { id } b: rules { id } }")
-        assert "errors" not in post(client, "{ a: rules { id } }")
-        assert "ATOUT_GRAPHQL_MAX_COST" in refused_with(client, "{ games(limit: 5) { id status } }")
-        assert "errors" not in post(client, "{ games(limit: 4) { id } }")
+        assert "ATOUT_GRAPHQL_MAX_ALIASES" in refused_with(client, "{ a: rules { kind } b: rules { kind } }")
+        assert "errors" not in post(client, "{ a: rules { kind } }")
+        # games(first: n) { nodes { gameId } }: 1 + n x (nodes + gameId)
+        assert "ATOUT_GRAPHQL_MAX_COST" in refused_with(client, "{ games(first: 5) { nodes { gameId } } }")
+        assert "errors" not in post(client, "{ games(first: 4) { nodes { gameId } } }")
 
 
 # --- what real clients send passes ---------------------------------------------------------------
 
 
 def test_a_normal_query_with_fragments_passes(client: TestClient) -> None:
-    client.post("/graphql", json={"query": 'mutation { createGame(input: {game: "rough"}) { inviteCode } }'})
+    client.post("/graphql", json={"query": "mutation { createGame(input: {kind: ROUGH}) { inviteCode } }"})
     query = """
-        fragment SeatParts on Seat { seat kind filled }
-        fragment GameParts on Game { id status players seats { ...SeatParts } }
-        query Lobby($n: Int) { games(limit: $n) { ...GameParts ... on Game { version } } rules { id } }
+        fragment SeatParts on Seat { seat seatKind filled }
+        fragment GameParts on Game { gameId status players seats { ...SeatParts } }
+        query Lobby($n: Int) {
+          games(first: $n) { nodes { ...GameParts ... on Game { version } } pageInfo { hasNextPage } }
+          rules { kind }
+        }
     """
     body = post(client, query, n=10)
     assert "errors" not in body, body
-    assert body["data"]["games"][0]["seats"][0]["seat"] == 0
+    assert body["data"]["games"]["nodes"][0]["seats"][0]["seat"] == 0
 
 
 def test_graphiql_full_introspection_query_passes(client: TestClient) -> None:
@@ -189,7 +193,7 @@ def test_introspection_switched_off_is_refused_with_a_code(settings: Settings) -
         assert "ATOUT_GRAPHQL_INTROSPECTION" in message
         hidden = 'fragment T on Query { __type(name: "Game") { name } } { ...T }'
         refused_with(client, hidden, "introspection_disabled")
-        assert post(client, "{ __typename rules { id } }")["data"]["__typename"] == "Query"
+        assert post(client, "{ __typename rules { kind } }")["data"]["__typename"] == "Query"
         # nor do error messages suggest the names of fields
         assert "Did you mean" not in refused_with(client, "{ gmes { id } }", "invalid_query")
 
@@ -252,7 +256,7 @@ def test_variables_in_a_get_url_go_through_the_same_parser(client: TestClient) -
 
 def test_a_batch_is_refused_as_problem_json(client: TestClient) -> None:
     problem(
-        raw_post(client, json.dumps([{"query": "{ rules { id } }"}, {"query": "{ rules { id } }"}])),
+        raw_post(client, json.dumps([{"query": "{ rules { kind } }"}, {"query": "{ rules { kind } }"}])),
         400,
         "invalid_query",
     )
@@ -265,7 +269,7 @@ def test_a_mutation_over_get_is_refused_as_problem_json(client: TestClient) -> N
 
 
 def test_bad_json_is_refused_as_problem_json(client: TestClient) -> None:
-    problem(raw_post(client, '{"query": "{ rules { id } }"'), 400, "malformed_body")
+    problem(raw_post(client, '{"query": "{ rules { kind } }"'), 400, "malformed_body")
 
 
 def test_a_wrong_content_type_is_refused_as_problem_json(client: TestClient) -> None:
@@ -314,24 +318,25 @@ def test_a_limit_given_as_a_variable_weighs_the_list() -> None:
         check_document(document, QueryLimits(max_cost=11), {"n": 11})
 
 
-@pytest.mark.parametrize("page", ["gamesPage", "myGames"])
-def test_a_page_weighs_by_its_limit_and_its_games_are_counted_once(page: str) -> None:
-    """A page of 100 games costs what 100 games cost (not 100 times 50): its `limit` sizes its list,
-    the same through a fragment on the page's type."""
-    kind = {"gamesPage": "GamePage", "myGames": "MyGamesPage"}[page]
-    # 1 + 100 x (games + status + version + nextCursor) = 401
-    plain = f"{{ {page}(limit: 100) {{ games {{ status version }} nextCursor }} }}"
-    fragment = f"fragment P on {kind} {{ games {{ status version }} nextCursor }}"
-    spread = f"{fragment} {{ {page}(limit: 100) {{ ...P }} }}"
-    inline = f"{{ {page}(limit: 100) {{ ... on {kind} {{ games {{ status version }} nextCursor }} }} }}"
+@pytest.mark.parametrize("page", ["games", "myGames"])
+def test_a_connection_weighs_by_its_first_and_its_nodes_are_counted_once(page: str) -> None:
+    """A connection of 100 games costs what 100 games cost (not 100 times 50): its `first` sizes its
+    list (`edges`, `nodes`), the same through a fragment on the connection's type."""
+    kind = {"games": "GameConnection", "myGames": "MyGameConnection"}[page]
+    # 1 + 100 x (nodes + status + version + pageInfo + endCursor) = 501
+    plain = f"{{ {page}(first: 100) {{ nodes {{ status version }} pageInfo {{ endCursor }} }} }}"
+    fragment = f"fragment P on {kind} {{ nodes {{ status version }} pageInfo {{ endCursor }} }}"
+    spread = f"{fragment} {{ {page}(first: 100) {{ ...P }} }}"
+    selected = "nodes { status version } pageInfo { endCursor }"
+    inline = f"{{ {page}(first: 100) {{ ... on {kind} {{ {selected} }} }} }}"
     for query in (plain, spread, inline):
-        check_query(query, QueryLimits(max_cost=401))
-        with pytest.raises(ProblemError, match="costs 401"):
-            check_query(query, QueryLimits(max_cost=400))
-    # without a limit, the page's most (50); `games` outside a page still weigh as a list
-    check_query(f"{{ {page} {{ games {{ status version }} nextCursor }} }}", QueryLimits(max_cost=201))
-    with pytest.raises(ProblemError, match="costs 51"):
-        check_query("{ games { id } }", QueryLimits(max_cost=50))
+        check_query(query, QueryLimits(max_cost=501))
+        with pytest.raises(ProblemError, match="costs 501"):
+            check_query(query, QueryLimits(max_cost=500))
+    # without `first`, the page's most (50); a list outside a connection still weighs as a list
+    check_query(f"{{ {page} {{ edges {{ node {{ status version }} }} }} }}", QueryLimits(max_cost=201))
+    with pytest.raises(ProblemError, match="costs 52"):
+        check_query('{ tournament(tournamentId: "t") { games { gameId } } }', QueryLimits(max_cost=51))
 
 
 def test_my_invitations_weigh_as_the_most_a_player_holds() -> None:

@@ -36,7 +36,7 @@ from websockets.sync.client import ClientConnection, connect
 from service.base.settings import Settings
 
 SEED = "1"  # a chosen deal (the administrator's): the same match every run
-SEATS = "query($id: ID!) { game(id: $id) { seats { name } } }"
+SEATS = "query($id: ID!) { game(gameId: $id) { seats { name } } }"
 
 
 def choose(legal: list[dict[str, Any]], rng: random.Random) -> dict[str, Any]:
@@ -57,7 +57,7 @@ class Subscription:
         return message
 
     def until(self, kind: str, into: list[dict[str, Any]]) -> dict[str, Any]:
-        """Read notices into ``into`` until one of type ``kind``, which is returned."""
+        """Read notices into ``into`` until one of type ``kind`` (GraphQL's: ``YOUR_TURN``), returned."""
         for _ in range(1000):
             into.append(notice_of(self.message()))
             if into[-1]["type"] == kind:
@@ -80,7 +80,9 @@ class Player:
 
     def __init__(self, base: str, client: httpx.Client, redis_client: redis.Redis, seat: int) -> None:
         self.base, self.client, self.redis, self.seat = base, client, redis_client, seat
-        self.token: str = create_player(client, "Zoé")["token"]
+        made = create_player(client, "Zoé")
+        self.token: str = made["token"]
+        self.player_id: str = made["playerId"]
         self.delivered: list[dict[str, Any]] = []
         self.turns = 0
         self.knowledge, self.cursor = Knowledge(4), "-"
@@ -101,7 +103,7 @@ class Player:
 
     def turn(self, gid: str, version: int, rng: random.Random) -> dict[str, Any]:
         """Wait for the turn on the stream, check it, and play one of its legal actions."""
-        notice = self.listen().until("your_turn", self.delivered)
+        notice = self.listen().until("YOUR_TURN", self.delivered)
         assert (notice["version"], notice["seat"], notice["gameId"]) == (version, self.seat, gid)
         assert notice["view"]["seat"] == self.seat  # the player's own seat's view, never another's
         for eid, raw in raw_events(self.redis, gid, self.cursor):
@@ -113,7 +115,7 @@ class Player:
         rest = self.client.get("/v1/me/events?follow=false", headers={**auth(self.token), **previous})
         assert as_json(notice) == without_nulls(dict(frames(rest.text))[notice["id"]])  # REST's notice
         if self.turns == 0:
-            first = data(self.client, MY_GAMES, self.token)["myGames"]["games"][0]
+            first = data(self.client, MY_GAMES, self.token)["myGames"]["nodes"][0]
             assert first["gameId"] == gid and first["yourTurn"] is True
         action = choose(as_json(notice["legalActions"]), rng)
         moved: dict[str, Any] = submit(self.client, self.token, gid, action, v=notice["version"])
@@ -134,7 +136,7 @@ def test_a_player_plays_a_whole_match_from_my_events_only(
             version, to_act, status = game["version"], game["toAct"], game["status"]
             player.listen()
             for _ in range(5000):
-                if status == "finished":
+                if status == "FINISHED":
                     break
                 if to_act == player.seat:
                     moved = player.turn(gid, version, rng)
@@ -142,21 +144,21 @@ def test_a_player_plays_a_whole_match_from_my_events_only(
                     legal = data(client, LEGAL, tokens[to_act], id=gid)["legalActions"]["actions"]
                     moved = submit(client, tokens[to_act], gid, choose(as_json(legal), rng), v=version)
                 version, to_act, status = moved["version"], moved["toAct"], moved["status"]
-            assert status == "finished" and player.turns > 20
-            over = player.listen().until("game_over", player.delivered)
+            assert status == "FINISHED" and player.turns > 20
+            over = player.listen().until("GAME_FINISHED", player.delivered)
             assert over["winners"] == data(client, GAME, id=gid)["game"]["winners"]
             ids = [n["id"] for n in player.delivered]
             assert len(ids) == len(set(ids)), "a notice came twice"
             assert ids == sorted(ids, key=order)
-            assert sum(n["type"] == "your_turn" for n in player.delivered) == player.turns  # each once
+            assert sum(n["type"] == "YOUR_TURN" for n in player.delivered) == player.turns  # each once
             whole: list[dict[str, Any]] = []
             with subscribed(live_server, player.token) as again:
-                again.until("game_over", whole)
+                again.until("GAME_FINISHED", whole)
             assert {n["id"] for n in whole} <= set(ids)  # no gap across the resumes
             rest = frames(client.get("/v1/me/events?follow=false", headers=auth(player.token)).text)
             assert [as_json(n) for n in whole] == [without_nulls(n) for _, n in rest]
             # deleting the player ends its open stream, and its credential with it
-            assert data(client, DELETE_ME, player.token) == {"deleteMe": True}
+            assert data(client, DELETE_ME, player.token) == {"deleteMe": {"playerId": player.player_id}}
             assert player.listen().message() == {"type": "complete", "id": "1"}
         finally:
             player.drop()

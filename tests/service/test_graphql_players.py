@@ -1,11 +1,12 @@
 """Players through GraphQL (issue 23): the same capabilities, rules and codes as REST
 (tests/service/test_players.py), the answers compared with REST's. A guest made and changed, a seat
-bound to its player by joinSeat, the player's games, invitations (and ``myEvents`` resumed across
+bound to its player by joinGame, the player's games, invitations (and ``myEvents`` resumed across
 them), identities, the bounds on creating players and on their streams, and every refusal's code. A
 whole match played from ``myEvents`` is tests/service/test_graphql_my_events.py. Real Redis, real HTTP."""
 
 from __future__ import annotations
 
+import typing
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
@@ -21,6 +22,7 @@ from test_players import frames
 from websockets.typing import Subprotocol
 
 from schema import players
+from schema.graphql_models import GENERATED
 from service.api.app import create_app
 from service.base.issuers import JwtIssuer
 from service.base.settings import Settings
@@ -28,28 +30,32 @@ from service.base.settings import Settings
 __all__ = ["app_client", "jwks_server", "keys"]  # fixtures of the identity tests, shared
 
 CREATE_PLAYER = """mutation($name: String! = "", $locale: String! = "") {
-  createPlayer(name: $name, locale: $locale) { playerId name token }
+  createPlayer(input: {name: $name, locale: $locale}) { playerId name token }
 }"""
-ME = "{ me { playerId name locale guest identity { issuer subject } createdAt invitations } }"
+ME = "{ me { __typename playerId name locale guest identity { issuer subject } createdAt invitations } }"
 UPDATE_ME = """mutation($name: String, $locale: String) {
-  updateMe(name: $name, locale: $locale) {
-    playerId name locale guest identity { issuer subject } createdAt invitations
+  updateMe(input: {name: $name, locale: $locale}) {
+    __typename playerId name locale guest identity { issuer subject } createdAt invitations
   }
 }"""
-LINK = (
-    "mutation($t: String!) { linkIdentity(identityToken: $t) { playerId guest identity { issuer subject } } }"
-)
-DELETE_ME = "mutation { deleteMe }"
-MY_GAMES = f"""query($status: String, $cursor: String, $limit: Int! = 50) {{
-  myGames(status: $status, cursor: $cursor, limit: $limit) {{ games {{ {select("MyGame")} }} nextCursor }}
+LINK = """mutation($t: String!) {
+  linkIdentity(input: {identityToken: $t}) { playerId guest identity { issuer subject } }
+}"""
+DELETE_ME = "mutation { deleteMe { playerId } }"
+MY_GAMES = f"""query($status: GameStatus, $after: String, $first: Int! = 50) {{
+  myGames(status: $status, after: $after, first: $first) {{
+    nodes {{ __typename {select("MyGame")} }} pageInfo {{ hasNextPage endCursor }}
+  }}
 }}"""
 INVITATION = select("Invitation")
-INVITE = f"mutation($id: ID!, $pid: ID!) {{ invitePlayer(gameId: $id, playerId: $pid) {{ {INVITATION} }} }}"
-MY_INVITATIONS = f"{{ myInvitations {{ {INVITATION} }} }}"
+INVITE = f"""mutation($id: ID!, $pid: ID!) {{
+  invitePlayer(input: {{gameId: $id, playerId: $pid}}) {{ __typename {select("InvitePlayerPayload")} }}
+}}"""
+MY_INVITATIONS = f"{{ myInvitations {{ __typename {INVITATION} }} }}"
 ACCEPT = """mutation($iid: ID!, $seat: Int, $seed: String! = "") {
-  acceptInvitation(invitationId: $iid, seat: $seat, clientSeed: $seed) { gameId seat token started }
+  acceptInvitation(input: {invitationId: $iid, seat: $seat, clientSeed: $seed}) { gameId seat token started }
 }"""
-DECLINE = "mutation($iid: ID!) { declineInvitation(invitationId: $iid) }"
+DECLINE = "mutation($iid: ID!) { declineInvitation(input: {invitationId: $iid}) { invitationId } }"
 MY_EVENTS = f"subscription($after: String) {{ myEvents(after: $after) {{ {select('PlayerNotice')} }} }}"
 GRAPHQL_WS = [Subprotocol("graphql-transport-ws")]
 
@@ -66,12 +72,12 @@ def table(
     """A Le Rough table made through GraphQL, started: ``seat`` joined with the player's credential
     (its "token" is the credential itself), the others with seat tokens; a chosen ``seed`` in
     ``input`` needs the administrator's token, ``admin``."""
-    game = {"game": "rough", "options": {"rough": as_input(FAST_OPTIONS["rough"])}, **input}
+    game = {"kind": "ROUGH", "options": {"rough": as_input(FAST_OPTIONS["rough"])}, **input}
     created = data(client, CREATE, admin, input=game)["createGame"]
-    gid, code = created["game"]["id"], created["inviteCode"]
+    gid, code = created["game"]["gameId"], created["inviteCode"]
     tokens: dict[int, str] = {}
     for s in range(4):
-        joined = data(client, JOIN, player if s == seat else None, id=gid, seat=s, code=code)["joinSeat"]
+        joined = data(client, JOIN, player if s == seat else None, id=gid, seat=s, code=code)["joinGame"]
         tokens[s] = player if s == seat and player else joined["token"]
     return gid, tokens
 
@@ -150,23 +156,24 @@ def test_every_player_operation_needs_a_player_credential(client: TestClient) ->
 def test_join_seat_with_a_player_credential_binds_the_seat_to_the_player(settings: Settings) -> None:
     with TestClient(create_app(settings.model_copy(update={"player_max_games": 2}))) as client:
         ada = create_player(client)
-        gid = data(client, CREATE, input={"game": "rough"})["createGame"]["game"]["id"]
-        assert data(client, JOIN, ada["token"], id=gid, seat=1)["joinSeat"]["seat"] == 1
+        gid = data(client, CREATE, input={"kind": "ROUGH"})["createGame"]["game"]["gameId"]
+        assert data(client, JOIN, ada["token"], id=gid, seat=1)["joinGame"]["seat"] == 1
         again = gql(client, JOIN, ada["token"], id=gid, seat=2)["errors"][0]["extensions"]
         assert again["code"] == "already_seated" and again["seat"] == 1
-        listed = data(client, MY_GAMES, ada["token"])["myGames"]["games"]
+        listed = data(client, MY_GAMES, ada["token"])["myGames"]["nodes"]
         assert [(g["gameId"], g["seat"]) for g in listed] == [(gid, 1)]  # refused, still listed
-        seats = data(client, "query($id: ID!) { game(id: $id) { seats { name filled } } }", id=gid)
+        seats = data(client, "query($id: ID!) { game(gameId: $id) { seats { name filled } } }", id=gid)
         assert seats["game"]["seats"][1] == {"name": "Ada", "filled": True}  # the player's own name
         view = data(client, "query($id: ID!) { view(gameId: $id) { seat } }", ada["token"], id=gid)
         assert view["view"]["seat"] == 1  # the player's credential holds the seat: no seat token needed
-        second = data(client, CREATE, input={"game": "rough"})["createGame"]["game"]["id"]
+        second = data(client, CREATE, input={"kind": "ROUGH"})["createGame"]["game"]["gameId"]
         data(client, JOIN, ada["token"], id=second)
-        third = data(client, CREATE, input={"game": "rough"})["createGame"]["game"]["id"]
+        third = data(client, CREATE, input={"kind": "ROUGH"})["createGame"]["game"]["gameId"]
         full = gql(client, JOIN, ada["token"], id=third)["errors"][0]["extensions"]
         assert full["code"] == "too_many_games" and full["retry_after"] == 60 and full["limit"] == 2
         assert error_code(client, JOIN, "atb_not_a_bot_key", id=third) == "invalid_token"  # as REST
-        key = data(client, 'mutation { registerBot(name: "b") { apiKey } }')["registerBot"]["apiKey"]
+        register = 'mutation { registerBot(input: {name: "b"}) { apiKey } }'
+        key = data(client, register)["registerBot"]["apiKey"]
         data(client, JOIN, key, id=third, seat=3)  # a bot's API key makes the seat the bot's, as in REST
         held = client.get("/v1/bots/me", headers=auth(key)).json()["seats"]
         assert [(s["game_id"], s["seat"]) for s in held] == [(third, 3)]
@@ -175,29 +182,30 @@ def test_join_seat_with_a_player_credential_binds_the_seat_to_the_player(setting
 def test_my_games_pages_with_your_turn_first_as_rest_lists_them(client: TestClient) -> None:
     token = create_player(client)["token"]
     for _ in range(5):
-        gid = data(client, CREATE, input={"game": "rough"})["createGame"]["game"]["id"]
+        gid = data(client, CREATE, input={"kind": "ROUGH"})["createGame"]["game"]["gameId"]
         data(client, JOIN, token, id=gid)
     started = {table(client, token, seat)[0]: seat for seat in range(4)}
     to_act = {gid: data(client, GAME, id=gid)["game"]["toAct"] for gid in started}
     seen: list[dict[str, Any]] = []
-    cursor = None
+    after = None
     for _ in range(10):
-        page = data(client, MY_GAMES, token, cursor=cursor, limit=2)["myGames"]
-        seen += page["games"]
-        if (cursor := page["nextCursor"]) is None:
+        page = data(client, MY_GAMES, token, after=after, first=2)["myGames"]
+        seen += page["nodes"]
+        if (after := page["pageInfo"]["endCursor"]) is None:
+            assert page["pageInfo"]["hasNextPage"] is False
             break
     rest = client.get("/v1/me/games?limit=100", headers=auth(token)).json()["games"]
     assert [as_json(g) for g in seen] == [without_nulls(g) for g in rest] and len(seen) == 9
     assert {g["gameId"] for g in seen if g["yourTurn"]} == {g for g, s in started.items() if to_act[g] == s}
     turns = [g["yourTurn"] for g in seen]
     assert turns == sorted(turns, reverse=True)  # your turn first
-    active = data(client, MY_GAMES, token, status="active")["myGames"]["games"]
+    active = data(client, MY_GAMES, token, status="ACTIVE")["myGames"]["nodes"]
     assert {g["gameId"] for g in active} == set(started)
-    for variables, where in [({"status": "over"}, "status"), ({"cursor": "m1.xyz"}, "cursor")]:
-        error = gql(client, MY_GAMES, token, **variables)["errors"][0]["extensions"]
-        assert error["code"] == "invalid_request" and error["errors"][0]["loc"] == [where]
-    for limit in (0, 101):
-        assert error_code(client, MY_GAMES, token, limit=limit) == "invalid_request"
+    assert error_code(client, MY_GAMES, token, status="OVER") == "invalid_query"  # not a GameStatus
+    error = gql(client, MY_GAMES, token, after="m1.xyz")["errors"][0]["extensions"]
+    assert error["code"] == "invalid_request" and error["errors"][0]["loc"] == ["after"]
+    for first in (0, 101):
+        assert error_code(client, MY_GAMES, token, first=first) == "invalid_request"
 
 
 @contextmanager
@@ -221,20 +229,20 @@ def notice_of(message: dict[str, Any]) -> dict[str, Any]:
 def test_invitations_through_graphql(settings: Settings) -> None:
     with TestClient(create_app(settings.model_copy(update={"invitations_per_player": 2}))) as client:
         host, friend, third = (create_player(client, name) for name in ("Host", "Friend", "Third"))
-        created = data(client, CREATE, input={"game": "rough", "listed": False})["createGame"]
-        gid = created["game"]["id"]
+        created = data(client, CREATE, input={"kind": "ROUGH", "listed": False})["createGame"]
+        gid = created["game"]["gameId"]
         data(client, JOIN, host["token"], id=gid, seat=0, code=created["inviteCode"])
         sent = data(client, INVITE, host["token"], id=gid, pid=friend["playerId"])["invitePlayer"]
-        assert (sent["fromPlayer"], sent["fromName"], sent["gameId"], sent["game"]) == (
-            host["playerId"], "Host", gid, "rough"
+        assert (sent["fromPlayerId"], sent["fromName"], sent["gameId"], sent["kind"]) == (
+            host["playerId"], "Host", gid, "ROUGH"
         )  # fmt: skip
-        assert data(client, MY_INVITATIONS, friend["token"])["myInvitations"] == [sent]
+        assert as_json(data(client, MY_INVITATIONS, friend["token"])["myInvitations"]) == [as_json(sent)]
         rest = client.get("/v1/me/invitations", headers=auth(friend["token"])).json()["invitations"]
         assert [as_json(sent)] == rest
         with my_events(client, friend["token"]) as ws:
             streamed = notice_of(ws.receive_json())
-        assert streamed["type"] == "invitation" and streamed["invitationId"] == sent["invitationId"]
-        assert (streamed["fromName"], streamed["game"], streamed["gameId"]) == ("Host", "rough", gid)
+        assert streamed["type"] == "INVITATION" and streamed["invitationId"] == sent["invitationId"]
+        assert (streamed["fromName"], streamed["kind"], streamed["gameId"]) == ("Host", "ROUGH", gid)
         ((rest_id, rest_notice),) = frames(
             client.get("/v1/me/events?follow=false", headers=auth(friend["token"])).text
         )
@@ -265,7 +273,7 @@ def test_invitations_through_graphql(settings: Settings) -> None:
         def another_table() -> tuple[str, str]:
             """Another inviter, seated at a table of their own: (their token, the table)."""
             inviter = create_player(client, "Other")["token"]
-            game = data(client, CREATE, input={"game": "rough"})["createGame"]["game"]["id"]
+            game = data(client, CREATE, input={"kind": "ROUGH"})["createGame"]["game"]["gameId"]
             data(client, JOIN, inviter, id=game, seat=0)
             return inviter, game
 
@@ -274,14 +282,14 @@ def test_invitations_through_graphql(settings: Settings) -> None:
         last, last_game = another_table()  # two inviters, two invitations: the cap
         full = gql(client, INVITE, last, id=last_game, pid=third["playerId"])["errors"][0]["extensions"]
         assert full["code"] == "too_many_invitations" and full["retry_after"] == 3600
-        assert invite(third["playerId"], token=third["token"]) == ["invalid_token"]  # holds no seat there
+        assert invite(third["playerId"], token=third["token"]) == ["seat_not_held"]  # holds no seat there
         held = data(client, MY_INVITATIONS, third["token"])["myInvitations"]
         # resumed after the first notice: the second next, then the one sent meanwhile, nothing twice
         with my_events(client, third["token"]) as ws:
             first, second = notice_of(ws.receive_json()), notice_of(ws.receive_json())
         assert [first["invitationId"], second["invitationId"]] == [i["invitationId"] for i in held]
         assert data(client, DECLINE, third["token"], iid=held[0]["invitationId"]) == {
-            "declineInvitation": True
+            "declineInvitation": {"invitationId": held[0]["invitationId"]}
         }
         assert codes(gql(client, DECLINE, third["token"], iid=held[0]["invitationId"])) == [
             "invitation_not_found"
@@ -346,12 +354,12 @@ def test_create_player_and_my_events_are_bounded(settings: Settings) -> None:
         host = create_player(client)["token"]
         refused = gql(client, CREATE_PLAYER)["errors"][0]["extensions"]
         assert refused["code"] == "rate_limited" and refused["retry_after"] > 0
-        gid = data(client, CREATE, input={"game": "rough"})["createGame"]["game"]["id"]
+        gid = data(client, CREATE, input={"kind": "ROUGH"})["createGame"]["game"]["gameId"]
         data(client, JOIN, host, id=gid)
         pid = data(client, ME, token)["me"]["playerId"]
         with my_events(client, token) as first:
             data(client, INVITE, host, id=gid, pid=pid)
-            assert notice_of(first.receive_json())["type"] == "invitation"  # the stream holds its slot
+            assert notice_of(first.receive_json())["type"] == "INVITATION"  # the stream holds its slot
             with my_events(client, token) as second:
                 message = second.receive_json()
             assert message["type"] == "error" and codes({"errors": message["payload"]}) == [
@@ -364,7 +372,8 @@ def test_create_player_and_my_events_are_bounded(settings: Settings) -> None:
 
 def test_every_rest_field_of_a_player_body_is_a_graphql_field() -> None:
     schema = served()
-    for model in (players.PlayerCreated, players.Me, players.Identity, players.MyGame, players.MyGamesPage,
-                  players.Invitation, players.PlayerNotice):  # fmt: skip
-        graphql = schema.get_type(model.__name__)
+    notices = typing.get_args(typing.get_args(players.PlayerNotice)[0])
+    for model in (players.PlayerCreated, players.Me, players.Identity, players.MyGame, players.Invitation,
+                  *notices):  # fmt: skip
+        graphql = schema.get_type(GENERATED[model].__strawberry_definition__.name)  # type: ignore[attr-defined]
         assert {camel(name) for name in model.model_fields} == set(graphql.fields), model  # type: ignore[union-attr]

@@ -41,16 +41,15 @@ class Twin:
     """A mutation's REST twin (``operation``) and a value its model refuses: ``document`` calls the
     mutation with ``variables`` (``$gameId`` and ``$invitationId`` are filled in), ``body`` is the
     REST body with the same value, both sent with ``who``'s credential (none, admin, player, seat).
-    ``path`` names a GraphQL argument's path parameter when the names differ; ``other`` the arguments
-    REST takes elsewhere; ``fields_of`` the model whose fields an input argument holds (a tagged
-    union's base); ``why`` says why a mutation has no bad value to send."""
+    ``other`` the input's fields REST takes elsewhere (a header); ``fields_of`` the model whose fields
+    the input holds (a tagged union's base); ``why`` says why a mutation has no bad value to send. A
+    mutation is named as its twin (``joinGame`` is POST …/join's ``joinGame``)."""
 
     operation: str
     document: str | None = None
     variables: dict[str, Any] = field(default_factory=dict)
     body: dict[str, Any] = field(default_factory=dict)
     who: str = "none"
-    path: dict[str, str] = field(default_factory=dict)
     other: dict[str, str] = field(default_factory=dict)
     fields_of: tuple[str, type[BaseModel]] | None = None
     why: str = ""
@@ -61,32 +60,36 @@ TWINS: dict[str, Twin] = {
     "createGame": Twin(
         "createGame",
         "mutation($input: CreateGameInput!) { createGame(input: $input) { inviteCode } }",
-        {"input": {"game": "rough", "turnSeconds": 1}},
-        {"game": "rough", "turn_seconds": 1},
+        {"input": {"kind": "ROUGH", "turnSeconds": 1}},
+        {"kind": "rough", "turn_seconds": 1},
         fields_of=("input", NewGame),
     ),
-    "joinSeat": Twin(
+    "joinGame": Twin(
         "joinGame",
-        "mutation($gameId: ID!, $seat: Int) { joinSeat(gameId: $gameId, seat: $seat) { token } }",
+        "mutation($gameId: ID!, $seat: Int) { joinGame(input: {gameId: $gameId, seat: $seat}) { token } }",
         {"seat": 9},
         {"seat": 9},
     ),
-    "leaveSeat": Twin("leaveGame"),
-    "rematch": Twin(
+    "leaveGame": Twin("leaveGame"),
+    "rematchGame": Twin(
         "rematchGame",
-        "mutation($gameId: ID!, $s: String!) { rematch(gameId: $gameId, clientSeed: $s) { token } }",
+        "mutation($gameId: ID!, $s: String!) { rematchGame(input: {gameId: $gameId, clientSeed: $s}) "
+        "{ token } }",
         {"s": "\u0007"},
         {"client_seed": "\u0007"},
         who="seat",
     ),
     "registerBot": Twin(
-        "registerBot", "mutation($n: String!) { registerBot(name: $n) { botId } }", {"n": ""}, {"name": ""}
+        "registerBot",
+        "mutation($n: String!) { registerBot(input: {name: $n}) { botId } }",
+        {"n": ""},
+        {"name": ""},
     ),
     "deleteBot": Twin("deleteBot"),
     "submitAction": Twin(
         "submitAction",
-        "mutation($gameId: ID!, $v: Int) { submitAction(gameId: $gameId, action: {pass: true}, "
-        "expectedVersion: $v) { version } }",
+        "mutation($gameId: ID!, $v: Int) { submitAction(input: {gameId: $gameId, action: {pass: true}, "
+        "expectedVersion: $v}) { version } }",
         {"v": -1},
         {"action": {"type": "pass"}, "expected_version": -1},
         who="seat",
@@ -94,41 +97,40 @@ TWINS: dict[str, Twin] = {
     ),
     "registerWebhook": Twin(
         "registerWebhook",
-        "mutation($url: String!) { registerWebhook(url: $url, eventTypes: [your_turn]) { secret } }",
+        "mutation($url: String!) { registerWebhook(input: {url: $url, eventTypes: [YOUR_TURN]}) { secret } }",
         {"url": "ftp://example.com/hooks"},
         {"url": "ftp://example.com/hooks", "event_types": ["your_turn"]},
         who="admin",
     ),
     "updateWebhook": Twin(
         "updateWebhook",
-        path={"id": "webhook_id"},
         why="its model's one rule (`enabled` is a boolean) is GraphQL's Boolean!: "
         "test_update_webhook_goes_through_the_model",
     ),
-    "deleteWebhook": Twin("deleteWebhook", path={"id": "webhook_id"}),
-    "redeliverDeadLetter": Twin("redeliverDeadLetter", path={"id": "dead_letter_id"}),
+    "deleteWebhook": Twin("deleteWebhook"),
+    "redeliverDeadLetter": Twin("redeliverDeadLetter"),
     "createTournament": Twin(
         "createTournament",
-        'mutation($e: [String!]!) { createTournament(game: "rough", entrants: $e) { id } }',
+        "mutation($e: [String!]!) { createTournament(input: {kind: ROUGH, entrants: $e}) { tournamentId } }",
         {"e": ["nobody", "bot:random"]},
-        {"game": "rough", "entrants": ["nobody", "bot:random"]},
+        {"kind": "rough", "entrants": ["nobody", "bot:random"]},
     ),
     "createPlayer": Twin(
         "createPlayer",
-        "mutation($l: String!) { createPlayer(locale: $l) { playerId } }",
+        "mutation($l: String!) { createPlayer(input: {locale: $l}) { playerId } }",
         {"l": "x!"},
         {"locale": "x!"},
     ),
     "updateMe": Twin(
         "updateMe",
-        "mutation($l: String) { updateMe(locale: $l) { name } }",
+        "mutation($l: String) { updateMe(input: {locale: $l}) { name } }",
         {"l": "x!"},
         {"locale": "x!"},
         "player",
     ),
     "linkIdentity": Twin(
         "linkIdentity",
-        "mutation($t: String!) { linkIdentity(identityToken: $t) { name } }",
+        "mutation($t: String!) { linkIdentity(input: {identityToken: $t}) { name } }",
         {"t": ""},
         {"identity_token": ""},
         "player",
@@ -136,15 +138,16 @@ TWINS: dict[str, Twin] = {
     "deleteMe": Twin("deleteMe"),
     "invitePlayer": Twin(
         "invitePlayer",
-        "mutation($gameId: ID!, $p: ID!) { invitePlayer(gameId: $gameId, playerId: $p) { invitationId } }",
+        "mutation($gameId: ID!, $p: ID!) { invitePlayer(input: {gameId: $gameId, playerId: $p}) "
+        "{ invitationId } }",
         {"p": NOT_SHOWN},
         {"player_id": NOT_SHOWN},
         "seat",
     ),
     "acceptInvitation": Twin(
         "acceptInvitation",
-        "mutation($invitationId: ID!, $seat: Int) { acceptInvitation(invitationId: $invitationId, "
-        "seat: $seat) { token } }",
+        "mutation($invitationId: ID!, $seat: Int) { acceptInvitation(input: {invitationId: $invitationId, "
+        "seat: $seat}) { token } }",
         {"seat": 9},
         {"seat": 9},
         "player",
@@ -152,7 +155,7 @@ TWINS: dict[str, Twin] = {
     "declineInvitation": Twin("declineInvitation"),
     "blockPlayer": Twin(
         "blockPlayer",
-        "mutation($p: ID!) { blockPlayer(playerId: $p) }",
+        "mutation($p: ID!) { blockPlayer(input: {playerId: $p}) { playerId } }",
         {"p": NOT_SHOWN},
         {"player_id": NOT_SHOWN},
         "player",
@@ -171,7 +174,7 @@ def test_every_mutation_has_its_rest_twin_in_the_table() -> None:
     assert mutations is not None
     assert set(TWINS) == set(mutations.fields)
     for mutation, twin in TWINS.items():
-        assert twin.operation in OPERATIONS, mutation
+        assert twin.operation in OPERATIONS and twin.operation == mutation, mutation  # one name, both APIs
         assert (twin.document is None) == (op_of(mutation).request is None or bool(twin.why)), mutation
 
 
@@ -180,21 +183,27 @@ def graphql_names(model: type[BaseModel]) -> set[str]:
 
 
 def test_each_argument_of_a_mutation_is_its_twins_body_field_or_path_parameter() -> None:
-    """A mutation takes nothing its twin does not: the body's fields (its model's), the path's ids."""
+    """A mutation takes one ``input`` holding nothing its twin does not: the body's fields (its
+    model's), the path's ids, and what REST sends otherwise (a header), said in the table."""
     mutations = served().mutation_type
     assert mutations is not None
     for mutation, twin in TWINS.items():
         op = op_of(mutation)
         body = graphql_names(op.request) if op.request is not None else set()
         path = {camel(name) for name in PATH_PARAM.findall(op.path)}
-        for argument, held in mutations.fields[mutation].args.items():
-            if twin.fields_of and argument == twin.fields_of[0]:
-                kind = held.type.of_type if isinstance(held.type, GraphQLNonNull) else held.type
-                assert isinstance(kind, GraphQLInputObjectType)
-                assert set(kind.fields) == graphql_names(twin.fields_of[1]), mutation
-                continue
-            known = argument in body or argument in path or argument in twin.other
-            assert known or twin.path.get(argument, "") in PATH_PARAM.findall(op.path), (mutation, argument)
+        arguments = mutations.fields[mutation].args
+        assert set(arguments) <= {"input"}, mutation
+        if not arguments:
+            assert not body and not path, mutation
+            continue
+        held = arguments["input"].type
+        kind = held.of_type if isinstance(held, GraphQLNonNull) else held
+        assert isinstance(kind, GraphQLInputObjectType)
+        if twin.fields_of:
+            assert set(kind.fields) == graphql_names(twin.fields_of[1]), mutation
+            continue
+        for name in kind.fields:
+            assert name in body or name in path or name in twin.other, (mutation, name)
 
 
 @pytest.fixture
@@ -284,8 +293,8 @@ def test_update_webhook_goes_through_the_model(client: TestClient, validated: li
     created = client.post("/v1/admin/webhooks", json=hook, headers=admin_headers(client))
     assert created.status_code == 201, created.text
     validated.clear()
-    document = "mutation($id: ID!) { updateWebhook(id: $id, enabled: false) { enabled } }"
-    variables = {"id": created.json()["webhook"]["id"]}
+    document = "mutation($id: ID!) { updateWebhook(input: {webhookId: $id, enabled: false}) { enabled } }"
+    variables = {"id": created.json()["webhook"]["webhook_id"]}
     answer = client.post(
         "/graphql", json={"query": document, "variables": variables}, headers=admin_headers(client)
     ).json()

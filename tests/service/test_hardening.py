@@ -100,7 +100,7 @@ def test_trusted_proxies_are_addresses_or_cidrs_and_a_typo_stops_the_server() ->
 
 
 def create(http: httpx.Client, forwarded_for: str) -> int:
-    response = http.post("/v1/games", json={"game": "rough"}, headers={"X-Forwarded-For": forwarded_for})
+    response = http.post("/v1/games", json={"kind": "rough"}, headers={"X-Forwarded-For": forwarded_for})
     return response.status_code
 
 
@@ -170,7 +170,7 @@ def test_a_body_not_sent_in_time_is_408(settings: Settings) -> None:
     with server(settings, body_timeout=1.0) as base, raw(base) as sock:
         sock.sendall(
             b"POST /v1/games HTTP/1.1\r\nHost: a\r\nContent-Type: application/json\r\n"
-            b"Content-Length: 100\r\n\r\n" + b'{"game": '
+            b"Content-Length: 100\r\n\r\n" + b'{"kind": '
         )
         status, _, body = read_response(sock)
         assert status == 408 and problem(body)["code"] == "request_timeout"
@@ -215,7 +215,7 @@ def test_connections_past_the_process_cap_are_answered_503(settings: Settings) -
 
 # --- errors that are not ours ----------------------------------------------------------------------
 
-LONE_SURROGATE_GAME = b'{"game":"rough","options":{"\\ud800":1}}'
+LONE_SURROGATE_GAME = b'{"kind": "rough","options":{"\\ud800":1}}'
 LONE_SURROGATE_QUERY = b'{"query":"{ __typename }","operationName":"\\ud800"}'
 
 
@@ -236,7 +236,7 @@ def test_a_lone_surrogate_is_400_in_both_apis_and_the_connection_lives_on(settin
             assert status == 400, answer
             assert problem(answer)["code"] == "malformed_body"
             assert "connection" not in headers  # kept alive
-        assert post_raw(sock, "/v1/games", b'{"game":"rough","options":{"\\ud83d\\ude00":1}}')[0] == 422
+        assert post_raw(sock, "/v1/games", b'{"kind": "rough","options":{"\\ud83d\\ude00":1}}')[0] == 422
         sock.sendall(b"GET /healthz HTTP/1.1\r\nHost: a\r\n\r\n")
         assert read_response(sock)[0] == 200
 
@@ -271,7 +271,7 @@ def test_aborted_uploads_are_client_aborts_not_our_errors(
                 sock.sendall(
                     f"POST {path} HTTP/1.1\r\nHost: a\r\nContent-Type: application/json\r\n".encode()
                     + b"Content-Length: 1000\r\n\r\n"
-                    + b'{"game": "r'
+                    + b'{"kind": "r'
                 )
         with httpx.Client(base_url=base) as http:
             for _ in range(100):  # the server notices each disconnect on its own time: bounded wait
@@ -323,7 +323,7 @@ def test_metrics_can_be_kept_for_the_administrator(settings: Settings, admin_tok
 def test_a_token_in_the_query_string_opens_streams_only_and_is_never_logged(
     client: TestClient, capfd: pytest.CaptureFixture[str]
 ) -> None:
-    gid = client.post("/v1/games", json={"game": "rough"}).json()["game"]["id"]
+    gid = client.post("/v1/games", json={"kind": "rough"}).json()["game"]["game_id"]
     token = client.post(f"/v1/games/{gid}/join", json={"seat": 0}).json()["token"]
     legal = client.get(f"/v1/games/{gid}/actions", params={"access_token": token})
     assert legal.status_code == 401 and legal.json()["code"] == "missing_token"

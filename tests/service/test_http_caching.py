@@ -108,7 +108,7 @@ def test_every_seat_and_the_spectator_have_an_etag_of_their_own(client: TestClie
 def test_a_join_changes_the_etag_though_it_keeps_the_version(client: TestClient) -> None:
     """Joins, the start their last seat deals and leaves write without a new version: the ETag must
     change all the same, or a client would be told its copy of a filling game is current."""
-    gid = create(client, "rough")["game"]["id"]
+    gid = create(client, "rough")["game"]["game_id"]
     path = f"/v1/games/{gid}"
     before = client.get(path)
     tags = [etag_of(before)]
@@ -169,7 +169,7 @@ def test_the_token_is_checked_before_any_304(client: TestClient) -> None:
 
 
 def test_if_none_match_star_and_lists(client: TestClient) -> None:
-    gid = create(client, "rough")["game"]["id"]
+    gid = create(client, "rough")["game"]["game_id"]
     etag = etag_of(client.get(f"/v1/games/{gid}"))
     assert_not_modified(client.get(f"/v1/games/{gid}", headers={"If-None-Match": "*"}), etag, "no-cache")
     listed = f'"0-stale", W/"x", {etag}'

@@ -16,9 +16,10 @@ from service.base.problems import ProblemError
 
 PROBLEM = "application/problem+json"
 JSON = {"content-type": "application/json"}
-JOIN_GQL = "mutation($id: ID!, $name: String!) { joinSeat(gameId: $id, name: $name) { seat token } }"
+JOIN_GQL = "mutation($id: ID!, $name: String!) { joinGame(input: {gameId: $id, name: $name}) { seat token } }"
 REGISTER_GQL = (
-    "mutation($name: String!, $contact: String) { registerBot(name: $name, contact: $contact) { botId } }"
+    "mutation($name: String!, $contact: String) { registerBot(input: {name: $name, contact: $contact}) "
+    "{ botId } }"
 )
 
 
@@ -31,9 +32,9 @@ def assert_problem(response: httpx.Response, status: int, code: str) -> dict[str
 
 
 def new_game(client: TestClient) -> str:
-    response = client.post("/v1/games", json={"game": "rough"})
+    response = client.post("/v1/games", json={"kind": "rough"})
     assert response.status_code == 201, response.text
-    gid: str = response.json()["game"]["id"]
+    gid: str = response.json()["game"]["game_id"]
     return gid
 
 
@@ -124,7 +125,7 @@ def test_a_large_graphql_body_is_413(client: TestClient) -> None:
 @pytest.mark.parametrize("content_type", ["text/plain", "application/x-www-form-urlencoded", None])
 def test_a_post_body_that_is_not_json_is_415(client: TestClient, path: str, content_type: str | None) -> None:
     headers = {"content-type": content_type} if content_type else {}
-    response = client.post(path, content=b'{"game": "rough"}', headers=headers)
+    response = client.post(path, content=b'{"kind": "rough"}', headers=headers)
     body = assert_problem(response, 415, "unsupported_media_type")
     assert "application/json" in body["detail"]
 
@@ -147,7 +148,7 @@ def test_a_post_without_a_body_needs_no_content_type(client: TestClient) -> None
 
 @pytest.mark.parametrize("opener", ["[", '{"a":'])
 def test_json_nested_ten_thousand_deep_is_a_malformed_body(client: TestClient, opener: str) -> None:
-    raw = ('{"game": "rough", "options": ' + opener * 10_000).encode()
+    raw = ('{"kind": "rough", "options": ' + opener * 10_000).encode()
     body = assert_problem(client.post("/v1/games", content=raw, headers=JSON), 400, "malformed_body")
     assert "nested more than 32 levels" in body["detail"]
 
@@ -156,7 +157,7 @@ def test_json_nested_within_the_limit_reaches_validation(client: TestClient) -> 
     nested: Any = 1
     for _ in range(30):
         nested = [nested]
-    response = client.post("/v1/games", json={"game": "rough", "options": {"x": nested}})
+    response = client.post("/v1/games", json={"kind": "rough", "options": {"x": nested}})
     assert response.status_code == 422 and response.json()["code"] == "invalid_options"
 
 
@@ -169,14 +170,14 @@ def test_brackets_inside_strings_are_not_nesting(client: TestClient) -> None:
     "path", ["/v1/games", "/v1/bots", "/v1/games/some-game/join"], ids=["create", "register", "join"]
 )
 def test_a_five_thousand_digit_integer_is_an_invalid_request(client: TestClient, path: str) -> None:
-    raw = b'{"game": "rough", "seat": ' + b"9" * 5000 + b"}"
+    raw = b'{"kind": "rough", "seat": ' + b"9" * 5000 + b"}"
     body = assert_problem(client.post(path, content=raw, headers=JSON), 422, "invalid_request")
     assert "5000 digits" in body["detail"] and body["errors"][0]["type"] == "int_too_long"
 
 
 def test_nan_and_infinity_are_not_json(client: TestClient) -> None:
     for constant in (b"NaN", b"Infinity", b"-Infinity"):
-        raw = b'{"game": "rough", "seed": ' + constant + b"}"
+        raw = b'{"kind": "rough", "seed": ' + constant + b"}"
         assert_problem(client.post("/v1/games", content=raw, headers=JSON), 400, "malformed_body")
 
 

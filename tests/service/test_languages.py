@@ -117,7 +117,7 @@ def test_the_engine_refusal_is_said_in_french_with_its_rule_and_reason_unchanged
 
 
 def test_a_validation_problem_is_in_french(client: TestClient) -> None:
-    game = create(client, "rough")["game"]["id"]
+    game = create(client, "rough")["game"]["game_id"]
     long = client.post(f"/v1/games/{game}/join", json={"name": "x" * 41}, headers=FR)
     body = problem(long, 422, "invalid_request")
     assert body["detail"] == "name : La chaîne doit compter au plus 40 caractère(s)"
@@ -153,7 +153,7 @@ def test_a_graphql_error_is_in_french_with_the_same_code(client: TestClient) -> 
 
 
 def test_a_graphql_answer_without_errors_names_no_language(client: TestClient) -> None:
-    response = client.post("/graphql", json={"query": "{ rules { id } }"}, headers=FR)
+    response = client.post("/graphql", json={"query": "{ rules { kind } }"}, headers=FR)
     assert response.status_code == 200 and "errors" not in response.json()
     assert "content-language" not in response.headers
 

@@ -121,13 +121,29 @@ def check_views(
             assert as_json(body["data"]["view"]["view"]) == without_nulls(view)  # the same, typed
 
 
+def delivered_events(text: str) -> dict[str, dict[str, Any]]:
+    """The events of an SSE body by stream id: each frame's envelope ``event``, as the seat got it."""
+    events: dict[str, dict[str, Any]] = {}
+    eid: str | None = None
+    for line in text.splitlines():
+        if line.startswith("id: "):
+            eid = line[4:]
+        elif line.startswith("data: ") and eid is not None:
+            envelope = json.loads(line[6:])
+            assert envelope["id"] == eid
+            events[eid], eid = envelope["event"], None
+    return events
+
+
 def check_events(client: TestClient, table: Table, r: redis.Redis, game: str) -> None:
+    """Each seat's (and a spectator's) stream holds every event it may see and none other (ALL-7),
+    and no delivered event, in its public form, shows a card hidden from that seat."""
     deck = DECKS[game]
     stream = raw_events(r, table.game_id)
     for seat in [None, *range(PLAYERS[game])]:
         headers = auth(table.tokens[seat]) if seat is not None else {}
         text = client.get(f"/v1/games/{table.game_id}/events?follow=false", headers=headers).text
-        delivered = {line[4:]: None for line in text.splitlines() if line.startswith("id: ")}
+        delivered = delivered_events(text)
         knowledge = Knowledge(PLAYERS[game])
         for eid, raw in stream:
             knowledge.learn(raw, deck)
@@ -138,8 +154,8 @@ def check_events(client: TestClient, table: Table, r: redis.Redis, game: str) ->
             assert eid in delivered, f"seat {seat} missed event {raw}"
             if raw["type"] in END_OF_HAND:
                 continue
-            leaked = cards_in(current(raw), deck) & knowledge.hidden_from(seat)
-            assert not leaked, f"seat {seat} got hidden {leaked} in {raw}"
+            leaked = cards_in(current(delivered[eid]), deck) & knowledge.hidden_from(seat)
+            assert not leaked, f"seat {seat} got hidden {leaked} in {delivered[eid]}"
 
 
 @pytest.mark.parametrize("game", ["five_hundred", "rough", "euchre5"])
@@ -156,10 +172,10 @@ def seated_with_players(client: TestClient, game: str, rng: random.Random) -> tu
     follows /v1/me/events) or with seat tokens; the players' streams by seat."""
     created = client.post(
         "/v1/games",
-        json={"game": game, "seed": rng.randrange(10**9), "options": FAST_OPTIONS[game]},
+        json={"kind": game, "seed": rng.randrange(10**9), "options": FAST_OPTIONS[game]},
         headers=admin_headers(client),
     ).json()
-    table = Table(client, created["game"]["id"])
+    table = Table(client, created["game"]["game_id"])
     players: dict[int, str] = {}
     for seat in range(created["game"]["players"]):
         player = rng.random() < 0.5

@@ -82,7 +82,7 @@ def test_a_seed_naming_another_key_than_key_is_refused(
     assert "ab" * 32 in problems[0] and log["key"] in problems[0]  # both values, to compare by eye
     assert f"GET /v1/games/{log['game_id']}/log" in problems[0]  # and what to do about it
     out = assert_cli_refuses(other, tmp_path / "other.json", DISAGREE)
-    assert "`seed` is a deprecated copy of `key`" in out
+    assert "`seed` names `key`, the match key" in out
 
 
 def test_the_seed_is_compared_as_bytes_whatever_the_case_of_its_hex(
@@ -118,10 +118,10 @@ def test_an_administrators_whole_number_seed_gives_the_key_and_another_number_is
 ) -> None:
     """docs/fairness.md, "Seeds chosen by the administrator": `seed` s stands for K = key_of_int(s)."""
     log = finished_log(client, rng, seed=12345)
-    assert log["seed"] == 12345 and bytes.fromhex(log["key"]) == fair.key_of_int(12345)
+    assert log["seed"] == "12345" and bytes.fromhex(log["key"]) == fair.key_of_int(12345)
     assert engine.verify_log(log) == []
     assert_cli_passes(log, tmp_path / "int.json")
-    changed = {**log, "seed": 12346}
+    changed = {**log, "seed": "12346"}
     problems = engine.verify_log(changed)
     assert problems and problems[0].startswith(DISAGREE) and fair.key_of_int(12346).hex() in problems[0]
     assert_cli_refuses(changed, tmp_path / "changed.json", DISAGREE)
@@ -165,9 +165,12 @@ def test_all_3_an_explicit_first_deal_is_reported_and_every_contradiction_about_
 # ----- the contract says it -------------------------------------------------------------------------
 
 
-def test_the_openapi_document_marks_the_logs_seed_deprecated_and_points_to_key() -> None:
-    properties = openapi_document()["components"]["schemas"]["LogResponse"]["properties"]
-    assert properties["seed"]["deprecated"] is True
-    assert "read `key`" in properties["seed"]["description"]
-    assert "deprecated" not in properties["key"]
-    assert LogResponse.model_json_schema()["properties"]["seed"]["deprecated"] is True
+def test_the_openapi_document_says_the_logs_seed_and_key_are_one_fact_said_twice() -> None:
+    """v1: `seed` is required and current (the administrator's number is a fact `key` alone does not
+    say), a string either way; `key` is what the deals are verified against."""
+    schema = openapi_document()["components"]["schemas"]["LogResponse"]
+    properties = schema["properties"]
+    assert {"seed", "key"} <= set(schema["required"])
+    assert "deprecated" not in properties["seed"] and "deprecated" not in properties["key"]
+    assert properties["seed"]["type"] == "string" and "decimal string" in properties["seed"]["description"]
+    assert "deprecated" not in LogResponse.model_json_schema()["properties"]["seed"]

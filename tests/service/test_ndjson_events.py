@@ -12,7 +12,7 @@ from typing import Any
 from starlette.testclient import TestClient
 from svc_helpers import auth, fill, seated
 
-from schema.games import GameEvent
+from schema.games import GameStreamFrame
 from service.api.app import create_app
 from service.base.settings import Settings
 
@@ -41,10 +41,10 @@ def test_each_line_is_an_sse_frames_data_for_the_same_seat(client: TestClient) -
         events = ndjson_lines(lines.text)
         assert events == sse_data(sse.text) and len(events) > 12
         for event in events:
-            GameEvent.model_validate(event)  # the schema the document gives each line
+            GameStreamFrame.model_validate(event)  # the schema the document gives each line
     mine = ndjson_lines(client.get(url, headers={**auth(table.tokens[0]), **NDJSON}).text)
     theirs = ndjson_lines(client.get(url, headers={**auth(table.tokens[2]), **NDJSON}).text)
-    dealt = [{e["seat"] for e in events if e["type"] == "dealt"} for events in (mine, theirs)]
+    dealt = [{e["seat"] for f in events if (e := f["event"])["type"] == "dealt"} for events in (mine, theirs)]
     assert dealt == [{0}, {2}]  # each seat its own cards only, as over SSE
 
 

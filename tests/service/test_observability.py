@@ -73,7 +73,7 @@ def test_an_action_is_timed_under_its_route_and_counted(client: TestClient) -> N
 def test_a_refused_request_is_counted_by_its_code_on_rest_and_graphql(client: TestClient) -> None:
     before = scrape(client)
     assert client.get("/v1/games/nope").json()["code"] == "game_not_found"
-    answer = client.post("/graphql", json={"query": '{ game(id: "nope") { id } }'})
+    answer = client.post("/graphql", json={"query": '{ game(gameId: "nope") { gameId } }'})
     assert answer.json()["errors"][0]["extensions"]["code"] == "game_not_found"
     after = scrape(client)
     for api in ("rest", "graphql"):
@@ -85,7 +85,7 @@ def test_active_games_are_read_from_the_index_of_unfinished_games(client: TestCl
     assert value(scrape(client), "atout_store_up") == 1
     assert sample(scrape(client), "atout_active_games") == 0
     seated(client, "rough")
-    client.post("/v1/games", json={"game": "five_hundred"})  # waiting for players: unfinished too
+    client.post("/v1/games", json={"kind": "five_hundred"})  # waiting for players: unfinished too
     assert sample(scrape(client), "atout_active_games") == 2
 
 
@@ -113,7 +113,7 @@ def test_queue_depth_and_the_age_of_the_oldest_job(client: TestClient, settings:
 def test_open_streams_are_counted_while_they_are_open(settings: Settings) -> None:
     app = create_app(settings.model_copy(update={"sse_block_ms": 200}))
     with served_app(app) as base, httpx.Client(base_url=base, timeout=30) as http:
-        created = http.post("/v1/games", json={"game": "rough"}).json()["game"]["id"]
+        created = http.post("/v1/games", json={"kind": "rough"}).json()["game"]["game_id"]
         token = http.post(f"/v1/games/{created}/join", json={"seat": 0}).json()["token"]
         assert value(http.get("/metrics").text, "atout_open_streams") == 0
         with httpx.stream("GET", f"{base}/v1/games/{created}/events", headers=auth(token), timeout=30) as r:
@@ -212,7 +212,7 @@ def test_a_standalone_worker_serves_its_bot_decision_time(
         stderr=log,
     )
     try:
-        game = client.post("/v1/games", json={"game": "rough", "seats": ["bot:random"] * 4}).json()["game"]
+        game = client.post("/v1/games", json={"kind": "rough", "seats": ["bot:random"] * 4}).json()["game"]
         assert game["status"] == "active"
         deadline = time.monotonic() + 60
         while True:
@@ -227,7 +227,7 @@ def test_a_standalone_worker_serves_its_bot_decision_time(
             assert time.monotonic() < deadline, "no bot decision was timed"
             time.sleep(0.1)
         assert sample(text, "atout_bot_decision_seconds_bucket", game="rough", level="random", le="+Inf")
-        assert client.get(f"/v1/games/{game['id']}").json()["version"] >= 1  # it really moved
+        assert client.get(f"/v1/games/{game['game_id']}").json()["version"] >= 1  # it really moved
     finally:
         stop(proc)
         log.close()
@@ -240,7 +240,7 @@ def test_under_atout_serve_worker_metrics_reach_the_shared_directory(
     files there, which the API's /metrics adds up (read here as that endpoint reads them)."""
     shared = tmp_path / "metrics"
     shared.mkdir()
-    body = {"game": "euchre5", "options": {"target_score": 5}, "seats": ["bot:heuristic"] * 5}
+    body = {"kind": "euchre5", "options": {"target_score": 5}, "seats": ["bot:heuristic"] * 5}
     game = client.post("/v1/games", json=body).json()["game"]
     done = subprocess.run(
         [sys.executable, "-m", "service.runtime.cli", "worker", "--burst", "--metrics-port", "0"],
@@ -250,7 +250,7 @@ def test_under_atout_serve_worker_metrics_reach_the_shared_directory(
         check=False,
     )
     assert done.returncode == 0, done.stderr.decode(errors="replace")[-2000:]
-    moves = client.get(f"/v1/games/{game['id']}").json()["version"]
+    moves = client.get(f"/v1/games/{game['game_id']}").json()["version"]
     registry = CollectorRegistry()
     MultiProcessCollector(registry, path=str(shared))  # type: ignore[no-untyped-call]
     text = generate_latest(registry).decode()
@@ -314,7 +314,7 @@ def test_a_problem_names_its_request_in_instance(client: TestClient) -> None:
 
 def test_a_graphql_error_names_its_request_in_extensions(client: TestClient) -> None:
     answer = client.post(
-        "/graphql", json={"query": '{ game(id: "nope") { id } }'}, headers={"X-Request-ID": "gql-1"}
+        "/graphql", json={"query": '{ game(gameId: "nope") { gameId } }'}, headers={"X-Request-ID": "gql-1"}
     )
     assert answer.headers["x-request-id"] == "gql-1"
     assert answer.json()["errors"][0]["extensions"]["instance"] == "urn:atout:request:gql-1"

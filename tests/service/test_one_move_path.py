@@ -6,7 +6,7 @@ The order (``service/games/play.py``, ``Play.submit``): credential sent (401 mis
 exists (404) → the credential holds a seat of it (401 invalid_token) → the rate limit (429) → the
 request's shape, its Idempotency-Key then its body (422 invalid_request) → the seat claimed (403
 wrong_seat, REST only: GraphQL has no seat argument) → a key seen before (the stored answer, or 422
-idempotency_key_reused) → the game runs (409 game_not_started, game_over) → the version (409
+idempotency_key_reused) → the game runs (409 game_not_started, game_finished) → the version (409
 version_conflict) → legality (409 not_your_turn, 422 illegal_action) → the commit.
 
 Each case is a set of faults put together in one request; the expected answer is the first of them
@@ -29,7 +29,9 @@ from service.api.app import create_app
 from service.base.settings import Settings
 
 SUBMIT = """mutation($id: ID!, $action: ActionInput!, $v: Int, $key: String) {
-  submitAction(gameId: $id, action: $action, expectedVersion: $v, idempotencyKey: $key) { version replayed }
+  submitAction(input: {gameId: $id, action: $action, expectedVersion: $v, idempotencyKey: $key}) {
+    version replayed
+  }
 }"""
 UNKNOWN_GAME = "NoSuchGame12"  # a well-formed id (a malformed one is REST's 404 before any handler)
 REUSED_KEY = "move-k"
@@ -73,7 +75,7 @@ FAULTS: dict[str, Fault] = {
     "key_replayed": lambda a, s: replace(USED, gid=a.gid, token=s.running.tokens[s.used]),
     "key_reused": lambda a, s: replace(a, token=s.running.tokens[s.used], key=REUSED_KEY),
     "not_started": lambda a, s: replace(a, gid=s.waiting.game_id, token=s.waiting.tokens[0]),
-    "game_over": lambda a, s: replace(a, gid=finished(s).game_id, token=finished(s).tokens[s.seat]),
+    "game_finished": lambda a, s: replace(a, gid=finished(s).game_id, token=finished(s).tokens[s.seat]),
     "not_your_turn": lambda a, s: replace(a, token=s.running.tokens[(s.seat + 1) % 4]),
     "no_token": lambda a, s: replace(a, token=None),
     "forged_token": lambda a, s: replace(a, token="forged-token-123"),
@@ -102,7 +104,7 @@ CASES: list[tuple[tuple[str, ...], str]] = [
     (("no_token",), "401 missing_token"),
     (("forged_token",), "401 invalid_token"),
     (("other_games_token",), "401 invalid_token"),
-    (("admin_token",), "401 invalid_token"),
+    (("admin_token",), "403 credential_not_accepted"),
     (("unknown_game",), "404 game_not_found"),
     (("empty_key",), "422 invalid_request:key"),
     (("long_key",), "422 invalid_request:key"),
@@ -111,7 +113,7 @@ CASES: list[tuple[tuple[str, ...], str]] = [
     (("key_reused",), "422 idempotency_key_reused"),
     (("key_replayed",), "200 replayed"),
     (("not_started",), "409 game_not_started"),
-    (("game_over",), "409 game_over"),
+    (("game_finished",), "409 game_finished"),
     (("not_your_turn",), "409 not_your_turn"),
     (("stale_version",), "409 version_conflict"),
     (("illegal_action",), "422 illegal_action"),
@@ -120,7 +122,7 @@ CASES: list[tuple[tuple[str, ...], str]] = [
     (("forged_token", "unknown_game"), "404 game_not_found"),
     (("forged_token", "long_key", "malformed_action", "stale_version"), "401 invalid_token"),
     (("other_games_token", "empty_key"), "401 invalid_token"),
-    (("admin_token", "malformed_action"), "401 invalid_token"),
+    (("admin_token", "malformed_action"), "403 credential_not_accepted"),
     (("not_started", "forged_token"), "401 invalid_token"),
     (("unknown_game", "long_key", "malformed_action"), "404 game_not_found"),
     (("long_key", "malformed_action"), "422 invalid_request:key"),
@@ -128,13 +130,13 @@ CASES: list[tuple[tuple[str, ...], str]] = [
     (("key_reused", "long_key"), "422 invalid_request:key"),
     (("malformed_action", "not_your_turn"), "422 invalid_request:body"),
     (("negative_version", "illegal_action"), "422 invalid_request:body"),
-    (("malformed_action", "game_over"), "422 invalid_request:body"),
+    (("malformed_action", "game_finished"), "422 invalid_request:body"),
     (("malformed_action", "not_started"), "422 invalid_request:body"),
     (("malformed_action", "key_reused"), "422 invalid_request:body"),
     (("key_reused", "stale_version"), "422 idempotency_key_reused"),
     (("key_reused", "illegal_action"), "422 idempotency_key_reused"),
     (("not_started", "stale_version", "illegal_action"), "409 game_not_started"),
-    (("game_over", "stale_version", "illegal_action"), "409 game_over"),
+    (("game_finished", "stale_version", "illegal_action"), "409 game_finished"),
     (("stale_version", "not_your_turn"), "409 version_conflict"),
     (("stale_version", "illegal_action"), "409 version_conflict"),
     (("not_your_turn", "illegal_action"), "409 not_your_turn"),
@@ -147,7 +149,7 @@ REST_ONLY: list[tuple[tuple[str, ...], str]] = [
     (("wrong_seat", "long_key"), "422 invalid_request:key"),
     (("wrong_seat", "malformed_action"), "422 invalid_request:body"),
     (("wrong_seat", "key_reused"), "403 wrong_seat"),
-    (("wrong_seat", "game_over"), "403 wrong_seat"),
+    (("wrong_seat", "game_finished"), "403 wrong_seat"),
     (("wrong_seat", "stale_version", "illegal_action"), "403 wrong_seat"),
 ]
 
@@ -206,7 +208,7 @@ def scene(client: TestClient, send: Send, finish: bool = False) -> Scene:
     # wrong_seat claims seat + 2: a seat whose token no case sends
     assert (seat + 2) % 4 not in (used, (seat + 1) % 4)
     view = client.get(f"/v1/games/{running.game_id}/view", headers=auth(running.tokens[seat])).json()
-    gid = create(client, "rough")["game"]["id"]
+    gid = create(client, "rough")["game"]["game_id"]
     waiting = Table(client, gid, {0: client.post(f"/v1/games/{gid}/join", json={"seat": 0}).json()["token"]})
     over = None
     if finish:
@@ -243,7 +245,7 @@ def test_the_same_faults_get_the_same_first_refusal_in_both_apis(
 ) -> None:
     answers = {}
     for api, send in SENDERS.items():
-        made = scene(client, send, finish="game_over" in faults)
+        made = scene(client, send, finish="game_finished" in faults)
         answers[api] = send(client, faulty(made, faults))
         if not first.startswith("200"):  # a refusal changes nothing
             assert made.running.game()["version"] == 1
@@ -254,7 +256,7 @@ def test_the_same_faults_get_the_same_first_refusal_in_both_apis(
 def test_the_seat_a_rest_body_claims_is_checked_after_the_body_and_before_the_game(
     client: TestClient, faults: tuple[str, ...], first: str
 ) -> None:
-    made = scene(client, rest, finish="game_over" in faults)
+    made = scene(client, rest, finish="game_finished" in faults)
     assert rest(client, faulty(made, faults)) == first
 
 

@@ -39,12 +39,13 @@ class SeatStream:
         self.client, self.gid, self.seat, self.token, self.last = client, gid, seat, token, ""
 
     def new_events(self) -> list[dict[str, Any]]:
+        """The events of the envelopes read since the last one (each envelope's ``event``)."""
         headers = {**auth(self.token), **({"Last-Event-ID": self.last} if self.last else {})}
         text = self.client.get(f"/v1/games/{self.gid}/events?follow=false", headers=headers).text
         got = frames(text)
         if got:
             self.last = got[-1][0] or self.last
-        return [event for _, event in got]
+        return [envelope["event"] for _, envelope in got]
 
 
 @pytest.mark.parametrize("game", GAMES)
@@ -62,7 +63,7 @@ def test_a_whole_match_through_rest_following_only_answers_and_streams(
             assert offers, f"seat {seat}'s stream did not tell it its turn"
             offer = offers[-1]
             assert offer["seat"] == seat and offer["visible_to"] == [seat]
-            version, legal = offer["version"], offer["actions"]
+            version, legal = offer["version"], offer["legal_actions"]
         answer = table.act(seat, fill(rng.choice(legal), rng), expected_version=version)
         assert answer.status_code == 200, answer.text  # the turn was current: no 409, no 422
         moved = answer.json()
@@ -88,19 +89,19 @@ def test_a_whole_match_through_rest_following_only_answers_and_streams(
 
 LEGAL = select("LegalAction")
 SUBMIT = f"""mutation($id: ID!, $action: ActionInput!, $v: Int) {{
-  submitAction(gameId: $id, action: $action, expectedVersion: $v) {{
-    version toAct status events {{ type }} nextTurn {{ seat version legalActions {{ {LEGAL} }} }}
+  submitAction(input: {{gameId: $id, action: $action, expectedVersion: $v}}) {{
+    version toAct status events {{ __typename }} nextTurn {{ seat version legalActions {{ {LEGAL} }} }}
   }}
 }}"""
 
 
 def your_turn(ws: Any, seat: int) -> dict[str, Any]:
-    """The next ``YourTurnEvent`` of a seat's ``gameEvents`` subscription (skipping other events)."""
+    """The next ``YourTurn`` event of a seat's ``gameEvents`` subscription (skipping other events)."""
     for _ in range(MOVES * 4):
         message = ws.receive_json()
         assert message["type"] == "next", message
-        event = message["payload"]["data"]["gameEvents"]
-        if event["__typename"] == "YourTurnEvent":
+        event = message["payload"]["data"]["gameEvents"]["event"]
+        if event["__typename"] == "YourTurn":
             assert event["seat"] == seat and event["visibleTo"] == [seat]
             return dict(event)
     raise AssertionError(f"seat {seat} was never told its turn")
@@ -128,7 +129,7 @@ def test_a_whole_match_through_graphql_following_only_answers_and_subscriptions(
                     told[seat] += 1
                     if offer["version"] >= version:
                         break
-                version, legal = offer["version"], as_json(offer["actions"])
+                version, legal = offer["version"], as_json(offer["legalActions"])
             action = as_action_input(fill(rng.choice(legal), rng))
             moved = data(client, SUBMIT, tokens[seat], id=gid, action=action, v=version)["submitAction"]
             moves += 1
@@ -141,7 +142,7 @@ def test_a_whole_match_through_graphql_following_only_answers_and_subscriptions(
                 assert turn is None
                 legal, version = None, moved["version"]
             seat = moved["toAct"]
-        assert moved["status"] == "finished" and all(told.values())
+        assert moved["status"] == "FINISHED" and all(told.values())
     finally:
         for ws in sockets.values():
             ws.__exit__(None, None, None)

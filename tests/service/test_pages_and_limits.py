@@ -24,15 +24,15 @@ from service.api.graphql.schema import build_schema
 from service.api.rest.openapi import openapi_document
 from service.base.settings import Settings
 
-# Each list of GraphQL (a Query field with a ``limit``) and its REST twin (operationId).
+# Each list of GraphQL (a Query field with a ``first``, a connection, or a ``limit``: a rating's latest
+# changes, one page) and its REST twin (operationId).
 TWINS = {
     "games": "listGames",
-    "gamesPage": "listGames",
     "myGames": "listMyGames",
     "ladder": "getLadder",
     "rating": "getRating",
     "webhookDeliveries": "listWebhookDeliveries",
-    "webhookDeadLetters": "listDeadLetters",
+    "deadLetters": "listDeadLetters",
 }
 MODELS = {
     "listGames": Page,
@@ -45,7 +45,7 @@ MODELS = {
 # Path parameters and GraphQL arguments a list needs besides its page (their values need not exist:
 # the page is checked before anything is read).
 PATH = {"game": "rough", "account_id": "player:x", "webhook_id": "w1"}
-ARGUMENTS = {"game": '"rough"', "accountId": '"player:x"', "webhookId": '"w1"'}
+ARGUMENTS = {"kind": "ROUGH", "accountId": '"player:x"', "webhookId": '"w1"'}
 
 
 def rest_lists() -> dict[str, tuple[str, dict[str, Any]]]:
@@ -60,7 +60,7 @@ def rest_lists() -> dict[str, tuple[str, dict[str, Any]]]:
 
 
 def graphql_lists() -> dict[str, list[str]]:
-    """Every Query field with a ``limit`` argument, with its required arguments."""
+    """Every Query field with a ``first`` or ``limit`` argument, with its required arguments."""
     fields = build_schema()._schema.query_type.fields
     return {
         name: [
@@ -69,8 +69,13 @@ def graphql_lists() -> dict[str, list[str]]:
             if is_non_null_type(arg.type) and arg.default_value is Undefined
         ]
         for name, field in fields.items()
-        if "limit" in field.args
+        if "limit" in field.args or "first" in field.args
     }
+
+
+def size_argument(field: str) -> str:
+    """How a list's GraphQL field is sized: ``first`` (a connection) or ``limit``."""
+    return "first" if "first" in build_schema()._schema.query_type.fields[field].args else "limit"
 
 
 def test_every_list_of_both_apis_is_known_here_with_its_page_model() -> None:
@@ -120,13 +125,13 @@ def test_every_graphql_list_refuses_limit_0_and_past_its_maximum_with_the_rest_c
     headers = headers_for(client, operation, player)
     required = "".join(f"{name}: {ARGUMENTS[name]}, " for name in graphql_lists()[field])
     for limit in (0, schema["maximum"] + 1):
-        query = f"{{ {field}({required}limit: {limit}) {{ __typename }} }}"
+        query = f"{{ {field}({required}{size_argument(field)}: {limit}) {{ __typename }} }}"
         answer = client.post("/graphql", json={"query": query}, headers=headers).json()
         error = answer["errors"][0]
         rest = client.get(path, params={"limit": limit}, headers=headers).json()
         assert error["extensions"]["code"] == rest["code"] == "invalid_request", (field, limit, error)
-        assert error["extensions"]["errors"][0]["loc"] == ["limit"]
-    query = f"{{ {field}({required}limit: {schema['maximum']}) {{ __typename }} }}"
+        assert error["extensions"]["errors"][0]["loc"] == [size_argument(field)]
+    query = f"{{ {field}({required}{size_argument(field)}: {schema['maximum']}) {{ __typename }} }}"
     errors = client.post("/graphql", json={"query": query}, headers=headers).json().get("errors", [])
     assert all(e["extensions"]["code"] != "invalid_request" for e in errors), errors
 
@@ -135,10 +140,10 @@ def test_every_graphql_list_refuses_limit_0_and_past_its_maximum_with_the_rest_c
 CATEGORIES = {
     "create_player": (("/v1/players", {}), "mutation { createPlayer { playerId } }"),
     "create_game": (
-        ("/v1/games", {"game": "rough"}),
-        'mutation { createGame(input: {game: "rough"}) { game { id } } }',
+        ("/v1/games", {"kind": "rough"}),
+        "mutation { createGame(input: {kind: ROUGH}) { game { gameId } } }",
     ),
-    "register_bot": (("/v1/bots", {"name": "b"}), 'mutation { registerBot(name: "b") { botId } }'),
+    "register_bot": (("/v1/bots", {"name": "b"}), 'mutation { registerBot(input: {name: "b"}) { botId } }'),
 }
 
 

@@ -1,6 +1,7 @@
 """Cursor pagination of the open games (issue 21): REST's `cursor`/`next_cursor` and GraphQL's
-`gamesPage`, newest first; paging through 1,000 games while others are created and some start shows
-no game twice and misses none that stayed open; a bad cursor is 422 invalid_request."""
+`games` connection (`after`/`endCursor`), newest first; paging through 1,000 games while others are
+created and some start shows no game twice and misses none that stayed open; a bad cursor is 422
+invalid_request."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ import asyncio
 import base64
 import threading
 import time
+from datetime import datetime
 from typing import Any
 
 import httpx
@@ -36,7 +38,7 @@ def page_through(get: Any, limit: int, between: Any = None, most: int = 1000) ->
         assert pages < most, "the pages do not come to an end"
         body = get(limit, cursor)
         pages += 1
-        seen += [g["id"] for g in body["games"]]
+        seen += [g["game_id"] for g in body["games"]]
         assert len(body["games"]) <= limit
         cursor = body["next_cursor"]
         if cursor is None:
@@ -52,9 +54,9 @@ def test_paging_through_1000_games_while_games_are_created_and_started(settings:
         admin = {"Authorization": f"Bearer {settings.admin_token}"}
 
         def new_game() -> str:
-            response = http.post("/v1/games", json={"game": "rough"}, headers=admin)
+            response = http.post("/v1/games", json={"kind": "rough"}, headers=admin)
             assert response.status_code == 201, response.text
-            return str(response.json()["game"]["id"])
+            return str(response.json()["game"]["game_id"])
 
         initial = [new_game() for _ in range(INITIAL)]
         created_meanwhile: list[str] = []
@@ -63,9 +65,9 @@ def test_paging_through_1000_games_while_games_are_created_and_started(settings:
         def keep_creating() -> None:  # another client, at the same time as the paging
             with httpx.Client(base_url=base, timeout=30) as other:
                 while not stop.is_set():
-                    response = other.post("/v1/games", json={"game": "rough"}, headers=admin)
+                    response = other.post("/v1/games", json={"kind": "rough"}, headers=admin)
                     assert response.status_code == 201, response.text
-                    created_meanwhile.append(response.json()["game"]["id"])
+                    created_meanwhile.append(response.json()["game"]["game_id"])
 
         started: list[str] = []
 
@@ -85,7 +87,7 @@ def test_paging_through_1000_games_while_games_are_created_and_started(settings:
             response = http.get("/v1/games", params=params)
             assert response.status_code == 200, response.text
             body: dict[str, Any] = response.json()
-            seen_so_far.update(g["id"] for g in body["games"])
+            seen_so_far.update(g["game_id"] for g in body["games"])
             return body
 
         creator = threading.Thread(target=keep_creating, daemon=True)
@@ -102,7 +104,8 @@ def test_paging_through_1000_games_while_games_are_created_and_started(settings:
         assert created_meanwhile and started and pages >= INITIAL // 37 - len(started)
         # newest first, and the order the pages gave is the index's own
         created_at = {
-            g["id"]: g["created_at"] for g in http.get("/v1/games", params={"limit": 100}).json()["games"]
+            g["game_id"]: datetime.fromisoformat(g["created_at"])
+            for g in http.get("/v1/games", params={"limit": 100}).json()["games"]
         }
         assert list(created_at.values()) == sorted(created_at.values(), reverse=True)
 
@@ -110,13 +113,13 @@ def test_paging_through_1000_games_while_games_are_created_and_started(settings:
 def test_pages_end_with_a_null_cursor_and_skip_what_is_gone(
     client: TestClient, redis_client: redis.Redis
 ) -> None:
-    ids = [create(client, "rough")["game"]["id"] for _ in range(7)]
+    ids = [create(client, "rough")["game"]["game_id"] for _ in range(7)]
     newest_first = ids[::-1]
     first = client.get("/v1/games", params={"limit": 3}).json()
-    assert [g["id"] for g in first["games"]] == newest_first[:3] and first["next_cursor"]
+    assert [g["game_id"] for g in first["games"]] == newest_first[:3] and first["next_cursor"]
     redis_client.delete(game_key(newest_first[3]))  # expired between two pages: skipped, unlisted
     second = client.get("/v1/games", params={"limit": 3, "cursor": first["next_cursor"]}).json()
-    assert [g["id"] for g in second["games"]] == newest_first[4:7] and second["next_cursor"] is None
+    assert [g["game_id"] for g in second["games"]] == newest_first[4:7] and second["next_cursor"] is None
     exactly = client.get("/v1/games", params={"limit": 6}).json()  # six open games: one page, no more
     assert len(exactly["games"]) == 6 and exactly["next_cursor"] is None
     assert client.get("/v1/games").json()["next_cursor"] is None
@@ -180,46 +183,48 @@ def test_a_bad_cursor_is_422_invalid_request(client: TestClient, cursor: str) ->
 def test_a_cursor_of_a_game_gone_since_still_pages_on(client: TestClient) -> None:
     """A cursor is a position, not a game: the page after a game that started (or expired) since still
     follows it."""
-    ids = [create(client, "rough")["game"]["id"] for _ in range(3)]
+    ids = [create(client, "rough")["game"]["game_id"] for _ in range(3)]
     cursor = encode_cursor(ListPosition(time.time() + 60, "zzz"))  # after a game newer than all of them
     body = client.get("/v1/games", params={"cursor": cursor}).json()
-    assert [g["id"] for g in body["games"]] == ids[::-1]
+    assert [g["game_id"] for g in body["games"]] == ids[::-1]
 
 
-GAMES_PAGE = "query($cursor: String) { gamesPage(limit: 2, cursor: $cursor) { games { id } nextCursor } }"
+GAMES_PAGE = """query($after: String) {
+  games(first: 2, after: $after) { edges { cursor node { gameId } } pageInfo { hasNextPage endCursor } }
+}"""
 
 
 def test_graphql_pages_the_same_way(client: TestClient) -> None:
-    ids = [create(client, "rough")["game"]["id"] for _ in range(5)]
+    ids = [create(client, "rough")["game"]["game_id"] for _ in range(5)]
     seen: list[str] = []
-    cursor = None
+    after = None
     pages = 0
     while pages < 10:
-        response = client.post("/graphql", json={"query": GAMES_PAGE, "variables": {"cursor": cursor}})
-        page = response.json()["data"]["gamesPage"]
-        seen += [g["id"] for g in page["games"]]
+        response = client.post("/graphql", json={"query": GAMES_PAGE, "variables": {"after": after}})
+        page = response.json()["data"]["games"]
+        seen += [edge["node"]["gameId"] for edge in page["edges"]]
         pages += 1
-        cursor = page["nextCursor"]
-        if cursor is None:
+        after = page["pageInfo"]["endCursor"]
+        assert page["edges"][-1]["cursor"] == after and page["pageInfo"]["hasNextPage"] is (after is not None)
+        if after is None:
             break
     assert seen == ids[::-1] and pages == 3
     first = client.get("/v1/games", params={"limit": 2}).json()["next_cursor"]
-    via_rest = client.post("/graphql", json={"query": GAMES_PAGE, "variables": {"cursor": first}}).json()
-    assert [g["id"] for g in via_rest["data"]["gamesPage"]["games"]] == ids[::-1][
-        2:4
-    ]  # one cursor, both APIs
+    via_rest = client.post("/graphql", json={"query": GAMES_PAGE, "variables": {"after": first}}).json()
+    edges = via_rest["data"]["games"]["edges"]
+    assert [edge["node"]["gameId"] for edge in edges] == ids[::-1][2:4]  # one cursor, both APIs
 
 
 def test_graphql_refuses_a_bad_cursor_with_the_same_code(client: TestClient) -> None:
-    response = client.post("/graphql", json={"query": GAMES_PAGE, "variables": {"cursor": "nonsense"}})
+    response = client.post("/graphql", json={"query": GAMES_PAGE, "variables": {"after": "nonsense"}})
     error = response.json()["errors"][0]
     assert error["extensions"]["code"] == "invalid_request"
-    assert error["extensions"]["errors"][0]["loc"] == ["cursor"]
-    limit = client.post("/graphql", json={"query": "{ gamesPage(limit: 0) { nextCursor } }"}).json()
+    assert error["extensions"]["errors"][0]["loc"] == ["after"]
+    limit = client.post("/graphql", json={"query": "{ games(first: 0) { nodes { gameId } } }"}).json()
     assert limit["errors"][0]["extensions"]["code"] == "invalid_request"
 
 
 def test_the_admin_sees_the_same_pages(client: TestClient) -> None:
-    ids = [create(client, "rough")["game"]["id"] for _ in range(3)]
+    ids = [create(client, "rough")["game"]["game_id"] for _ in range(3)]
     body = client.get("/v1/games", params={"limit": 2}, headers=admin_headers(client)).json()
-    assert [g["id"] for g in body["games"]] == ids[::-1][:2] and body["next_cursor"]
+    assert [g["game_id"] for g in body["games"]] == ids[::-1][:2] and body["next_cursor"]

@@ -58,8 +58,9 @@ def test_graphql_reads_meet_the_same_games_layer_check(client: TestClient) -> No
     id as REST does, with the resource's code and a detail that quotes at most 64 characters of it."""
     long = "x" * 5000
     for field, code in (("game", "game_not_found"), ("tournament", "tournament_not_found")):
-        query = f"query($id: ID!) {{ {field}(id: $id) {{ id }} }}"
+        query = f"query($id: ID!) {{ {field}({field}Id: $id) {{ {field}Id }} }}"
         answer = client.post("/graphql", json={"query": query, "variables": {"id": long}}).json()
         [error] = answer["errors"]
+        assert answer["data"] == {field: None}  # a root lookup is nullable: the rest of `data` stands
         assert error["extensions"]["code"] == code
         assert "is not an id this server gives" in error["message"] and len(error["message"]) < 300

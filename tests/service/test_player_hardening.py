@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Iterator
+from datetime import datetime
 from typing import Any, cast
 
 import httpx
@@ -21,17 +22,19 @@ from service.api.app import create_app
 from service.base.settings import Settings
 from service.store.keys import player_key, player_seats_key
 
-INVITE = "mutation($id: ID!, $pid: ID!) { invitePlayer(gameId: $id, playerId: $pid) { invitationId } }"
-BLOCK = "mutation($pid: ID!) { blockPlayer(playerId: $pid) }"
-UNBLOCK = "mutation($pid: ID!) { unblockPlayer(playerId: $pid) }"
+INVITE = (
+    "mutation($id: ID!, $pid: ID!) { invitePlayer(input: {gameId: $id, playerId: $pid}) { invitationId } }"
+)
+BLOCK = "mutation($pid: ID!) { blockPlayer(input: {playerId: $pid}) { playerId } }"
+UNBLOCK = "mutation($pid: ID!) { unblockPlayer(input: {playerId: $pid}) { playerId } }"
 MY_BLOCKS = "{ myBlocks }"
-PREFERENCE = "mutation($who: String) { updateMe(invitations: $who) { invitations } }"
+PREFERENCE = "mutation($who: InvitationsFrom) { updateMe(input: {invitations: $who}) { invitations } }"
 ME = "{ me { playerId invitations } }"
 
 
 def waiting_table(client: TestClient, token: str | None) -> str:
     """A listed Le Rough table waiting for players, seat 0 taken with ``token`` (None: anonymously)."""
-    gid: str = create(client, "rough")["game"]["id"]
+    gid: str = create(client, "rough")["game"]["game_id"]
     joined = client.post(f"/v1/games/{gid}/join", json={"seat": 0}, headers=auth(token) if token else {})
     assert joined.status_code == 201, joined.text
     return gid
@@ -83,9 +86,10 @@ def test_one_inviter_sending_120_invitations_does_not_lock_the_player_out(roomy:
     assert len(by_table) == per_inviter
     for repeated in by_table.values():
         assert len({s["invitation_id"] for s in repeated}) == 1
-        assert [s["expires_at"] for s in repeated] == sorted(s["expires_at"] for s in repeated)
+        expiries = [datetime.fromisoformat(s["expires_at"]) for s in repeated]
+        assert expiries == sorted(expiries)
     listed = held(client, victim["token"])
-    assert len(listed) == per_inviter and {i["from_player"] for i in listed} == {attacker["player_id"]}
+    assert len(listed) == per_inviter and {i["from_player_id"] for i in listed} == {attacker["player_id"]}
     # the stream got a bounded number of the attacker's notices, not one per invitation
     streamed = [n for _, n in notices(client, victim["token"]) if n["type"] == "invitation"]
     assert 0 < len(streamed) <= settings.player_notices_per_sender
@@ -101,7 +105,7 @@ def test_one_inviter_sending_120_invitations_does_not_lock_the_player_out(roomy:
 
 def test_an_anonymous_seat_does_not_invite(client: TestClient) -> None:
     victim = guest(client)
-    gid: str = create(client, "rough")["game"]["id"]
+    gid: str = create(client, "rough")["game"]["game_id"]
     seat_token = client.post(f"/v1/games/{gid}/join", json={"seat": 0}).json()["token"]
     refused = invite(client, gid, seat_token, victim["player_id"])
     assert refused.status_code == 403 and refused.json()["code"] == "invitation_needs_player"
@@ -155,13 +159,15 @@ def test_blocks_are_capped(settings: Settings) -> None:
             assert block.status_code == 204
         full = client.post("/v1/me/blocks", json={"player_id": two["player_id"]}, headers=auth(me["token"]))
         assert full.status_code == 409 and full.json()["code"] == "too_many_blocks"
-        assert data(client, BLOCK, me["token"], pid=one["player_id"]) == {"blockPlayer": True}
+        assert data(client, BLOCK, me["token"], pid=one["player_id"]) == {
+            "blockPlayer": {"playerId": one["player_id"]}
+        }
         assert error_code(client, BLOCK, me["token"], pid=two["player_id"]) == "too_many_blocks"
 
 
 def two_player_table(client: TestClient, first: str, second: str) -> Table:
     """A started Le Rough table: seat 0 the player ``first``'s, seat 1 ``second``'s, the others anonymous."""
-    gid: str = create(client, "rough", options=FAST_OPTIONS["rough"])["game"]["id"]
+    gid: str = create(client, "rough", options=FAST_OPTIONS["rough"])["game"]["game_id"]
     table = Table(client, gid)
     for seat in range(4):
         credential = {0: first, 1: second}.get(seat)
@@ -195,7 +201,7 @@ def test_a_blocked_player_offers_a_rematch_without_a_notice(client: TestClient, 
     assert asked.status_code == 201, asked.text
     assert offers() == 1  # no second notice; the rematch still waits for the victim in their list
     listed = {g["game_id"] for g in client.get("/v1/me/games", headers=auth(victim["token"])).json()["games"]}
-    assert asked.json()["game"]["id"] in listed
+    assert asked.json()["game"]["game_id"] in listed
 
 
 # --- the same refusals through GraphQL -------------------------------------------------------------------
@@ -206,11 +212,11 @@ def test_every_new_invitation_refusal_through_graphql(settings: Settings) -> Non
     with TestClient(create_app(bounded)) as client:
         attacker, victim, friend = guest(client, "Mallory"), guest(client, "Victim"), guest(client, "Friend")
         first, second = (
-            data(client, CREATE, input={"game": "rough"})["createGame"]["game"]["id"] for _ in range(2)
+            data(client, CREATE, input={"kind": "ROUGH"})["createGame"]["game"]["gameId"] for _ in range(2)
         )
         for gid in (first, second):
             data(client, JOIN, attacker["token"], id=gid, seat=0)
-        anonymous = data(client, JOIN, None, id=first, seat=1)["joinSeat"]["token"]
+        anonymous = data(client, JOIN, None, id=first, seat=1)["joinGame"]["token"]
         assert (
             error_code(client, INVITE, anonymous, id=first, pid=victim["player_id"])
             == "invitation_needs_player"
@@ -223,24 +229,28 @@ def test_every_new_invitation_refusal_through_graphql(settings: Settings) -> Non
         code = error_code(client, INVITE, attacker["token"], id=first, pid=victim["player_id"])
         assert code == "too_many_invitations_sent"  # the hour's three spent
 
-        friendly = data(client, CREATE, input={"game": "rough"})["createGame"]["game"]["id"]
+        friendly = data(client, CREATE, input={"kind": "ROUGH"})["createGame"]["game"]["gameId"]
         data(client, JOIN, friend["token"], id=friendly, seat=0)
-        assert data(client, BLOCK, victim["token"], pid=friend["player_id"]) == {"blockPlayer": True}
+        blocked = {"blockPlayer": {"playerId": friend["player_id"]}}
+        assert data(client, BLOCK, victim["token"], pid=friend["player_id"]) == blocked
         assert data(client, MY_BLOCKS, victim["token"]) == {"myBlocks": [friend["player_id"]]}
         assert error_code(client, INVITE, friend["token"], id=friendly, pid=victim["player_id"]) == (
             "invitation_refused"
         )
-        assert data(client, UNBLOCK, victim["token"], pid=friend["player_id"]) == {"unblockPlayer": True}
+        unblocked = {"unblockPlayer": {"playerId": friend["player_id"]}}
+        assert data(client, UNBLOCK, victim["token"], pid=friend["player_id"]) == unblocked
         assert data(client, MY_BLOCKS, victim["token"]) == {"myBlocks": []}
-        assert data(client, PREFERENCE, victim["token"], who="nobody") == {
-            "updateMe": {"invitations": "nobody"}
+        assert data(client, PREFERENCE, victim["token"], who="NOBODY") == {
+            "updateMe": {"invitations": "NOBODY"}
         }
-        assert data(client, ME, victim["token"])["me"]["invitations"] == "nobody"
+        assert data(client, ME, victim["token"])["me"]["invitations"] == "NOBODY"
         assert error_code(client, INVITE, friend["token"], id=friendly, pid=victim["player_id"]) == (
             "invitation_refused"
         )
-        assert error_code(client, PREFERENCE, victim["token"], who="friends") == "invalid_request"
-        data(client, PREFERENCE, victim["token"], who="everyone")
+        assert (
+            error_code(client, PREFERENCE, victim["token"], who="FRIENDS") == "invalid_query"
+        )  # no such value
+        data(client, PREFERENCE, victim["token"], who="EVERYONE")
         assert data(client, INVITE, friend["token"], id=friendly, pid=victim["player_id"])["invitePlayer"]
         assert error_code(client, BLOCK, victim["token"], pid="nobody") == "player_not_found"
         assert error_code(client, BLOCK, victim["token"], pid="not an id!") == "invalid_request"
@@ -315,7 +325,7 @@ def test_a_made_up_player_token_leaves_the_player_untouched(client: TestClient) 
 
 def test_a_seat_left_before_the_start_is_free_again(client: TestClient) -> None:
     ada, bob = guest(client, "Ada"), guest(client, "Bob")
-    gid: str = create(client, "rough")["game"]["id"]
+    gid: str = create(client, "rough")["game"]["game_id"]
     assert (
         client.post(f"/v1/games/{gid}/join", json={"seat": 2}, headers=auth(ada["token"])).status_code == 201
     )

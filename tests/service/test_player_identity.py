@@ -82,7 +82,7 @@ def test_confused_and_forged_jwts_are_refused_on_seats_too(app_client: TestClien
     confused = handmade({"alg": "HS256", "kid": "rsa-1"}, claims, pem(keys.rsa).encode())
     forged = sign(keys.rsa_forger, sub="ada")
     unknown = sign(keys.rsa, kid="rsa-unknown", sub="ada")
-    gid = create(app_client, "rough")["game"]["id"]
+    gid = create(app_client, "rough")["game"]["game_id"]
     for token, code in [
         (none, "token_algorithm_refused"),
         (confused, "token_algorithm_refused"),
@@ -121,7 +121,7 @@ def test_one_identity_plays_one_game_from_two_devices(
     tablet = sign(keys.ec, "ES256", sub="ada")
     assert phone != tablet
     created = create(app_client, "rough", options=FAST_OPTIONS["rough"])
-    gid = created["game"]["id"]
+    gid = created["game"]["game_id"]
     tokens: dict[int, str] = {}
     for seat in range(4):
         joined = app_client.post(
@@ -156,7 +156,7 @@ def test_one_identity_plays_one_game_from_two_devices(
 
 def test_a_guest_links_to_an_identity_and_both_are_one_player(app_client: TestClient, keys: Keys) -> None:
     guest = app_client.post("/v1/players", json={"name": "Guest"}).json()
-    gid = create(app_client, "rough")["game"]["id"]
+    gid = create(app_client, "rough")["game"]["game_id"]
     assert app_client.post(f"/v1/games/{gid}/join", json={}, headers=auth(guest["token"])).status_code == 201
     jwt = sign(keys.rsa, sub="linked-one")
     linked = app_client.post("/v1/me/identity", json={"identity_token": jwt}, headers=auth(guest["token"]))

@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import random
 import time
+from datetime import datetime
 from typing import Any
 
 import pytest
@@ -67,7 +68,7 @@ def test_a_players_turns_and_the_end_reach_the_backend_without_a_card(
     for payload in receiver.applied.values():  # never a card, whatever the moment
         assert not cards_in(payload, DECKS[game]), payload
         assert set(payload["data"]) <= {
-            "game_id", "game", "seat", "version", "player_id", "deadline", "winners", "player_ids",
+            "game_id", "kind", "seat", "version", "player_id", "deadline_at", "winners", "player_ids",
         }  # fmt: skip
 
 
@@ -84,7 +85,7 @@ def test_an_invitation_and_a_reminder_reach_the_backend(
     with TestClient(create_app(settings)) as client:
         subscribed(client, receiver, *EVENTS)
         host, friend = guest(client, "Host"), guest(client, "Friend")
-        gid = create(client, "rough")["game"]["id"]
+        gid = create(client, "rough")["game"]["game_id"]
         assert client.post(f"/v1/games/{gid}/join", json={}, headers=auth(host["token"])).status_code == 201
         sent = client.post(
             f"/v1/games/{gid}/invitations",
@@ -104,5 +105,5 @@ def test_an_invitation_and_a_reminder_reach_the_backend(
         version = state["version"]
         reminder = wait_for(lambda: messages(receiver, "reminder"), "the reminder")[0]["data"]
         assert (reminder["game_id"], reminder["seat"], reminder["version"]) == (table.game_id, 0, version)
-        assert reminder["player_id"] == friend["player_id"] and reminder["deadline"]
-        assert time.time() < time.mktime(time.strptime(reminder["deadline"][:19], "%Y-%m-%dT%H:%M:%S")) + 60
+        assert reminder["player_id"] == friend["player_id"] and reminder["deadline_at"]
+        assert time.time() < datetime.fromisoformat(reminder["deadline_at"]).timestamp() + 60

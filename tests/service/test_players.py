@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import random
 import time
+from datetime import datetime
 from typing import Any
 
 import httpx
@@ -47,7 +48,7 @@ def notices(client: TestClient, token: str, after: str = "") -> list[tuple[str, 
 def table_with(client: TestClient, game: str, player_token: str, player_seat: int = 0, **body: Any) -> Table:
     """A started game: ``player_seat`` joined with the player's credential, the others with seat tokens."""
     created = create(client, game, options=FAST_OPTIONS[game], **body)
-    table = Table(client, created["game"]["id"])
+    table = Table(client, created["game"]["game_id"])
     for seat in range(created["game"]["players"]):
         headers = auth(player_token) if seat == player_seat else {}
         extra = {"invite_code": created["invite_code"]} if created.get("invite_code") else {}
@@ -115,7 +116,7 @@ def test_me_needs_a_player_credential(client: TestClient) -> None:
 
 def test_one_player_holds_one_seat_of_a_table(client: TestClient) -> None:
     token = guest(client)["token"]
-    gid = create(client, "rough")["game"]["id"]
+    gid = create(client, "rough")["game"]["game_id"]
     assert client.post(f"/v1/games/{gid}/join", json={"seat": 0}, headers=auth(token)).status_code == 201
     again = client.post(f"/v1/games/{gid}/join", json={"seat": 2}, headers=auth(token))
     assert again.status_code == 409 and again.json()["code"] == "already_seated" and again.json()["seat"] == 0
@@ -169,7 +170,7 @@ def test_my_games_page_through_250_games_in_order(settings: Settings) -> None:
         token = guest(client)["token"]
         waiting = []
         for _ in range(246):
-            gid = create(client, "rough")["game"]["id"]
+            gid = create(client, "rough")["game"]["game_id"]
             assert client.post(f"/v1/games/{gid}/join", json={}, headers=auth(token)).status_code == 201
             waiting.append(gid)
         started = [table_with(client, "rough", token, player_seat=s) for s in range(4)]
@@ -195,7 +196,9 @@ def test_my_games_page_through_250_games_in_order(settings: Settings) -> None:
         ranks = [0 if g["your_turn"] else 1 if g["status"] != "finished" else 2 for g in seen]
         assert ranks == sorted(ranks)  # your turn first
         for rank in set(ranks):
-            times = [g["updated_at"] for g, r in zip(seen, ranks, strict=True) if r == rank]
+            times = [
+                datetime.fromisoformat(g["updated_at"]) for g, r in zip(seen, ranks, strict=True) if r == rank
+            ]
             assert times == sorted(times, reverse=True)  # then the most recently changed
         only = client.get("/v1/me/games?status=active&limit=100", headers=auth(token)).json()["games"]
         assert {g["game_id"] for g in only} == {t.game_id for t in started}
@@ -240,7 +243,7 @@ def test_the_player_stream_tells_turns_with_legal_actions_and_resumes_without_ga
     # no gap: every notice still deliverable from the start was delivered across the resumes (a
     # your_turn is left out once its game moved on, so one read late may hold fewer of them)
     assert {eid for eid, _ in whole} <= set(ids)
-    assert any(n["type"] == "game_over" for _, n in whole)
+    assert any(n["type"] == "game_finished" for _, n in whole)
     for _, notice in delivered:
         assert notice["game_id"] == table.game_id
         if notice["type"] == "your_turn":  # delivered while current: with the seat's own view
@@ -253,7 +256,7 @@ def test_invitations_to_a_private_table(settings: Settings) -> None:
     with TestClient(create_app(settings)) as client:
         host, friend = guest(client, "Host"), guest(client, "Friend")
         created = create(client, "rough", listed=False)
-        gid = created["game"]["id"]
+        gid = created["game"]["game_id"]
         joined = client.post(
             f"/v1/games/{gid}/join", json={"invite_code": created["invite_code"]}, headers=auth(host["token"])
         )
@@ -265,7 +268,7 @@ def test_invitations_to_a_private_table(settings: Settings) -> None:
         )
         assert sent.status_code == 201, sent.text
         invitation = sent.json()
-        assert invitation["from_player"] == host["player_id"] and invitation["from_name"] == "Host"
+        assert invitation["from_player_id"] == host["player_id"] and invitation["from_name"] == "Host"
         listed = client.get("/v1/me/invitations", headers=auth(friend["token"])).json()["invitations"]
         assert [i["invitation_id"] for i in listed] == [invitation["invitation_id"]]
         streamed = [n for _, n in notices(client, friend["token"]) if n["type"] == "invitation"]
@@ -298,7 +301,7 @@ def test_invitations_to_a_private_table(settings: Settings) -> None:
 
         def invite_from_another_table(pid: str) -> httpx.Response:
             other = guest(client, "Other")
-            table = create(client, "rough")["game"]["id"]
+            table = create(client, "rough")["game"]["game_id"]
             assert (
                 client.post(f"/v1/games/{table}/join", json={}, headers=auth(other["token"])).status_code
                 == 201
@@ -321,7 +324,7 @@ def test_invitations_to_a_private_table(settings: Settings) -> None:
             json={"player_id": third["player_id"]},
             headers=auth(third["token"]),
         )
-        assert stranger.status_code == 401 and stranger.json()["code"] == "invalid_token"
+        assert stranger.status_code == 403 and stranger.json()["code"] == "seat_not_held"  # a good token
         started = table_with(client, "rough", guest(client)["token"])
         late = client.post(
             f"/v1/games/{started.game_id}/invitations",
@@ -337,7 +340,7 @@ def test_an_invitation_expires(client: TestClient) -> None:
     past = {
         "invitation_id": "old",
         "game_id": "g",
-        "game": "rough",
+        "kind": "rough",
         "from_player": "",
         "expires_at": time.time() - 1,
     }
@@ -394,7 +397,7 @@ def test_deleting_a_player_leaves_no_trace_of_the_name(client: TestClient, rng: 
     view = client.get(f"/v1/games/{running.game_id}/view", headers=auth(token))
     assert view.status_code == 401  # the credential no longer holds the seat
     game = running.game()
-    assert game["seats"][0]["kind"].startswith("bot:") and game["seats"][0]["name"] == ""
+    assert game["seats"][0]["seat_kind"] == "bot" and game["seats"][0]["name"] == ""
     replay = client.get(f"/v1/games/{finished.game_id}/log")
     assert replay.status_code == 200 and replay.json()["actions"]  # the others' finished game replays
     assert client.get(f"/v1/games/{finished.game_id}").json()["seats"][3]["name"] == ""
@@ -424,7 +427,7 @@ def test_a_long_turn_clock_reminds_the_player_then_plays_for_them(settings: Sett
         assert (
             reminder["seat"] == 0
             and reminder["version"] == version
-            and reminder["deadline"] > time.time() - 1
+            and datetime.fromisoformat(reminder["deadline_at"]).timestamp() > time.time() - 1
         )
         while time.monotonic() < deadline and table.game()["version"] == version:
             time.sleep(0.2)
@@ -433,5 +436,5 @@ def test_a_long_turn_clock_reminds_the_player_then_plays_for_them(settings: Sett
 
 @pytest.mark.parametrize(("seconds", "status"), [(30 * 86_400, 201), (30 * 86_400 + 1, 422), (4, 422)])
 def test_a_turn_clock_runs_from_seconds_to_thirty_days(client: TestClient, seconds: int, status: int) -> None:
-    response = client.post("/v1/games", json={"game": "rough", "turn_seconds": seconds})
+    response = client.post("/v1/games", json={"kind": "rough", "turn_seconds": seconds})
     assert response.status_code == status, response.text

@@ -81,9 +81,9 @@ def bearer(token: str) -> dict[str, str]:
 
 
 def new_game(client: TestClient) -> str:
-    response = client.post("/v1/games", json={"game": "rough"})
+    response = client.post("/v1/games", json={"kind": "rough"})
     assert response.status_code == 201, response.text
-    gid: str = response.json()["game"]["id"]
+    gid: str = response.json()["game"]["game_id"]
     return gid
 
 
@@ -94,7 +94,7 @@ def test_the_fourth_game_created_from_one_address_is_refused(app_with: Any) -> N
     client = app_with(create_game_per_address=f"{LOW}/hour")
     for _ in range(LOW):
         new_game(client)
-    body = assert_rate_limited(client.post("/v1/games", json={"game": "rough"}))
+    body = assert_rate_limited(client.post("/v1/games", json={"kind": "rough"}))
     assert "this address" in body["detail"] and "create game" in body["detail"]
 
 
@@ -145,7 +145,7 @@ def test_the_fourth_stream_opened_is_refused_game_events_and_bot_stream_alike(ap
 
 # --- GraphQL ------------------------------------------------------------------------------------
 
-CREATE_GQL = 'mutation { createGame(input: {game: "rough"}) { game { id } } }'
+CREATE_GQL = "mutation { createGame(input: {kind: ROUGH}) { game { gameId } } }"
 
 
 def test_graphql_mutations_share_the_count_and_answer_rate_limited(app_with: Any) -> None:
@@ -159,7 +159,7 @@ def test_graphql_mutations_share_the_count_and_answer_rate_limited(app_with: Any
     assert error["extensions"]["code"] == "rate_limited" and error["extensions"]["status"] == 429
     assert 1 <= error["extensions"]["retry_after"] <= 3600
     assert refused.headers["Retry-After"] == str(error["extensions"]["retry_after"])
-    register = 'mutation { registerBot(name: "gql") { botId } }'
+    register = 'mutation { registerBot(input: {name: "gql"}) { botId } }'
     assert "errors" not in client.post("/graphql", json={"query": register}).json()
     error = client.post("/graphql", json={"query": register}).json()["errors"][0]
     assert error["extensions"]["code"] == "rate_limited"
@@ -168,12 +168,12 @@ def test_graphql_mutations_share_the_count_and_answer_rate_limited(app_with: Any
 def test_graphql_submit_action_and_join_seat_are_limited(app_with: Any) -> None:
     client = app_with(act="1/hour", join_per_address="1/hour")
     gid = new_game(client)
-    join = "mutation($id: ID!) { joinSeat(gameId: $id) { token } }"
+    join = "mutation($id: ID!) { joinGame(input: {gameId: $id}) { token } }"
     token = client.post("/graphql", json={"query": join, "variables": {"id": gid}}).json()
-    token = token["data"]["joinSeat"]["token"]
+    token = token["data"]["joinGame"]["token"]
     again = client.post("/graphql", json={"query": join, "variables": {"id": gid}}).json()
     assert again["errors"][0]["extensions"]["code"] == "rate_limited"
-    submit = "mutation($id: ID!) { submitAction(gameId: $id, action: {pass: true}) { version } }"
+    submit = "mutation($id: ID!) { submitAction(input: {gameId: $id, action: {pass: true}}) { version } }"
     request = {"query": submit, "variables": {"id": gid}}
     for expected in ("game_not_started", "rate_limited"):
         body = client.post("/graphql", json=request, headers=bearer(token)).json()
@@ -183,7 +183,7 @@ def test_graphql_submit_action_and_join_seat_are_limited(app_with: Any) -> None:
 def test_the_fourth_subscription_is_refused(app_with: Any) -> None:
     client = app_with(open_stream_per_address=f"{LOW}/hour")
     gid = new_game(client)
-    query = "subscription($id: ID!) { gameEvents(gameId: $id) { id type } }"
+    query = "subscription($id: ID!) { gameEvents(gameId: $id) { id event { __typename } } }"
     codes: list[str | None] = []
     for attempt in range(LOW + 1):
         with client.websocket_connect("/graphql", subprotocols=["graphql-transport-ws"]) as ws:
@@ -215,15 +215,15 @@ def test_two_replicas_on_one_redis_share_the_counts(app_with: Any) -> None:
     new_game(second)
     new_game(first)
     synced(first, second, first)
-    assert_rate_limited(second.post("/v1/games", json={"game": "rough"}))
-    assert_rate_limited(first.post("/v1/games", json={"game": "rough"}))
+    assert_rate_limited(second.post("/v1/games", json={"kind": "rough"}))
+    assert_rate_limited(first.post("/v1/games", json={"kind": "rough"}))
 
 
 def test_one_process_enforces_its_own_count_before_any_sync(app_with: Any) -> None:
     client = app_with(create_game_per_address=f"{LOW}/hour", rate_sync_ms="5000")
     for _ in range(LOW):
         new_game(client)
-    assert_rate_limited(client.post("/v1/games", json={"game": "rough"}))
+    assert_rate_limited(client.post("/v1/games", json={"kind": "rough"}))
 
 
 def seat_tokens(client: TestClient) -> tuple[str, list[str]]:

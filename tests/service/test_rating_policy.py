@@ -66,8 +66,8 @@ def test_farming_fresh_guests_moves_an_established_rating_by_the_newcomer_weight
         puppets = [guest(client, f"puppet{i}") for i in range(3)]
         seats = [regulars[0], puppets[0], regulars[1], puppets[1], puppets[2]]
         final = rated_table(client, "euchre5", [p["token"] for p in seats]).play_random(rng)
-        log = client.get(f"/v1/games/{final['id']}/log").json()
-        scores = _final_scores(client, final["id"], log)
+        log = client.get(f"/v1/games/{final['game_id']}/log").json()
+        scores = _final_scores(client, final["game_id"], log)
         ranks = [1 + sum(1 for t in scores if t > s) for s in scores]
         accounts = [f"player:{p['player_id']}" for p in seats]
         before = [states.get(a, START) for a in accounts]

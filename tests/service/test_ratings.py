@@ -42,11 +42,11 @@ def bot_account(client: TestClient, name: str) -> dict[str, Any]:
 def rated_table(client: TestClient, game: str, credentials: list[str | None], **body: Any) -> Table:
     """A rated game; seat i joined with ``credentials[i]`` (None: a built-in bot seat, given in ``body``)."""
     created = client.post(
-        "/v1/games", json={"game": game, "options": FAST_OPTIONS[game], "rated": True, **body}
+        "/v1/games", json={"kind": game, "options": FAST_OPTIONS[game], "rated": True, **body}
     )
     assert created.status_code == 201, created.text
     assert created.json()["game"]["rated"] is True
-    table = Table(client, created.json()["game"]["id"])
+    table = Table(client, created.json()["game"]["game_id"])
     for seat, credential in enumerate(credentials):
         if credential is None:
             continue
@@ -146,8 +146,8 @@ def test_provisional_clears_and_repeated_pairings_count_less_then_not_at_all(
         state = [START] * 5
         for n, weight in ((1, 1.0), (2, 0.5), (3, 0.0)):
             final = rated_table(client, "euchre5", [p["token"] for p in players]).play_random(rng)
-            log = client.get(f"/v1/games/{final['id']}/log").json()
-            scores = _final_scores(client, final["id"], log)
+            log = client.get(f"/v1/games/{final['game_id']}/log").json()
+            scores = _final_scores(client, final["game_id"], log)
             ranks = [1 + sum(1 for t in scores if t > s) for s in scores]
             full = expected([[s] for s in state], ranks)
             state = [
@@ -220,8 +220,8 @@ def test_a_seat_given_up_is_rated_last_and_built_in_bots_are_rated(
 
 
 def test_only_identities_sit_at_a_rated_table(client: TestClient) -> None:
-    created = client.post("/v1/games", json={"game": "rough", "rated": True}).json()
-    gid = created["game"]["id"]
+    created = client.post("/v1/games", json={"kind": "rough", "rated": True}).json()
+    gid = created["game"]["game_id"]
     anonymous = client.post(f"/v1/games/{gid}/join", json={})
     assert anonymous.status_code == 403 and anonymous.json()["code"] == "rated_needs_identity"
     assert client.get(f"/v1/games/{gid}").json()["seats"][0]["filled"] is False
@@ -233,7 +233,7 @@ def test_only_identities_sit_at_a_rated_table(client: TestClient) -> None:
     again = client.post(f"/v1/games/{gid}/join", json={}, headers=auth(bot["api_key"]))
     assert again.status_code == 409 and again.json()["code"] == "already_seated"
     # unrated, the same bot account may still hold two seats (its own bots' matches)
-    unrated = client.post("/v1/games", json={"game": "rough"}).json()["game"]["id"]
+    unrated = client.post("/v1/games", json={"kind": "rough"}).json()["game"]["game_id"]
     for _ in range(2):
         joined = client.post(f"/v1/games/{unrated}/join", json={}, headers=auth(bot["api_key"]))
         assert joined.status_code == 201, joined.text
@@ -242,16 +242,16 @@ def test_only_identities_sit_at_a_rated_table(client: TestClient) -> None:
 def test_a_rated_game_that_cannot_be_rated_is_refused(client: TestClient) -> None:
     twice = client.post(
         "/v1/games",
-        json={"game": "rough", "rated": True, "seats": ["open", "bot:expert", "open", "bot:expert"]},
+        json={"kind": "rough", "rated": True, "seats": ["open", "bot:expert", "open", "bot:expert"]},
     )
     assert twice.status_code == 422 and twice.json()["code"] == "rated_game_refused"
     seeded = client.post(
-        "/v1/games", json={"game": "rough", "rated": True, "seed": 4}, headers=admin_headers(client)
+        "/v1/games", json={"kind": "rough", "rated": True, "seed": 4}, headers=admin_headers(client)
     )
     assert seeded.status_code == 422 and seeded.json()["code"] == "rated_game_refused"
     mixed = client.post(
         "/v1/games",
-        json={"game": "rough", "rated": True, "seats": ["open", "bot:expert", "open", "bot:random"]},
+        json={"kind": "rough", "rated": True, "seats": ["open", "bot:expert", "open", "bot:random"]},
     )
     assert mixed.status_code == 201, mixed.text
 
@@ -347,22 +347,24 @@ def test_graphql_says_what_rest_says_of_ladders_and_ratings(client: TestClient, 
     rest = client.get("/v1/ladders/rough?limit=10").json()
     page = gql(
         client,
-        'query($c: String) { ladder(game: "rough", limit: 10, cursor: $c) { game board total nextCursor '
-        "entries { rank accountId name rating mu sigma matches provisional } } }",
+        "query($c: String) { ladder(kind: ROUGH, first: 10, after: $c) { kind board total "
+        "pageInfo { hasNextPage endCursor } "
+        "nodes { rank accountId name rating mu sigma matches provisional } } }",
     )["data"]["ladder"]
-    assert page["total"] == 30 and page["nextCursor"] == rest["next_cursor"]
-    assert [(e["accountId"], e["rank"], e["rating"]) for e in page["entries"]] == [
+    assert page["total"] == 30 and page["pageInfo"]["endCursor"] == rest["next_cursor"]
+    assert (page["kind"], page["board"], page["pageInfo"]["hasNextPage"]) == ("ROUGH", "PEOPLE", True)
+    assert [(e["accountId"], e["rank"], e["rating"]) for e in page["nodes"]] == [
         (e["account_id"], e["rank"], e["rating"]) for e in rest["entries"]
     ]
     second = gql(
         client,
-        'query($c: String) { ladder(game: "rough", limit: 10, cursor: $c) { entries { rank } } }',
-        c=page["nextCursor"],
+        "query($c: String) { ladder(kind: ROUGH, first: 10, after: $c) { nodes { rank } } }",
+        c=page["pageInfo"]["endCursor"],
     )["data"]["ladder"]
-    assert [e["rank"] for e in second["entries"]] == list(range(11, 21))
+    assert [e["rank"] for e in second["nodes"]] == list(range(11, 21))
     place = gql(
         client,
-        '{ ladderPosition(game: "rough", accountId: "player:p3", around: 1) { rank entries { accountId } } }',
+        '{ ladderPosition(kind: ROUGH, accountId: "player:p3", around: 1) { rank entries { accountId } } }',
     )["data"]["ladderPosition"]
     assert place == {
         "rank": client.get("/v1/ladders/rough/accounts/player:p3").json()["rank"],
@@ -371,25 +373,29 @@ def test_graphql_says_what_rest_says_of_ladders_and_ratings(client: TestClient, 
             for e in client.get("/v1/ladders/rough/accounts/player:p3?around=1").json()["entries"]
         ],
     }
-    missing = gql(client, '{ rating(game: "rough", accountId: "bot:nobody") { rating { mu } } }')
+    missing = gql(client, '{ rating(kind: ROUGH, accountId: "bot:nobody") { rating { mu } } }')
     assert missing["errors"][0]["extensions"]["code"] == "rating_not_found"
-    unknown = gql(client, '{ ladder(game: "chess") { total } }')
-    assert unknown["errors"][0]["extensions"]["code"] == "unknown_game"
-    too_many = gql(client, '{ ladder(game: "rough", limit: 500) { total } }')
+    unknown = gql(client, "{ ladder(kind: CHESS) { total } }")
+    assert unknown["errors"][0]["extensions"]["code"] == "invalid_query"  # not a GameKind: the schema says
+    too_many = gql(client, "{ ladder(kind: ROUGH, first: 500) { total } }")
     assert too_many["errors"][0]["extensions"]["code"] == "invalid_request"
     created = gql(
         client,
-        'mutation { createGame(input: {game: "rough", rated: true, seats: ["open", "bot:expert", "open", '
-        '"bot:expert"]}) { game { id } } }',
+        'mutation { createGame(input: {kind: ROUGH, rated: true, seats: ["open", "bot:expert", "open", '
+        '"bot:expert"]}) { game { gameId } } }',
     )
     assert created["errors"][0]["extensions"]["code"] == "rated_game_refused"
     made = gql(
         client,
-        'mutation { createGame(input: {game: "rough", rated: true}) { game { id rated turnSeconds } } }',
+        "mutation { createGame(input: {kind: ROUGH, rated: true}) { game { gameId rated turnSeconds } } }",
     )
     # a rated game always has a clock (the settings' by default): nobody stalls it until it expires unrated
-    assert made["data"]["createGame"]["game"] | {"id": ""} == {"id": "", "rated": True, "turnSeconds": 86_400}
-    timed = client.post("/v1/games", json={"game": "rough", "rated": True, "turn_seconds": 60}).json()["game"]
+    assert made["data"]["createGame"]["game"] | {"gameId": ""} == {
+        "gameId": "",
+        "rated": True,
+        "turnSeconds": 86_400,
+    }
+    timed = client.post("/v1/games", json={"kind": "rough", "rated": True, "turn_seconds": 60}).json()["game"]
     assert timed["turn_seconds"] == 60
 
 
@@ -415,7 +421,8 @@ def test_two_rated_ends_at_once_lose_no_update(
     players = [guest(client, f"p{i}") for i in range(5)]
     accounts = [f"player:{p['player_id']}" for p in players]
     gids = [
-        rated_table(client, "euchre5", [p["token"] for p in players]).play_random(rng)["id"] for _ in range(2)
+        rated_table(client, "euchre5", [p["token"] for p in players]).play_random(rng)["game_id"]
+        for _ in range(2)
     ]
     for key in redis_client.scan_iter("atout:rat*"):  # forget both ratings: rate them again, at once
         redis_client.delete(key)
@@ -460,7 +467,10 @@ def test_a_seat_that_times_out_to_a_bot_is_rated_as_given_up(
         seat = game["to_act"]
         response = table.act(seat, fill(rng.choice(table.legal(seat)), rng), expected_version=game["version"])
         assert response.status_code == 200, response.text
-    assert game["status"] == "finished" and game["seats"][0]["kind"] == "bot:heuristic"
+    assert game["status"] == "finished" and (
+        game["seats"][0]["seat_kind"],
+        game["seats"][0]["bot_level"],
+    ) == ("bot", "heuristic")
     deadline = time.monotonic() + 30
     while client.get("/v1/ratings/rough/builtin:random").status_code == 404:
         assert time.monotonic() < deadline, "the match was not rated"

@@ -76,7 +76,7 @@ def test_the_readme_graphql_calls_answer_typed_data(live_server: str, rq_worker:
     _, _, moved, typed, submitted = answers(run.stdout, 5)
     assert "errors" not in typed, typed
     view = typed["data"]["view"]["view"]
-    assert view["phase"] in ("bidding", "discard", "play") and view["toAct"] in range(4)
+    assert view["phase"] in ("BIDDING", "DISCARD", "PLAY") and view["toAct"] in range(4)  # Phase, an enum
     assert view["hand"] and all(len(card) == 2 for card in view["hand"])
     legal = typed["data"]["view"]["legalActions"]  # on the seat's turn only; null while another acts
     assert (legal is not None) == (view["toAct"] == 0), typed

@@ -15,7 +15,8 @@ from service.store.fanout import stream_id
 
 
 def new_game(client: TestClient) -> str:
-    return str(client.post("/v1/games", json={"game": "rough", "seats": ["open"] * 4}).json()["game"]["id"])
+    created = client.post("/v1/games", json={"kind": "rough", "seats": ["open"] * 4})
+    return str(created.json()["game"]["game_id"])
 
 
 def test_a_whole_number_written_with_a_fraction_is_that_number(client: TestClient) -> None:
@@ -89,20 +90,21 @@ def test_a_malformed_last_event_id_is_refused_even_when_the_header_decides(clien
 
 def test_a_graphql_subscription_may_start_after_0(client: TestClient) -> None:
     gid = new_game(client)
-    query = 'subscription($id: ID!) { gameEvents(gameId: $id, after: "0") { id type } }'
+    query = 'subscription($id: ID!) { gameEvents(gameId: $id, after: "0") { id event { __typename } } }'
     with client.websocket_connect("/graphql", subprotocols=["graphql-transport-ws"]) as ws:
         ws.send_json({"type": "connection_init", "payload": {}})
         assert ws.receive_json()["type"] == "connection_ack"
         ws.send_json({"id": "1", "type": "subscribe", "payload": {"query": query, "variables": {"id": gid}}})
         first = ws.receive_json()
-        assert first["type"] == "next" and first["payload"]["data"]["gameEvents"]["type"] == "game_created"
+        assert first["type"] == "next"
+        assert first["payload"]["data"]["gameEvents"]["event"]["__typename"] == "GameCreated"
 
 
 def test_an_option_written_with_a_fraction_is_that_whole_number(client: TestClient) -> None:
-    created = client.post("/v1/games", json={"game": "five_hundred", "options": {"target_score": 500.0}})
+    created = client.post("/v1/games", json={"kind": "five_hundred", "options": {"target_score": 500.0}})
     assert created.status_code == 201, created.text
     assert created.json()["game"]["options"]["target_score"] == 500
-    refused = client.post("/v1/games", json={"game": "five_hundred", "options": {"target_score": 500.5}})
+    refused = client.post("/v1/games", json={"kind": "five_hundred", "options": {"target_score": 500.5}})
     assert refused.status_code == 422 and refused.json()["code"] == "invalid_options"
 
 

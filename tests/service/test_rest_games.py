@@ -27,22 +27,23 @@ def test_rules_list_the_three_games_with_options(client: TestClient) -> None:
     games = client.get("/v1/rules").json()["games"]
     assert set(games) == {"five_hundred", "rough", "euchre5"}
     assert games["euchre5"]["players"] == 5
-    assert games["rough"]["options"]["target_score"]["default"] == 350
+    assert games["rough"]["options"]["target_score"]["default_value"] == 350
 
 
 def test_a_new_game_waits_for_players_and_is_listed(client: TestClient) -> None:
     created = create(client, "rough", seats=["open", "bot:random", "open", "open"])
     game = created["game"]
     assert game["status"] == "waiting" and game["version"] == 0 and game["to_act"] is None
-    assert [s["kind"] for s in game["seats"]] == ["open", "bot:random", "open", "open"]
+    kinds = [(s["seat_kind"], s["bot_level"]) for s in game["seats"]]
+    assert kinds == [("open", None), ("bot", "random"), ("open", None), ("open", None)]
     assert game["seed"] is None and created["invite_code"] is None
     listed = client.get("/v1/games").json()["games"]
-    assert [g["id"] for g in listed] == [game["id"]]
+    assert [g["game_id"] for g in listed] == [game["game_id"]]
 
 
 def test_default_seats_are_all_open(client: TestClient) -> None:
     game = create(client, "euchre5")["game"]
-    assert [s["kind"] for s in game["seats"]] == ["open"] * 5
+    assert [s["seat_kind"] for s in game["seats"]] == ["open"] * 5
 
 
 def test_joining_every_seat_starts_the_game_and_unlists_it(client: TestClient) -> None:
@@ -54,7 +55,7 @@ def test_joining_every_seat_starts_the_game_and_unlists_it(client: TestClient) -
 
 
 def test_join_without_a_seat_takes_the_first_open_one(client: TestClient) -> None:
-    gid = create(client, "rough", seats=["bot:random", "open", "open", "open"])["game"]["id"]
+    gid = create(client, "rough", seats=["bot:random", "open", "open", "open"])["game"]["game_id"]
     response = client.post(f"/v1/games/{gid}/join", json={})
     assert response.status_code == 201
     body = response.json()
@@ -62,7 +63,7 @@ def test_join_without_a_seat_takes_the_first_open_one(client: TestClient) -> Non
 
 
 def test_seat_tokens_are_stored_only_hashed(client: TestClient, redis_client: redis.Redis) -> None:
-    gid = create(client, "rough")["game"]["id"]
+    gid = create(client, "rough")["game"]["game_id"]
     token = client.post(f"/v1/games/{gid}/join", json={"seat": 2}).json()["token"]
     stored = redis_client.hgetall(game_key(gid))
     assert all(token not in str(value) for value in stored.values())
@@ -70,13 +71,13 @@ def test_seat_tokens_are_stored_only_hashed(client: TestClient, redis_client: re
 
 
 def test_a_taken_seat_is_409_seat_taken(client: TestClient) -> None:
-    gid = create(client, "rough")["game"]["id"]
+    gid = create(client, "rough")["game"]["game_id"]
     client.post(f"/v1/games/{gid}/join", json={"seat": 0})
     problem(client.post(f"/v1/games/{gid}/join", json={"seat": 0}), 409, "seat_taken")
 
 
 def test_a_bot_seat_cannot_be_joined(client: TestClient) -> None:
-    gid = create(client, "rough", seats=["bot:random", "open", "open", "open"])["game"]["id"]
+    gid = create(client, "rough", seats=["bot:random", "open", "open", "open"])["game"]["game_id"]
     problem(client.post(f"/v1/games/{gid}/join", json={"seat": 0}), 409, "seat_taken")
 
 
@@ -86,7 +87,7 @@ def test_joining_a_full_game_is_409_game_full(client: TestClient) -> None:
 
 
 def test_a_seat_beyond_the_table_is_422_invalid_seats(client: TestClient) -> None:
-    gid = create(client, "rough")["game"]["id"]
+    gid = create(client, "rough")["game"]["game_id"]
     problem(client.post(f"/v1/games/{gid}/join", json={"seat": 4}), 422, "invalid_seats")
 
 
@@ -96,7 +97,7 @@ def test_joining_a_missing_game_is_404(client: TestClient) -> None:
 
 def test_a_private_game_is_unlisted_and_needs_its_invite_code(client: TestClient) -> None:
     created = create(client, "rough", listed=False)
-    gid, code = created["game"]["id"], created["invite_code"]
+    gid, code = created["game"]["game_id"], created["invite_code"]
     assert code and client.get("/v1/games").json()["games"] == []
     problem(client.post(f"/v1/games/{gid}/join", json={}), 403, "invalid_invite")
     problem(client.post(f"/v1/games/{gid}/join", json={"invite_code": "guess"}), 403, "invalid_invite")
@@ -105,25 +106,25 @@ def test_a_private_game_is_unlisted_and_needs_its_invite_code(client: TestClient
 
 def test_the_wrong_number_of_seats_is_422_invalid_seats(client: TestClient) -> None:
     body = problem(
-        client.post("/v1/games", json={"game": "rough", "seats": ["open"] * 5}), 422, "invalid_seats"
+        client.post("/v1/games", json={"kind": "rough", "seats": ["open"] * 5}), 422, "invalid_seats"
     )
     assert "4" in body["detail"]
 
 
 def test_an_unknown_game_is_422_invalid_request(client: TestClient) -> None:
     body = problem(client.post("/v1/games", json={"game": "bridge"}), 422, "invalid_request")
-    assert body["errors"][0]["loc"] == ["game"]
+    assert body["errors"][0]["loc"] == ["kind"]
 
 
 def test_an_unknown_seat_kind_is_422_invalid_request(client: TestClient) -> None:
     problem(
-        client.post("/v1/games", json={"game": "rough", "seats": ["bot:genius"] * 4}), 422, "invalid_request"
+        client.post("/v1/games", json={"kind": "rough", "seats": ["bot:genius"] * 4}), 422, "invalid_request"
     )
 
 
 def test_bad_options_are_422_invalid_options_naming_the_rule(client: TestClient) -> None:
     body = problem(
-        client.post("/v1/games", json={"game": "rough", "options": {"target_score": 7}}),
+        client.post("/v1/games", json={"kind": "rough", "options": {"target_score": 7}}),
         422,
         "invalid_options",
     )
@@ -141,7 +142,7 @@ def test_a_body_that_is_not_an_object_is_422(client: TestClient) -> None:
 
 def test_an_explicit_deal_needs_the_admin_token(client: TestClient) -> None:
     deal = {"dealer": 0, "hands": [["AS"]] * 4, "kitty": []}
-    problem(client.post("/v1/games", json={"game": "rough", "deal": deal}), 403, "admin_required")
+    problem(client.post("/v1/games", json={"kind": "rough", "deal": deal}), 403, "admin_required")
 
 
 @pytest.mark.parametrize(
@@ -161,14 +162,14 @@ def test_an_explicit_deal_is_typed_a_malformed_one_is_422_naming_the_field(
     client: TestClient, admin_token: str, deal: dict[str, Any]
 ) -> None:
     """ALL-3: the contract says a deal's shape; a body of another shape never reaches the engine."""
-    response = client.post("/v1/games", json={"game": "rough", "deal": deal}, headers=auth(admin_token))
+    response = client.post("/v1/games", json={"kind": "rough", "deal": deal}, headers=auth(admin_token))
     body = problem(response, 422, "invalid_request")
     assert body["errors"][0]["loc"][:2] == ["body", "deal"] or "deal" in body["errors"][0]["loc"]
 
 
 def test_a_bad_explicit_deal_is_422_invalid_deal(client: TestClient, admin_token: str) -> None:
     deal = {"dealer": 0, "hands": [["AS"]] * 4, "kitty": []}
-    response = client.post("/v1/games", json={"game": "rough", "deal": deal}, headers=auth(admin_token))
+    response = client.post("/v1/games", json={"kind": "rough", "deal": deal}, headers=auth(admin_token))
     problem(response, 422, "invalid_deal")
 
 
@@ -184,11 +185,11 @@ def test_the_admin_may_create_a_game_with_an_explicit_deal_and_see_the_seed(
     kitty = [upcard, *sorted(deck - {c for h in hands for c in h} - {upcard})]
     deal = {"dealer": 4, "hands": hands, "kitty": kitty}
     response = client.post(
-        "/v1/games", json={"game": "euchre5", "deal": deal, "seed": 9}, headers=auth(admin_token)
+        "/v1/games", json={"kind": "euchre5", "deal": deal, "seed": 9}, headers=auth(admin_token)
     )
     assert response.status_code == 201, response.text
-    gid = response.json()["game"]["id"]
-    assert client.get(f"/v1/games/{gid}", headers=auth(admin_token)).json()["seed"] == 9
+    gid = response.json()["game"]["game_id"]
+    assert client.get(f"/v1/games/{gid}", headers=auth(admin_token)).json()["seed"] == "9"  # a decimal string
     assert client.get(f"/v1/games/{gid}").json()["seed"] is None
     token = client.post(f"/v1/games/{gid}/join", json={"seat": 1}).json()["token"]
     # nothing is dealt while the game waits for players (docs/fairness.md); the deal comes at the start

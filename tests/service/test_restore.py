@@ -131,10 +131,10 @@ def sse(http: httpx.Client, table: Table, after: str) -> list[dict[str, Any]]:
 def open_tables(http: httpx.Client, bot_key: str) -> list[Table]:
     tables = []
     for n, (game, seats) in enumerate(SEATS.items()):
-        body = {"game": game, "seed": 700 + n, "options": FAST_OPTIONS[game], "seats": seats}
+        body = {"kind": game, "seed": 700 + n, "options": FAST_OPTIONS[game], "seats": seats}
         created = http.post("/v1/games", json=body, headers=auth(ADMIN))
         assert created.status_code == 201, created.text
-        table = Table(http, created.json()["game"]["id"])  # type: ignore[arg-type]  # an httpx client
+        table = Table(http, created.json()["game"]["game_id"])  # type: ignore[arg-type]  # an httpx client
         for seat in sorted(OURS):
             headers = auth(bot_key) if seat == 2 else {}
             joined = http.post(f"/v1/games/{table.game_id}/join", json={"seat": seat}, headers=headers)
@@ -260,7 +260,8 @@ def test_a_backup_taken_while_games_are_played_restores_every_game_seat_and_bot(
             rest = events(http, table, after=old[-1]["id"])
             whole = events(http, table)
             assert whole[: len(old)] == old and rest == whole[len(old) :]
-            assert "match_over" in [e["type"] for e in rest], [e["type"] for e in rest[-4:]]
+            kinds = [frame["event"]["type"] for frame in rest]
+            assert "game_finished" in kinds, kinds[-4:]
             assert table.game()["version"] > restored[tables.index(table)]  # moves made after the restore
         # a client that read on past the snapshot holds an id the restored stream never had: following
         # on would show it the lost moves' versions again, with other moves; it is told to resync

@@ -57,12 +57,12 @@ def test_a_bot_turn_queued_under_the_old_job_path_is_played_by_a_new_worker(
     client: TestClient, settings: Settings, tmp_path: Path
 ) -> None:
     body = {
-        "game": "rough",
+        "kind": "rough",
         "seed": 41,
         "options": FAST_OPTIONS["rough"],
         "seats": ["bot:random"] * 3 + ["open"],
     }
-    gid = client.post("/v1/games", json=body, headers=admin_headers(client)).json()["game"]["id"]
+    gid = client.post("/v1/games", json=body, headers=admin_headers(client)).json()["game"]["game_id"]
     token = client.post(f"/v1/games/{gid}/join", json={"seat": 3}).json()["token"]
     game = client.get(f"/v1/games/{gid}").json()
     for _ in range(4):  # until a bot is to act: the human passes
@@ -114,12 +114,12 @@ def test_a_state_in_a_format_from_a_newer_release_is_refused_and_left_as_it_is(
     format it does not know (an upgrade rolled out in one step instead of two): it refuses the game,
     API and worker alike, names the format in its log, and never writes over it."""
     body = {
-        "game": "rough",
+        "kind": "rough",
         "seed": 42,
         "options": FAST_OPTIONS["rough"],
         "seats": ["bot:random"] * 3 + ["open"],
     }
-    gid = client.post("/v1/games", json=body, headers=admin_headers(client)).json()["game"]["id"]
+    gid = client.post("/v1/games", json=body, headers=admin_headers(client)).json()["game"]["game_id"]
     token = client.post(f"/v1/games/{gid}/join", json={"seat": 3}).json()["token"]
     while (game := client.get(f"/v1/games/{gid}").json())["to_act"] == 3:
         assert (

@@ -213,7 +213,7 @@ class Streams:
             self.ended["ndjson"] = repr(error)
 
     def _graphql(self, base: str, gid: str) -> None:
-        query = f'subscription {{ gameEvents(gameId: "{gid}") {{ id version type }} }}'
+        query = f'subscription {{ gameEvents(gameId: "{gid}") {{ id version event {{ __typename }} }} }}'
         url = base.replace("http://", "ws://") + "/graphql"
         try:
             with websocket_connect(url, subprotocols=["graphql-transport-ws"], open_timeout=30) as ws:
@@ -237,11 +237,11 @@ def expert_turn_in_progress(served: Served) -> tuple[str, int]:
     bot thinks its whole ``BUDGET`` (tests/service/test_worker_kill.py relies on it too)."""
     created = httpx.post(
         f"{served.base}/v1/games",
-        json={"game": "rough", "seed": 17, "seats": ["bot:expert"] * 4},
+        json={"kind": "rough", "seed": 17, "seats": ["bot:expert"] * 4},
         headers={"Authorization": f"Bearer {ADMIN_TOKEN}"},  # a chosen seed: the administrator's
     )
     assert created.status_code == 201, created.text
-    gid = created.json()["game"]["id"]
+    gid = created.json()["game"]["game_id"]
     connection = redis_of(served.data_dir.parent)
     try:
         queue = Queue(EXPERT_QUEUE, connection=connection, serializer=JSONSerializer)
@@ -446,8 +446,8 @@ def test_a_signal_lets_a_lone_worker_finish_the_bot_turn_it_is_playing(
     first = engine.new_match("rough", seed=17).to_act
     assert first is not None
     seats = ["bot:expert" if s == first else "open" for s in range(4)]
-    body = {"game": "rough", "seed": 17, "seats": seats}  # a chosen seed: the administrator's
-    gid = client.post("/v1/games", json=body, headers=admin_headers(client)).json()["game"]["id"]
+    body = {"kind": "rough", "seed": 17, "seats": seats}  # a chosen seed: the administrator's
+    gid = client.post("/v1/games", json=body, headers=admin_headers(client)).json()["game"]["game_id"]
     for seat in range(4):
         if seat != first:
             assert client.post(f"/v1/games/{gid}/join", json={"seat": seat}).status_code == 201

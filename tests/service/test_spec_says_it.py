@@ -42,8 +42,8 @@ def option_bodies() -> list[dict[str, Any]]:
         for value in o["allowed"]
     }
     for game in GAMES:
-        bodies += [{"game": game, "options": {name: value}} for name, value in sorted(every, key=repr)]
-        bodies += [{"game": game, "options": {"target_score": 1}}, {"game": game, "options": {"nope": True}}]
+        bodies += [{"kind": game, "options": {name: value}} for name, value in sorted(every, key=repr)]
+        bodies += [{"kind": game, "options": {"target_score": 1}}, {"kind": game, "options": {"nope": True}}]
     return bodies
 
 
@@ -54,7 +54,7 @@ def test_a_game_is_created_exactly_when_its_body_is_valid_for_the_document(
     valid = body_validator("CreateGameRequest").is_valid(body)
     created = client.post("/v1/games", json=body)
     assert created.status_code == (201 if valid else 422), (valid, created.text)
-    own = GAMES[body["game"]]["options"]
+    own = GAMES[body["kind"]]["options"]
     assert valid == all(
         name in own and value in own[name]["allowed"] for name, value in body["options"].items()
     )
@@ -64,7 +64,7 @@ def test_a_game_is_created_exactly_when_its_body_is_valid_for_the_document(
 def test_a_seat_list_is_valid_for_the_document_exactly_when_the_server_takes_it(
     client: TestClient, game: str, count: int
 ) -> None:
-    body = {"game": game, "seats": ["open"] * count}
+    body = {"kind": game, "seats": ["open"] * count}
     valid = body_validator("CreateGameRequest").is_valid(body)
     assert valid == (count in (0, GAMES[game]["players"]))
     created = client.post("/v1/games", json=body)
@@ -97,7 +97,7 @@ def test_an_operations_own_headers_are_declared_components() -> None:
 
 
 def test_the_declared_headers_are_sent(client: TestClient) -> None:
-    created = client.post("/v1/games", json={"game": "rough"})
+    created = client.post("/v1/games", json={"kind": "rough"})
     assert created.headers["location"] == f"/v1/games/{created.json()['game']['id']}"
     assert created.headers["x-request-id"]
     unauthorized = client.get(f"/v1/games/{created.json()['game']['id']}/actions")

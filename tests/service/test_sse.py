@@ -16,10 +16,10 @@ def sse_events(response: httpx.Response) -> Iterator[dict[str, Any]]:
     fields: dict[str, str] = {}
     for line in response.iter_lines():
         if not line:
-            if "data" in fields:
-                event = json.loads(fields["data"])
-                assert event["id"] == fields["id"] and event["type"] == fields["event"]
-                yield event
+            if "data" in fields:  # an envelope: the SSE id is its id, the SSE event its event's type
+                frame = json.loads(fields["data"])
+                assert frame["id"] == fields["id"] and frame["event"]["type"] == fields["event"]
+                yield frame
             fields = {}
         elif not line.startswith(":") and ": " in line:
             key, value = line.split(": ", 1)
@@ -61,7 +61,7 @@ def test_a_live_stream_delivers_a_move_made_after_connecting(
     ) as response:
         assert table.act(seat, {"type": "pass"}).status_code == 200
         first = next(sse_events(response))
-    assert first["type"] == "bid" and first["seat"] == seat and first["version"] == 1
+    assert first["event"]["type"] == "bid_made" and first["event"]["seat"] == seat and first["version"] == 1
 
 
 def test_resume_with_last_event_id_has_no_gap_and_no_duplicate(
@@ -82,8 +82,9 @@ def test_resume_with_last_event_id_has_no_gap_and_no_duplicate(
     tail = read(live_server, f"/v1/games/{table.game_id}/events?last_event_id={middle[-1]['id']}", headers)
     everything = read(live_server, f"/v1/games/{table.game_id}/events", headers)
     assert [e["id"] for e in head + middle + tail] == [e["id"] for e in everything]
-    assert everything[-1] == {**everything[-1], "type": "turn", "status": "finished"}
-    assert all(e.get("seat") == 2 for e in everything if e["type"] in {"dealt", "kitty_taken", "discarded"})
+    events = [frame["event"] for frame in everything]
+    assert events[-1] == {**events[-1], "type": "turn", "status": "finished"}
+    assert all(e.get("seat") == 2 for e in events if e["type"] in {"dealt", "kitty_taken", "discarded"})
 
 
 def test_a_stream_for_a_token_in_the_query_string(client: TestClient, live_server: str) -> None:
@@ -91,7 +92,7 @@ def test_a_stream_for_a_token_in_the_query_string(client: TestClient, live_serve
     events = read(
         live_server, f"/v1/games/{table.game_id}/events?follow=false&access_token={table.tokens[3]}", {}
     )
-    assert [e["seat"] for e in events if e["type"] == "dealt"] == [3]
+    assert [f["event"]["seat"] for f in events if f["event"]["type"] == "dealt"] == [3]
 
 
 def test_a_bad_last_event_id_is_422(client: TestClient) -> None:

@@ -30,7 +30,7 @@ from workers.jobs import queue as bot_jobs
 from workers.jobs import watchdog as bot_watchdog
 
 ROOT = Path(__file__).resolve().parents[2]
-BOTS_GAME = {"game": "rough", "options": FAST_OPTIONS["rough"], "seats": ["open", *["bot:random"] * 3]}
+BOTS_GAME = {"kind": "rough", "options": FAST_OPTIONS["rough"], "seats": ["open", *["bot:random"] * 3]}
 
 
 def wait_for(condition: Callable[[], bool], what: str, seconds: float = 60.0) -> None:
@@ -83,7 +83,7 @@ def redis_of(tmp_path: Path) -> redis.Redis:
 def bots_game(http: httpx.Client) -> Table:
     created = http.post("/v1/games", json=BOTS_GAME)
     assert created.status_code == 201, created.text
-    table = Table(http, created.json()["game"]["id"])  # type: ignore[arg-type]  # same API as TestClient
+    table = Table(http, created.json()["game"]["game_id"])  # type: ignore[arg-type]  # same API as TestClient
     joined = http.post(f"/v1/games/{table.game_id}/join", json={"seat": 0, "name": "human"})
     assert joined.status_code == 201, joined.text
     table.tokens[0] = joined.json()["token"]
@@ -184,7 +184,7 @@ def test_a_bot_turn_whose_job_was_lost_is_enqueued_again_after_the_timeout(
 ) -> None:
     created = client.post("/v1/games", json=BOTS_GAME)
     assert created.status_code == 201, created.text
-    table = Table(client, created.json()["game"]["id"])
+    table = Table(client, created.json()["game"]["game_id"])
     joined = client.post(f"/v1/games/{table.game_id}/join", json={"seat": 0, "name": "human"})
     table.tokens[0] = joined.json()["token"]
     rng = random.Random(11)
@@ -244,7 +244,7 @@ def test_the_index_of_due_bot_turns_forgets_games_gone_or_moved_on(
 ) -> None:
     """The watchdog reads a bounded slice of one sorted set, never a scan of keys, and prunes it."""
     created = client.post("/v1/games", json=BOTS_GAME)
-    gid = created.json()["game"]["id"]
+    gid = created.json()["game"]["game_id"]
     joined = client.post(f"/v1/games/{gid}/join", json={"seat": 0, "name": "human"})
     assert joined.status_code == 201, joined.text
     an_hour_ago = time.time() - 3600
@@ -306,7 +306,7 @@ def test_a_bot_turn_left_started_by_a_dead_worker_is_enqueued_again(
 
     created = client.post("/v1/games", json={**BOTS_GAME, "seats": ["bot:random"] * 4})
     assert created.status_code == 201, created.text
-    gid, version = created.json()["game"]["id"], created.json()["game"]["version"]
+    gid, version = created.json()["game"]["game_id"], created.json()["game"]["version"]
     job = Job.fetch(bot_jobs.job_id(gid, version), connection=worker_env, serializer=JSONSerializer)
     Queue(job.origin, connection=worker_env, serializer=JSONSerializer).remove(job)  # a worker took it
     job.set_status(JobStatus.STARTED)
@@ -336,7 +336,7 @@ def test_a_bot_turn_dequeued_by_a_worker_that_died_before_starting_it_is_enqueue
 
     created = client.post("/v1/games", json={**BOTS_GAME, "seats": ["bot:random"] * 4})
     assert created.status_code == 201, created.text
-    gid, version = created.json()["game"]["id"], created.json()["game"]["version"]
+    gid, version = created.json()["game"]["game_id"], created.json()["game"]["version"]
     job = Job.fetch(bot_jobs.job_id(gid, version), connection=worker_env, serializer=JSONSerializer)
     queue = Queue(job.origin, connection=worker_env, serializer=JSONSerializer)
     watchdog = settings.model_copy(update={"bot_turn_timeout": 60})

@@ -30,7 +30,7 @@ from service.store.keys import bot_key, game_key, tournament_creator_key
 
 JSON = dict[str, Any]
 GAME_KEY = re.compile(r"^atout:game:\{[^}]+\}$")
-ATTACK = {"game": "rough", "format": "swiss", "rounds": 1, "deals": 6, "entrants": ["bot:expert"] * 64}
+ATTACK = {"kind": "rough", "format": "swiss", "rounds": 1, "deals": 6, "entrants": ["bot:expert"] * 64}
 """The issue's request: 64 expert entrants, one Swiss round, 6 duplicate deals: 384 games at once."""
 
 
@@ -86,7 +86,7 @@ def test_the_issues_768_game_attack_starts_at_most_the_creators_cap_of_games(
     assert redis_client.zcard(tournament_creator_key(bot["bot_id"])) == 1  # nor a running tournament
 
     created = 0  # the same account's ordinary games: what the tournament left of its cap
-    while (response := client.post("/v1/games", json={"game": "rough"}, headers=key)).status_code == 201:
+    while (response := client.post("/v1/games", json={"kind": "rough"}, headers=key)).status_code == 201:
         created += 1
         assert created <= 100
     refused(response, 429, "too_many_games")
@@ -112,7 +112,7 @@ def test_the_administrator_is_exempt_from_the_creator_cap_but_not_from_the_serve
         refused(too_big, 422, "invalid_tournament")
         assert games_in_store(redis_client) == 64
         # ordinary games are not held back by the tournament bound
-        assert client.post("/v1/games", json={"game": "rough"}).status_code == 201
+        assert client.post("/v1/games", json={"kind": "rough"}).status_code == 201
     redis_client.flushall()
     with app_with(settings, max_open_games=100) as client:
         assert (
@@ -135,14 +135,14 @@ def test_a_later_round_that_does_not_fit_waits_and_starts_once_places_free_up(
         games = client.app.state.games  # type: ignore[attr-defined]
         bot = register(client)
         key = auth(bot["api_key"])
-        body = {"game": "rough", "entrants": ["bot:random"] * 4, "target_score": 200}
+        body = {"kind": "rough", "entrants": ["bot:random"] * 4, "target_score": 200}
         made = client.post("/v1/tournaments", json=body, headers=key)
         assert made.status_code == 201, made.text
-        tid, first = made.json()["id"], [g["game_id"] for g in made.json()["games"]]
+        tid, first = made.json()["tournament_id"], [g["game_id"] for g in made.json()["games"]]
         assert len(first) == 4
         for gid in first:  # round 1 over: its games expired
             redis_client.delete(game_key(gid))
-        own = [client.post("/v1/games", json={"game": "rough"}, headers=key) for _ in range(2)]
+        own = [client.post("/v1/games", json={"kind": "rough"}, headers=key) for _ in range(2)]
         assert [r.status_code for r in own] == [201, 201]  # 2 + round 2's 4 > 5: round 2 must wait
 
         for _ in range(2):  # a second check finds it still waiting, and says nothing again
@@ -158,18 +158,18 @@ def test_a_later_round_that_does_not_fit_waits_and_starts_once_places_free_up(
         kinds = [json.loads(line[6:])["type"] for line in events.splitlines() if line.startswith("data: ")]
         assert kinds.count("round_finished") == 1 and kinds.count("round_started") == 1
 
-        redis_client.delete(game_key(own[0].json()["game"]["id"]))  # one of its games expires
+        redis_client.delete(game_key(own[0].json()["game"]["game_id"]))  # one of its games expires
         assert client.portal.call(games.tournaments.advance_tournament, tid) == "round started"
         tour = client.get(f"/v1/tournaments/{tid}").json()
         assert (tour["round"], tour["waiting"], len(tour["games"])) == (2, None, 8)
         # the round took the account's last places: its next ordinary game is refused
-        refused(client.post("/v1/games", json={"game": "rough"}, headers=key), 429, "too_many_games")
+        refused(client.post("/v1/games", json={"kind": "rough"}, headers=key), 429, "too_many_games")
 
 
 # --- finding 2: entrants typed and consented to -----------------------------------------------------
 
-CREATE = """mutation($entrants: [String!]!, $name: String) {
-  createTournament(game: "rough", entrants: $entrants, name: $name) { id entrants { kind name } }
+CREATE = """mutation($entrants: [String!]!) {
+  createTournament(input: {kind: ROUGH, entrants: $entrants}) { tournamentId entrants { entrant name } }
 }"""
 
 
@@ -189,9 +189,10 @@ def test_a_bad_entrant_is_refused_with_a_stable_code_on_rest_and_graphql(client:
     junk = ("x\u202e\x07" * 1000)[:3000]
     for bad in ("bot:nosuchlevel", junk, "account:", "bot:expert " * 2, "bot:expert\n"):
         entrants = ["bot:random", bad]
-        body = refused(client.post("/v1/tournaments", json={"game": "rough", "entrants": entrants},
+        body = refused(client.post("/v1/tournaments", json={"kind": "rough", "entrants": entrants},
                                    headers=auth(key)), 422, "invalid_request")  # fmt: skip
-        assert body["errors"][0]["type"] == "invalid_entrant" and body["errors"][0]["loc"] == ["entrants", 1]
+        issue = body["errors"][0]
+        assert issue["type"] == "invalid_entrant" and issue["loc"] == ["entrants", "1"]
         assert "bot:expert" in body["detail"] and "account:<bot_id>" in body["detail"]
         assert "\u202e" not in json.dumps(body, ensure_ascii=False)
         error = gql(client, key, entrants=entrants)["errors"][0]
@@ -199,15 +200,15 @@ def test_a_bad_entrant_is_refused_with_a_stable_code_on_rest_and_graphql(client:
         assert "\u202e" not in json.dumps(error, ensure_ascii=False)
 
     theirs = ["bot:random", f"account:{other['bot_id']}"]
-    body = refused(client.post("/v1/tournaments", json={"game": "rough", "entrants": theirs},
+    body = refused(client.post("/v1/tournaments", json={"kind": "rough", "entrants": theirs},
                                headers=auth(key)), 403, "entrant_not_allowed")  # fmt: skip
     assert other["bot_id"] in body["detail"] and "administrator" in body["detail"]
     both_teams = [f"account:{other['bot_id']}"] * 2
-    twice = client.post("/v1/tournaments", json={"game": "rough", "entrants": both_teams}, headers=auth(key))
+    twice = client.post("/v1/tournaments", json={"kind": "rough", "entrants": both_teams}, headers=auth(key))
     refused(twice, 403, "entrant_not_allowed")  # on both teams: still not without its consent
     assert gql(client, key, entrants=theirs)["errors"][0]["extensions"]["code"] == "entrant_not_allowed"
 
-    name = refused(client.post("/v1/tournaments", json={"game": "rough", "entrants": ["bot:random"] * 2,
+    name = refused(client.post("/v1/tournaments", json={"kind": "rough", "entrants": ["bot:random"] * 2,
                                                          "name": "a\u202eb"}, headers=auth(key)),
                    422, "invalid_request")  # fmt: skip
     assert name["errors"][0]["type"] == "unsafe_character"
@@ -215,11 +216,11 @@ def test_a_bad_entrant_is_refused_with_a_stable_code_on_rest_and_graphql(client:
     own = gql(client, key, entrants=["bot:random", f"account:{bot['bot_id']}"])  # itself: its consent
     assert "errors" not in own, own
     assert own["data"]["createTournament"]["entrants"][1] == {
-        "kind": f"account:{bot['bot_id']}",
+        "entrant": f"account:{bot['bot_id']}",
         "name": "organiser",
     }
     admin = client.post(
-        "/v1/tournaments", json={"game": "rough", "entrants": theirs}, headers=admin_headers(client)
+        "/v1/tournaments", json={"kind": "rough", "entrants": theirs}, headers=admin_headers(client)
     )
     assert admin.status_code == 201, admin.text  # the administrator arranges the consent
 
@@ -230,7 +231,7 @@ def test_a_bot_accounts_name_becomes_a_seat_name_only_under_the_display_rule(
     """An account whose stored name breaks the rule (registered before it) is seated under its id."""
     bot = register(client, "old-bot")
     redis_client.hset(bot_key(bot["bot_id"]), "name", "\u202e" + "n" * 3000)
-    body = {"game": "rough", "entrants": [f"account:{bot['bot_id']}", "bot:random"]}
+    body = {"kind": "rough", "entrants": [f"account:{bot['bot_id']}", "bot:random"]}
     made = client.post("/v1/tournaments", json=body, headers=admin_headers(client))
     assert made.status_code == 201, made.text
     assert made.json()["entrants"][0]["name"] == bot["bot_id"]
@@ -259,7 +260,7 @@ def test_a_target_score_is_one_the_tournaments_game_takes(
 ) -> None:
     """F5-14 and RG-15: a tournament's games take only their game's target scores (Le Rough 200-500,
     Le 500 300-2000); another is refused at creation, never a tournament whose games cannot start."""
-    body = {"game": game, "entrants": ["bot:random", "bot:heuristic"], "target_score": target}
+    body = {"kind": game, "entrants": ["bot:random", "bot:heuristic"], "target_score": target}
     response = client.post("/v1/tournaments", json=body, headers=admin_headers(client))
     assert response.status_code == status, response.text
     if code is not None:
@@ -284,7 +285,7 @@ def subscription(base: str, tid: str, token: str | None = None) -> Iterator[Clie
     ) as ws:
         ws.send(json.dumps({"type": "connection_init", "payload": payload}))
         assert json.loads(ws.recv(timeout=10))["type"] == "connection_ack"
-        query = "subscription($id: ID!) { tournamentEvents(id: $id) { id type } }"
+        query = "subscription($id: ID!) { tournamentEvents(tournamentId: $id) { id type } }"
         ws.send(
             json.dumps(
                 {"id": "1", "type": "subscribe", "payload": {"query": query, "variables": {"id": tid}}}
@@ -301,9 +302,9 @@ def test_32_anonymous_streams_of_a_tournament_lock_out_only_their_own_address(se
     with served_app(app) as base, httpx.Client(base_url=base, timeout=30) as http:
         tid = http.post(
             "/v1/tournaments",
-            json={"game": "rough", "entrants": ["bot:random", "bot:heuristic"]},
+            json={"kind": "rough", "entrants": ["bot:random", "bot:heuristic"]},
             headers=auth(settings.admin_token or ""),
-        ).json()["id"]
+        ).json()["tournament_id"]
         bot = http.post("/v1/bots", json={"name": "spectator"}).json()
         url = f"{base}/v1/tournaments/{tid}/events"
         cap = settings.streams_per_client
@@ -329,4 +330,4 @@ def test_32_anonymous_streams_of_a_tournament_lock_out_only_their_own_address(se
             with subscription(base, tid, bot["api_key"]) as ws:  # its own credential: it opens
                 message = json.loads(ws.recv(timeout=10))
                 assert message["type"] == "next"
-                assert message["payload"]["data"]["tournamentEvents"]["type"] == "tournament_created"
+                assert message["payload"]["data"]["tournamentEvents"]["type"] == "TOURNAMENT_CREATED"

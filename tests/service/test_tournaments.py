@@ -15,6 +15,7 @@ from contextlib import contextmanager
 from typing import Any
 
 import httpx
+from gql_select import as_json
 from starlette.testclient import TestClient
 from svc_helpers import admin_headers, auth
 from websockets.sync.client import ClientConnection, connect
@@ -76,14 +77,14 @@ def test_a_round_robin_of_four_entrants_plays_to_the_end_and_every_deal_is_verif
 ) -> None:
     bot = register(client, "stream-bot")
     entrants = ["bot:random", "bot:heuristic", "bot:expert", f"account:{bot['bot_id']}"]
-    body = {"game": "rough", "entrants": entrants, "target_score": 200, "move_seconds": 2, "name": "test"}
+    body = {"kind": "rough", "entrants": entrants, "target_score": 200, "move_seconds": 2, "name": "test"}
     created = client.post("/v1/tournaments", json=body, headers=admin_headers(client))
     assert created.status_code == 201, created.text
     tour = created.json()
     assert tour["status"] == "running" and tour["key"] is None and tour["rounds"] == 3
     assert [e["name"] for e in tour["entrants"]] == [*entrants[:3], "stream-bot"]
     assert len(tour["games"]) == 4  # round 1: two tables, one duplicate deal, two seatings
-    tid, commitment = tour["id"], tour["commitment"]
+    tid, commitment = tour["tournament_id"], tour["commitment"]
 
     player = StreamBot(client, bot["api_key"])
     deadline = time.monotonic() + 150
@@ -155,7 +156,7 @@ def test_a_tournament_that_is_not_duplicate_deals_each_game_its_own_cards_and_th
     """``duplicate: false`` (strangers' bots): no entrant holds the same cards twice, so remembering a
     game tells nothing of another; each game's key follows from the tournament key and its seating."""
     body = {
-        "game": "rough",
+        "kind": "rough",
         "entrants": ["bot:random", "bot:heuristic"],
         "target_score": 200,
         "deals": 2,
@@ -168,7 +169,7 @@ def test_a_tournament_that_is_not_duplicate_deals_each_game_its_own_cards_and_th
     deadline = time.monotonic() + 90
     while tour["status"] == "running" and time.monotonic() < deadline:
         time.sleep(0.2)
-        tour = client.get(f"/v1/tournaments/{tour['id']}").json()
+        tour = client.get(f"/v1/tournaments/{tour['tournament_id']}").json()
     assert tour["status"] == "finished", tour
     key, commitment = bytes.fromhex(tour["key"]), tour["commitment"]
     first_hands = set()
@@ -184,12 +185,15 @@ def test_a_tournament_that_is_not_duplicate_deals_each_game_its_own_cards_and_th
 
 
 def test_who_may_create_a_tournament_and_what_is_refused(client: TestClient) -> None:
-    body = {"game": "rough", "entrants": ["bot:random", "bot:heuristic"]}
+    body = {"kind": "rough", "entrants": ["bot:random", "bot:heuristic"]}
     assert client.post("/v1/tournaments", json=body).json()["code"] == "missing_token"
     refused = client.post("/v1/tournaments", json=body, headers=auth("not-a-key"))
-    assert (refused.status_code, refused.json()["code"]) == (403, "tournament_forbidden")
+    assert (refused.status_code, refused.json()["code"]) == (401, "invalid_token")  # no credential at all
+    player = client.post("/v1/players", json={}).json()["token"]
+    refused = client.post("/v1/tournaments", json=body, headers=auth(player))  # a player's: not this kind
+    assert (refused.status_code, refused.json()["code"]) == (403, "credential_not_accepted")
     bot = register(client, "organiser")
-    euchre = client.post("/v1/tournaments", json=body | {"game": "euchre5"}, headers=auth(bot["api_key"]))
+    euchre = client.post("/v1/tournaments", json=body | {"kind": "euchre5"}, headers=auth(bot["api_key"]))
     assert (euchre.status_code, euchre.json()["code"]) == (422, "invalid_request")
     swiss = client.post("/v1/tournaments", json=body | {"format": "swiss"}, headers=auth(bot["api_key"]))
     assert (swiss.status_code, swiss.json()["code"]) == (422, "invalid_tournament")
@@ -229,7 +233,7 @@ def test_who_may_create_a_tournament_and_what_is_refused(client: TestClient) -> 
         "/v1/tournaments", json=big_for_a_bot, headers=auth(register(client, "b2")["api_key"])
     )
     assert (bot_cap.status_code, bot_cap.json()["code"]) == (422, "invalid_tournament")
-    read = client.get(f"/v1/tournaments/{made.json()['id']}").json()
+    read = client.get(f"/v1/tournaments/{made.json()['tournament_id']}").json()
     assert read["commitment"] == made.json()["commitment"] and read["key"] is None
 
 
@@ -241,9 +245,9 @@ def gql(client: TestClient, query: str, token: str | None = None, **variables: A
     return body
 
 
-CREATE = """mutation($entrants: [String!]!, $game: String!, $target: Int) {
-  createTournament(game: $game, entrants: $entrants, targetScore: $target, moveSeconds: 5) {
-    id status rounds commitment key targetScore entrants { index kind name }
+CREATE = """mutation($entrants: [String!]!, $game: GameKind!, $target: Int) {
+  createTournament(input: {kind: $game, entrants: $entrants, targetScore: $target, moveSeconds: 5}) {
+    tournamentId status rounds commitment key targetScore entrants { index entrant name }
     games { gameId round table deal seating a b status replay }
     standings { rank entrant games deals pointsPerDeal ci95Low ci95High wins flaggedGames }
   }
@@ -253,25 +257,30 @@ CREATE = """mutation($entrants: [String!]!, $game: String!, $target: Int) {
 def test_graphql_creates_and_reads_a_tournament_as_rest_does(client: TestClient) -> None:
     bot = register(client, "gql-organiser")
     entrants = ["bot:random", f"account:{bot['bot_id']}", "bot:heuristic"]
-    made = gql(client, CREATE, bot["api_key"], entrants=entrants, game="five_hundred", target=300)
+    made = gql(client, CREATE, bot["api_key"], entrants=entrants, game="FIVE_HUNDRED", target=300)
     assert "errors" not in made, made
     tour = made["data"]["createTournament"]
-    assert tour["status"] == "running" and tour["rounds"] == 3 and tour["key"] is None
+    assert tour["status"] == "RUNNING" and tour["rounds"] == 3 and tour["key"] is None
     assert tour["targetScore"] == 300 and len(tour["games"]) == 2  # three entrants: one sits out
-    rest = client.get(f"/v1/tournaments/{tour['id']}").json()
+    rest = client.get(f"/v1/tournaments/{tour['tournamentId']}").json()
     assert rest["commitment"] == tour["commitment"]
     assert [g["game_id"] for g in rest["games"]] == [g["gameId"] for g in tour["games"]]
-    read = gql(client, "query($id: ID!) { tournament(id: $id) { id commitment round } }", id=tour["id"])
-    assert read["data"]["tournament"] == {"id": tour["id"], "commitment": tour["commitment"], "round": 1}
-    # The bot account's stream: its seats and tokens first, as myTurns gives them too.
+    read = gql(
+        client,
+        "query($id: ID!) { tournament(tournamentId: $id) { tournamentId commitment round } }",
+        id=tour["tournamentId"],
+    )
+    expected = {"tournamentId": tour["tournamentId"], "commitment": tour["commitment"], "round": 1}
+    assert read["data"]["tournament"] == expected
+    # The bot account's stream: its seats and tokens first, as botTurns gives them too.
     told = [n for n in notices(client, bot["api_key"], None) if n["type"] == "tournament_game"]
     assert {n["game_id"] for n in told} == {g["gameId"] for g in tour["games"]}
 
-    refused = gql(client, CREATE, None, entrants=entrants, game="euchre5")
+    refused = gql(client, CREATE, None, entrants=entrants, game="EUCHRE5")
     assert refused["errors"][0]["extensions"]["code"] == "invalid_request"
-    forbidden = gql(client, CREATE, "nope", entrants=entrants, game="rough")
+    forbidden = gql(client, CREATE, "nope", entrants=entrants, game="ROUGH")
     assert forbidden["errors"][0]["extensions"]["code"] == "tournament_forbidden"
-    missing = gql(client, '{ tournament(id: "nope") { id } }')
+    missing = gql(client, '{ tournament(tournamentId: "nope") { tournamentId } }')
     assert missing["errors"][0]["extensions"]["code"] == "tournament_not_found"
 
 
@@ -289,7 +298,9 @@ def test_the_graphql_types_have_the_rest_models_fields() -> None:
 
 
 EVENTS = """subscription($id: ID!, $after: String) {
-  tournamentEvents(id: $id, after: $after) { id type tournamentId round rounds gameIds commitment key }
+  tournamentEvents(tournamentId: $id, after: $after) {
+    __typename id type tournamentId round rounds gameIds commitment key
+  }
 }"""
 
 
@@ -309,14 +320,14 @@ def test_the_tournament_events_subscription_gives_what_the_rest_stream_gives(
     live_server: str, admin_token: str
 ) -> None:
     with httpx.Client(base_url=live_server, timeout=30) as http:
-        body = {"game": "rough", "entrants": ["bot:random", "bot:heuristic"], "target_score": 200}
+        body = {"kind": "rough", "entrants": ["bot:random", "bot:heuristic"], "target_score": 200}
         tour = http.post("/v1/tournaments", json=body, headers=auth(admin_token)).json()
-        rest = http.get(f"/v1/tournaments/{tour['id']}/events?follow=false").text
+        rest = http.get(f"/v1/tournaments/{tour['tournament_id']}/events?follow=false").text
     frames = [json.loads(line[6:]) for line in rest.splitlines() if line.startswith("data: ")]
     assert [f["type"] for f in frames] == ["tournament_created", "round_started"]  # no worker: round 1 waits
-    with subscribe(live_server, tour["id"]) as ws:
+    with subscribe(live_server, tour["tournament_id"]) as ws:
         got = [json.loads(ws.recv(timeout=10))["payload"]["data"]["tournamentEvents"] for _ in range(2)]
-    assert [(g["id"], g["type"]) for g in got] == [(f["id"], f["type"]) for f in frames]
+    assert [(g["id"], as_json(g)["type"]) for g in got] == [(f["id"], f["type"]) for f in frames]
     assert got[0]["commitment"] == tour["commitment"] and got[0]["rounds"] == 1 and got[0]["key"] is None
     assert got[1]["gameIds"] == [g["game_id"] for g in tour["games"]]
     with subscribe(live_server, "nope") as ws:

@@ -25,7 +25,7 @@ from workers.jobs import queue as bot_jobs
 from workers.jobs import turns as bot_turns
 from workers.jobs import watchdog as bot_watchdog
 
-BOTS_ONLY = {"game": "rough", "options": FAST_OPTIONS["rough"], "seats": ["bot:random"] * 4}
+BOTS_ONLY = {"kind": "rough", "options": FAST_OPTIONS["rough"], "seats": ["bot:random"] * 4}
 
 
 def job_status(connection: redis.Redis, gid: str, version: int) -> JobStatus | None:
@@ -41,7 +41,7 @@ def moved_on_without_its_next_turn(client: TestClient, connection: redis.Redis) 
     as if its mover had failed right after the write: no job, no entry in the watchdog's index."""
     created = client.post("/v1/games", json=BOTS_ONLY)
     assert created.status_code == 201, created.text
-    gid, version = created.json()["game"]["id"], created.json()["game"]["version"]
+    gid, version = created.json()["game"]["game_id"], created.json()["game"]["version"]
     assert bot_turns.play_turn(gid, version) == "played"
     assert client.get(f"/v1/games/{gid}").json()["version"] == version + 1
     Job.fetch(bot_jobs.job_id(gid, version + 1), connection=connection, serializer=JSONSerializer).delete()
@@ -84,7 +84,7 @@ def test_a_failed_bot_job_is_retried_with_a_growing_pause(
     """A bot turn's job meets a store fault (a failover, a slot migration past its wait): RQ retries it
     after 1, 2, 4, 8 and 15 s (its scheduler), not at once twice as before."""
     created = client.post("/v1/games", json=BOTS_ONLY)
-    gid, version = created.json()["game"]["id"], created.json()["game"]["version"]
+    gid, version = created.json()["game"]["game_id"], created.json()["game"]["version"]
     job = Job.fetch(bot_jobs.job_id(gid, version), connection=worker_env, serializer=JSONSerializer)
     assert job.retries_left == len(bot_jobs.RETRY_INTERVALS) == 5
     assert job.retry_intervals == [1, 2, 4, 8, 15]
@@ -99,12 +99,12 @@ def test_a_replayed_move_enqueues_the_bot_turn_its_first_request_may_have_lost(
     # A chosen deal (the administrator's), so that seat 0's move hands the turn to a bot whatever the
     # bots before it chose: with a random deal its move can end the auction and keep the turn.
     body = {
-        "game": "rough",
+        "kind": "rough",
         "options": FAST_OPTIONS["rough"],
         "seats": ["open", *["bot:random"] * 3],
         "seed": 17,
     }
-    gid = client.post("/v1/games", json=body, headers=admin_headers(client)).json()["game"]["id"]
+    gid = client.post("/v1/games", json=body, headers=admin_headers(client)).json()["game"]["game_id"]
     token = client.post(f"/v1/games/{gid}/join", json={"seat": 0}).json()["token"]
     game = client.get(f"/v1/games/{gid}").json()
     while game["to_act"] != 0:  # the bots before seat 0, played in this process

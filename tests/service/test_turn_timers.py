@@ -59,7 +59,7 @@ def test_untimed_games_schedule_nothing(
 
 
 def test_turn_seconds_out_of_range_is_422(client: TestClient) -> None:
-    response = client.post("/v1/games", json={"game": "rough", "turn_seconds": 1})
+    response = client.post("/v1/games", json={"kind": "rough", "turn_seconds": 1})
     assert response.status_code == 422 and response.json()["code"] == "invalid_request"
 
 

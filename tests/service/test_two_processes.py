@@ -69,7 +69,7 @@ def test_a_stale_copy_still_reports_the_true_current_version(client: TestClient,
 
 
 def test_a_seat_joined_through_another_process_is_recognised(client: TestClient, other: TestClient) -> None:
-    gid = create(client, "rough", seats=["open", "bot:random", "bot:random", "bot:random"])["game"]["id"]
+    gid = create(client, "rough", seats=["open", "bot:random", "bot:random", "bot:random"])["game"]["game_id"]
     client.get(f"/v1/games/{gid}")  # the first process now holds a copy with seat 0 open
     token = other.post(f"/v1/games/{gid}/join", json={"seat": 0}).json()["token"]
     table = Table(client, gid, {0: token})

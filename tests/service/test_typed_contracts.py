@@ -21,19 +21,19 @@ import engine
 from schema.games import (
     ActionResponse,
     BotStreamFrame,
-    GameEvent,
+    GameStreamFrame,
     LegalActionsResponse,
     LogResponse,
     ViewResponse,
 )
-from schema.views import LegalAction, StreamEvent, View
+from schema.views import EventEnvelope, LegalAction, View, envelope
 from service.api.app import create_app
 from service.base.settings import Settings
 
 MATCHES = int(os.environ.get("ATOUT_CONTRACT_MATCHES", "12"))
 VIEW = TypeAdapter(View)
 LEGAL = TypeAdapter(LegalAction)
-EVENT = TypeAdapter(StreamEvent)
+EVENT = TypeAdapter(EventEnvelope)
 
 
 def random_options(game: str, rng: random.Random) -> dict[str, Any]:
@@ -48,10 +48,11 @@ def check_state(m: engine.Match, version: int) -> None:
             LEGAL.validate_python(action)
 
 
-def check_events(events: list[dict[str, Any]], version: int) -> set[str]:
-    for event in events:
-        EVENT.validate_python({"id": f"{version}-0", "version": version, **event})
-    return {e["type"] for e in events}
+def check_events(events: list[dict[str, Any]], version: int, game: str) -> set[str]:
+    """The engine's events of a game of ``game``, as the service serves them (in their public form,
+    in the stream's envelope), validated; their public types."""
+    framed = [EVENT.validate_python(envelope(f"{version}-0", version, event, game)) for event in events]
+    return {frame.event.type for frame in framed}
 
 
 @pytest.mark.parametrize("game", ["five_hundred", "rough", "euchre5"])
@@ -63,7 +64,7 @@ def test_every_view_legal_action_and_event_matches_the_typed_contract(game: str)
         m = engine.new_match(game, seed=rng.randrange(1 << 40), options=options, wait=True)
         check_state(m, 0)
         m = engine.start(m, [f"seed{s}" for s in range(m.players)])
-        seen |= check_events(list(m.events), 0)
+        seen |= check_events(list(m.events), 0, game)
         version = 0
         while not m.over:
             check_state(m, version)
@@ -72,20 +73,22 @@ def test_every_view_legal_action_and_event_matches_the_typed_contract(game: str)
                 action = {"type": "discard", "cards": rng.sample(action["from"], action["count"])}
             m = engine.apply(m, m.to_act, action)
             version += 1
-            seen |= check_events(list(m.events), version)
+            seen |= check_events(list(m.events), version, game)
         check_state(m, version)
     # every kind of event of the game was met (the contract was exercised, not just parsed)
     expected = {
-        "five_hundred": {"bid", "contract", "kitty_taken", "discard", "discarded", "play", "trick"},
-        "rough": {"bid", "contract", "kitty_taken", "discard", "discarded", "trump", "play", "trick"},
-        "euchre5": {"upcard", "order_up", "partner_called", "play", "trick", "you_are_partner"},
+        "five_hundred": {"bid_made", "contract_fixed", "kitty_taken", "discard_due", "discarded"},
+        "rough": {"bid_made", "contract_fixed", "kitty_taken", "discard_due", "discarded", "trump_announced"},
+        "euchre5": {"upcard", "ordered_up", "partner_called", "you_are_partner"},
     }[game] | {
         "hand_started",
         "hand_commitment",
         "dealt",
-        "hand_scored",
+        "card_played",
+        "trick_won",
+        f"{game}_hand_scored",
         "hand_seed",
-        "match_over",
+        "game_finished",
         "match_key",
     }
     assert expected <= seen, expected - seen
@@ -103,7 +106,7 @@ def test_a_hand_nobody_takes_matches_the_typed_contract(game: str, rule: str) ->
         m = engine.apply(m, m.to_act, {"type": "pass"})
         events += m.events
     check_state(m, 4)
-    assert {"hand_void", "hand_scored", "hand_started"} <= check_events(events, 4)
+    assert {"hand_void", f"{game}_hand_scored", "hand_started"} <= check_events(events, 4, game)
     assert next(e for e in events if e["type"] == "hand_void")["rule"] == rule
     scored = next(e for e in events if e["type"] == "hand_scored")
     assert scored["void"] is True and "points" not in scored and "taker" not in scored
@@ -167,8 +170,10 @@ def test_every_rest_answer_and_stream_event_of_a_match_matches_the_typed_contrac
         )
         for line in stream.text.splitlines():
             if line.startswith("data: "):
-                kinds.add(GameEvent.model_validate_json(line[6:]).root.type)
-    assert {"game_created", "game_started", "turn", "hand_scored", "match_over"} <= kinds
+                frame = GameStreamFrame.model_validate_json(line[6:]).root
+                assert isinstance(frame, EventEnvelope), line
+                kinds.add(frame.event.type)
+    assert {"game_created", "game_started", "turn", f"{game}_hand_scored", "game_finished"} <= kinds
     log = client.get(f"/v1/games/{table.game_id}/log", headers=auth(table.tokens[0]))
     LogResponse.model_validate_json(log.content)
 
@@ -177,7 +182,7 @@ def test_a_bot_accounts_stream_frames_match_the_typed_contract(client: TestClien
     """A bot account holding every seat is to act at once: its stream has a ``your_turn`` notice
     with the view and legal actions, typed as the document says."""
     key = client.post("/v1/bots", json={"name": "typed"}).json()["api_key"]
-    gid = client.post("/v1/games", json={"game": "rough", "seats": ["open"] * 4}).json()["game"]["id"]
+    gid = client.post("/v1/games", json={"kind": "rough", "seats": ["open"] * 4}).json()["game"]["game_id"]
     for seat in range(4):
         joined = client.post(f"/v1/games/{gid}/join", json={"seat": seat}, headers=auth(key))
         assert joined.status_code == 201, joined.text
@@ -192,7 +197,9 @@ def test_a_bot_accounts_stream_frames_match_the_typed_contract(client: TestClien
 
 
 def test_seat_events_match_the_typed_contract(client: TestClient) -> None:
-    created = client.post("/v1/games", json={"game": "rough", "seats": ["open"] * 4}).json()["game"]["id"]
+    created = client.post("/v1/games", json={"kind": "rough", "seats": ["open"] * 4}).json()["game"][
+        "game_id"
+    ]
     first = client.post(f"/v1/games/{created}/join", json={"seat": 0, "name": "ann"}).json()["token"]
     assert client.post(f"/v1/games/{created}/leave", headers=auth(first)).status_code == 200
     tokens = [
@@ -202,7 +209,7 @@ def test_seat_events_match_the_typed_contract(client: TestClient) -> None:
     assert client.post(f"/v1/games/{created}/leave", headers=auth(tokens[2])).status_code == 200
     stream = client.get(f"/v1/games/{created}/events?follow=false", headers=auth(tokens[0]))
     kinds = [
-        GameEvent.model_validate_json(line[6:]).root.type
+        EventEnvelope.model_validate_json(line[6:]).event.type
         for line in stream.text.splitlines()
         if line.startswith("data: ")
     ]

@@ -287,10 +287,10 @@ def test_old_and_new_release_side_by_side_on_one_redis(old_tree: Path, fleet: Fl
     games = []
     with httpx.Client(timeout=30) as http:
         for n, (game, seats) in enumerate(SEATS.items()):
-            body = {"game": game, "seed": 900 + n, "options": FAST_OPTIONS[game], "seats": seats}
+            body = {"kind": game, "seed": 900 + n, "options": FAST_OPTIONS[game], "seats": seats}
             created = http.post(f"{(old_url, new_url)[n % 2]}/v1/games", json=body, headers=auth(ADMIN))
             assert created.status_code == 201, created.text
-            gid = created.json()["game"]["id"]
+            gid = created.json()["game"]["game_id"]
             drill.tokens[gid] = {}
             for seat in sorted(HUMANS):  # one seat joined through each API
                 joined = http.post(

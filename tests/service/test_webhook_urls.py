@@ -103,9 +103,9 @@ def rest(client: TestClient, url: str) -> Any:
     )
 
 
-REGISTER = (
-    "mutation($url: String!) { registerWebhook(url: $url, eventTypes: [your_turn]) { webhook { id } } }"
-)
+REGISTER = """mutation($url: String!) {
+  registerWebhook(input: {url: $url, eventTypes: [YOUR_TURN]}) { webhook { webhookId } }
+}"""
 
 
 def graphql(client: TestClient, url: str) -> dict[str, Any]:

@@ -33,7 +33,7 @@ from service.runtime.embedded_redis import free_port
 
 ROOT = Path(__file__).resolve().parents[2]
 PAYLOAD: TypeAdapter[Any] = TypeAdapter(WebhookPayload)
-TURN = {"game_id": "g1", "game": "rough", "seat": 2, "version": 7}
+TURN = {"game_id": "g1", "kind": "rough", "seat": 2, "version": 7}
 
 
 class Receiver:
@@ -183,7 +183,7 @@ def register(client: TestClient, url: str, *events: str) -> tuple[str, str]:
     body = {"url": url, "event_types": list(events or ("your_turn",))}
     response = client.post("/v1/admin/webhooks", json=body, headers=admin_headers(client))
     assert response.status_code == 201, response.text
-    return response.json()["webhook"]["id"], response.json()["secret"]
+    return response.json()["webhook"]["webhook_id"], response.json()["secret"]
 
 
 def subscribed(client: TestClient, receiver: Receiver, *events: str) -> str:
@@ -232,12 +232,12 @@ def test_a_message_is_delivered_signed_once_with_its_facts(
     assert receiver.received == [mid] and receiver.forged == []
     payload = receiver.applied[mid]
     assert PAYLOAD.validate_python(payload).type == "your_turn"  # the typed contract of the message
-    assert payload["data"] == {**TURN, "player_id": None, "deadline": None}
+    assert payload["data"] == {**TURN, "player_id": None, "deadline_at": None}
     scraped = httpx.get(f"http://127.0.0.1:{metrics_port}/metrics").text
     assert metric(scraped, "atout_webhook_deliveries_total", event="your_turn", outcome="delivered") == 1
     assert metric(scraped, "atout_webhook_delivery_seconds_count", outcome="delivered") == 1
-    emit(client, "reminder", {**TURN, "deadline": 1_800_000_000})  # no endpoint subscribes to it
-    emit(client, "game_finished", {"game_id": "g1", "game": "rough", "version": 9, "winners": [0, 2]})
+    emit(client, "reminder", {**TURN, "deadline_at": 1_800_000_000})  # no endpoint subscribes to it
+    emit(client, "game_finished", {"game_id": "g1", "kind": "rough", "version": 9, "winners": [0, 2]})
     wait_for(lambda: len(receiver.applied) == 2, "the game_finished message")
     assert {p["type"] for p in receiver.applied.values()} == {"your_turn", "game_finished"}
 
@@ -267,7 +267,7 @@ def test_a_slow_receiver_times_out_and_the_retry_with_the_same_id_is_applied_onc
     mid = emit(client, "your_turn", TURN)
     log = delivered(client, wid)
     assert [(a["attempt"], a["status"], a["error"]) for a in log] == [(1, None, "timeout"), (2, 204, None)]
-    assert log[0]["duration_ms"] < 2500  # cut at the timeout, not when the receiver answered
+    assert log[0]["duration_seconds"] < 2.5  # cut at the timeout, not when the receiver answered
     assert receiver.received == [mid, mid]  # the same webhook-id both times...
     assert list(receiver.applied) == [mid]  # ...so the receiver applied it once
 
@@ -304,28 +304,31 @@ def test_a_message_failing_every_retry_is_dead_lettered_then_redelivered(
         3,
         "status 500",
     )
-    assert dead["payload"]["data"] == {**TURN, "player_id": None, "deadline": None}
+    assert dead["payload"]["data"] == {**TURN, "player_id": None, "deadline_at": None}
     assert [a["status"] for a in log_of(client, wid)] == [500, 500, 500]
     assert metric(client.get("/metrics").text, "atout_webhook_dead_letters") == 1
     scraped = httpx.get(f"http://127.0.0.1:{metrics_port}/metrics").text
     assert metric(scraped, "atout_webhook_deliveries_total", event="your_turn", outcome="retried") == 2
     assert metric(scraped, "atout_webhook_deliveries_total", event="your_turn", outcome="dead") == 1
     query = (
-        "{ webhookDeadLetters { deadLetters { id messageId "
+        "{ deadLetters { nodes { deadLetterId messageId "
         "payload { type data { ... on YourTurnData { seat } } } } } }"
     )
-    letters = client.post("/graphql", json={"query": query}, headers=admin).json()["data"][
-        "webhookDeadLetters"
-    ]
-    assert letters["deadLetters"] == [
-        {"id": dead["id"], "messageId": mid, "payload": {"type": "your_turn", "data": {"seat": 2}}}
+    letters = client.post("/graphql", json={"query": query}, headers=admin).json()["data"]["deadLetters"]
+    assert letters["nodes"] == [
+        {
+            "deadLetterId": dead["dead_letter_id"],
+            "messageId": mid,
+            "payload": {"type": "YOUR_TURN", "data": {"seat": 2}},
+        }
     ]
     # the receiver is fixed: the operator redelivers, with the same webhook-id
-    response = client.post(f"/v1/admin/webhooks/dead-letters/{dead['id']}/redeliver", headers=admin)
+    redeliver = f"/v1/admin/webhooks/dead-letters/{dead['dead_letter_id']}/redeliver"
+    response = client.post(redeliver, headers=admin)
     assert response.status_code == 202 and response.json() == {"webhook_id": wid, "message_id": mid}
     wait_for(lambda: mid in receiver.applied, "the redelivery")
     assert client.get("/v1/admin/webhooks/dead-letters", headers=admin).json()["dead_letters"] == []
-    again = client.post(f"/v1/admin/webhooks/dead-letters/{dead['id']}/redeliver", headers=admin)
+    again = client.post(redeliver, headers=admin)
     assert again.status_code == 404 and again.json()["code"] == "dead_letter_not_found"
     assert receiver.received == [mid] * 4 and list(receiver.applied) == [mid]
 
@@ -339,7 +342,7 @@ def test_an_endless_answer_does_not_hold_the_worker(
     emit(client, "your_turn", TURN)
     log = delivered(client, wid)
     assert [(a["status"], a["error"]) for a in log] == [(200, None)]
-    assert log[0]["duration_ms"] < 3000  # not the 21 s deadline: the worker read 64 KiB and hung up
+    assert log[0]["duration_seconds"] < 3  # not the 21 s deadline: the worker read 64 KiB and hung up
     assert receiver.cut.wait(10)
 
 
@@ -401,13 +404,13 @@ def test_a_your_turn_from_a_real_game_carries_no_hidden_information(
     assert len(hand) == 10
     wid = subscribed(client, receiver)
     webhook_worker()
-    facts = {"game_id": table.game_id, "game": game["game"], "seat": seat, "version": version}
+    facts = {"game_id": table.game_id, "kind": game["kind"], "seat": seat, "version": version}
     mid = emit(client, "your_turn", facts)
     delivered(client, wid)
     payload = receiver.applied[mid]
     assert set(payload) == {"type", "timestamp", "data"}
     assert set(payload["data"]) == set(YourTurnData.model_fields) == {
-        "game_id", "game", "seat", "version", "player_id", "deadline"
+        "game_id", "kind", "seat", "version", "player_id", "deadline_at"
     }  # fmt: skip
     said = json.dumps(payload)
     assert not any(f'"{card}"' in said for card in hand), said  # no card of the seat's hand, anywhere

@@ -87,18 +87,20 @@ def test_every_operation_needs_the_administrator_token(client: TestClient, op: A
     )
     malformed = {"Authorization": "Basic YWRtaW46YWRtaW4="}
     problem(client.request(op.method, url_of(op.path), json=body, headers=malformed), 401, "invalid_token")
-    assert op.auth == "admin"
+    assert op.auth == ("adminToken",)  # the administrator's alone (its one security scheme)
 
 
 GQL_CALLS = {
-    "webhooks": "{ webhooks { id } }",
-    "webhook": '{ webhook(id: "wh_0123456789abcdef") { id } }',
-    "webhookDeliveries": '{ webhookDeliveries(webhookId: "wh_0123456789abcdef") { nextCursor } }',
-    "webhookDeadLetters": "{ webhookDeadLetters { nextCursor } }",
-    "registerWebhook": f'mutation {{ registerWebhook(url: "{HOOK}", eventTypes: [your_turn]) {{ secret }} }}',
-    "updateWebhook": 'mutation { updateWebhook(id: "wh_0123456789abcdef", enabled: false) { id } }',
-    "deleteWebhook": 'mutation { deleteWebhook(id: "wh_0123456789abcdef") }',
-    "redeliverDeadLetter": 'mutation { redeliverDeadLetter(id: "1-0") { messageId } }',
+    "webhooks": "{ webhooks { webhookId } }",
+    "webhook": '{ webhook(webhookId: "wh_0123456789abcdef") { webhookId } }',
+    "webhookDeliveries": '{ webhookDeliveries(webhookId: "wh_0123456789abcdef") { pageInfo { endCursor } } }',
+    "deadLetters": "{ deadLetters { pageInfo { endCursor } } }",
+    "registerWebhook": f'mutation {{ registerWebhook(input: {{url: "{HOOK}", eventTypes: [YOUR_TURN]}}) '
+    "{ secret } }",
+    "updateWebhook": 'mutation { updateWebhook(input: {webhookId: "wh_0123456789abcdef", enabled: false}) '
+    "{ webhookId } }",
+    "deleteWebhook": 'mutation { deleteWebhook(input: {webhookId: "wh_0123456789abcdef"}) { webhookId } }',
+    "redeliverDeadLetter": 'mutation { redeliverDeadLetter(input: {deadLetterId: "1-0"}) { messageId } }',
 }
 
 
@@ -119,11 +121,11 @@ def test_a_registration_shows_its_secret_once(client: TestClient) -> None:
     assert secret.startswith("whsec_") and len(base64.b64decode(secret[6:])) == 32
     Webhook(secret).sign("msg_1", datetime.now(UTC), "{}")  # a secret the library reads
     hook = body["webhook"]
-    assert hook["id"].startswith("wh_") and hook["event_types"] == ["your_turn", "reminder"]
+    assert hook["webhook_id"].startswith("wh_") and hook["event_types"] == ["your_turn", "reminder"]
     assert (hook["description"], hook["enabled"], hook["url"]) == ("Acme backend", True, HOOK)
     admin = admin_headers(client)
     assert client.get("/v1/admin/webhooks", headers=admin).json() == {"webhooks": [hook]}  # never the secret
-    assert client.get(f"/v1/admin/webhooks/{hook['id']}", headers=admin).json() == hook
+    assert client.get(f"/v1/admin/webhooks/{hook['webhook_id']}", headers=admin).json() == hook
     assert secret not in client.get("/v1/admin/webhooks", headers=admin).text
 
 
@@ -153,13 +155,13 @@ def test_a_bad_registration_is_422(client: TestClient, body: dict[str, Any]) -> 
 def test_a_bad_registration_through_graphql(client: TestClient, admin_token: str) -> None:
     mutation = (
         "mutation($url: String!, $events: [WebhookEventType!]!) "
-        "{ registerWebhook(url: $url, eventTypes: $events) { secret } }"
+        "{ registerWebhook(input: {url: $url, eventTypes: $events}) { secret } }"
     )
     assert (
-        code_of(gql(client, mutation, admin_token, url="ftp://x/", events=["your_turn"])) == "invalid_request"
+        code_of(gql(client, mutation, admin_token, url="ftp://x/", events=["YOUR_TURN"])) == "invalid_request"
     )
     assert code_of(gql(client, mutation, admin_token, url=HOOK, events=[])) == "invalid_request"
-    assert code_of(gql(client, mutation, admin_token, url=HOOK, events=["your_hand"])) == "invalid_query"
+    assert code_of(gql(client, mutation, admin_token, url=HOOK, events=["YOUR_HAND"])) == "invalid_query"
 
 
 @pytest.mark.parametrize(
@@ -226,7 +228,10 @@ def test_a_host_that_does_not_resolve_is_refused_in_both_apis(
     response = register(strict_client, "https://nowhere.invalid/hooks")
     problem(response, 422, "webhook_address_refused")
     assert "does not resolve" in response.json()["detail"]
-    mutation = 'mutation { registerWebhook(url: "http://127.0.0.1/x", eventTypes: [invitation]) { secret } }'
+    mutation = (
+        'mutation { registerWebhook(input: {url: "http://127.0.0.1/x", eventTypes: [INVITATION]}) '
+        "{ secret } }"
+    )
     assert code_of(gql(strict_client, mutation, admin_token)) == "webhook_address_refused"
     fr = strict_client.post(
         "/v1/admin/webhooks",
@@ -237,11 +242,13 @@ def test_a_host_that_does_not_resolve_is_refused_in_both_apis(
 
 
 def test_the_endpoint_limit_is_409_until_one_is_deleted(client: TestClient, admin_token: str) -> None:
-    ids = [register(client).json()["webhook"]["id"] for _ in range(3)]
+    ids = [register(client).json()["webhook"]["webhook_id"] for _ in range(3)]
     response = register(client)
     problem(response, 409, "webhook_limit")
     assert response.json()["limit"] == 3
-    mutation = f'mutation {{ registerWebhook(url: "{HOOK}", eventTypes: [reminder]) {{ secret }} }}'
+    mutation = (
+        f'mutation {{ registerWebhook(input: {{url: "{HOOK}", eventTypes: [REMINDER]}}) {{ secret }} }}'
+    )
     assert code_of(gql(client, mutation, admin_token)) == "webhook_limit"
     assert client.delete(f"/v1/admin/webhooks/{ids[0]}", headers=admin_headers(client)).status_code == 204
     assert register(client).status_code == 201
@@ -269,7 +276,7 @@ def test_an_unknown_dead_letter_is_404(client: TestClient, admin_token: str) -> 
             f"/v1/admin/webhooks/dead-letters/{dead}/redeliver", headers=admin_headers(client)
         )
         problem(response, 404, "dead_letter_not_found")
-    mutation = 'mutation { redeliverDeadLetter(id: "1-0") { messageId } }'
+    mutation = 'mutation { redeliverDeadLetter(input: {deadLetterId: "1-0"}) { messageId } }'
     assert code_of(gql(client, mutation, admin_token)) == "dead_letter_not_found"
 
 
@@ -279,7 +286,7 @@ def test_graphql_unknown_endpoint_codes(client: TestClient, admin_token: str) ->
 
 
 def test_pausing_an_endpoint_and_a_bad_update_body(client: TestClient) -> None:
-    wid = register(client).json()["webhook"]["id"]
+    wid = register(client).json()["webhook"]["webhook_id"]
     admin = admin_headers(client)
     for body in ({}, {"enabled": "no"}, {"enabled": True, "url": HOOK}):
         problem(client.patch(f"/v1/admin/webhooks/{wid}", json=body, headers=admin), 422, "invalid_request")
@@ -293,9 +300,9 @@ def test_pausing_an_endpoint_and_a_bad_update_body(client: TestClient) -> None:
 def test_the_log_and_the_dead_letters_come_a_page_at_a_time_newest_first(
     client: TestClient, admin_token: str
 ) -> None:
-    wid = register(client).json()["webhook"]["id"]
+    wid = register(client).json()["webhook"]["webhook_id"]
     store = client.app.state.store  # type: ignore[attr-defined]
-    facts = {"game_id": "g", "game": "rough", "seat": 1, "version": 0}
+    facts = {"game_id": "g", "kind": "rough", "seat": 1, "version": 0}
     body = json.dumps({"type": "your_turn", "timestamp": "2026-01-31T18:04:05.123Z", "data": facts})
     assert client.portal is not None
     for attempt in range(1, 6):
@@ -326,20 +333,22 @@ def test_the_log_and_the_dead_letters_come_a_page_at_a_time_newest_first(
         for limit in ("0", "101", "x"):
             problem(client.get(path, params={"limit": limit}, headers=admin), 422, "invalid_request")
     query = (
-        "query($id: ID!) { webhookDeliveries(webhookId: $id, limit: 2) "
-        "{ deliveries { attempt status } nextCursor } }"
+        "query($id: ID!) { webhookDeliveries(webhookId: $id, first: 2) "
+        "{ nodes { attempt status } pageInfo { hasNextPage } } }"
     )
     answer = gql(client, query, admin_token, id=wid)["data"]["webhookDeliveries"]
-    assert answer["deliveries"] == [{"attempt": 5, "status": 500}, {"attempt": 4, "status": 500}]
-    bad = '{ webhookDeadLetters(cursor: "x") { nextCursor } }'
+    assert answer["nodes"] == [{"attempt": 5, "status": 500}, {"attempt": 4, "status": 500}]
+    assert answer["pageInfo"] == {"hasNextPage": True}
+    bad = '{ deadLetters(after: "x") { pageInfo { endCursor } } }'
     assert code_of(gql(client, bad, admin_token)) == "invalid_request"
     assert (
-        code_of(gql(client, "{ webhookDeadLetters(limit: 0) { nextCursor } }", admin_token))
+        code_of(gql(client, "{ deadLetters(first: 0) { pageInfo { endCursor } } }", admin_token))
         == "invalid_request"
     )
     # deleting the endpoint deletes its log; its dead letters stay, and redelivering one is 404 (the endpoint)
     assert client.delete(f"/v1/admin/webhooks/{wid}", headers=admin).status_code == 204
-    dead = client.get("/v1/admin/webhooks/dead-letters", headers=admin).json()["dead_letters"][0]["id"]
+    letters = client.get("/v1/admin/webhooks/dead-letters", headers=admin).json()["dead_letters"]
+    dead = letters[0]["dead_letter_id"]
     problem(
         client.post(f"/v1/admin/webhooks/dead-letters/{dead}/redeliver", headers=admin),
         404,
@@ -350,24 +359,26 @@ def test_the_log_and_the_dead_letters_come_a_page_at_a_time_newest_first(
 
 def test_graphql_parity_register_list_pause_delete(client: TestClient, admin_token: str) -> None:
     mutation = (
-        "mutation($url: String!) { registerWebhook(url: $url, eventTypes: [game_finished, invitation], "
-        'description: "b") { webhook { id eventTypes enabled } secret } }'
+        "mutation($url: String!) { registerWebhook(input: {url: $url, "
+        'eventTypes: [GAME_FINISHED, INVITATION], description: "b"}) '
+        "{ webhook { webhookId eventTypes enabled } secret } }"
     )
     made = gql(client, mutation, admin_token, url=HOOK)["data"]["registerWebhook"]
-    wid = made["webhook"]["id"]
+    wid = made["webhook"]["webhookId"]
     assert made["secret"].startswith("whsec_") and made["webhook"]["eventTypes"] == [
-        "game_finished",
-        "invitation",
+        "GAME_FINISHED",
+        "INVITATION",
     ]
-    listed = gql(client, "{ webhooks { id url description createdAt } }", admin_token)["data"]["webhooks"]
-    assert [(h["id"], h["url"], h["description"]) for h in listed] == [(wid, HOOK, "b")]
-    pause = "mutation($id: ID!) { updateWebhook(id: $id, enabled: false) { enabled } }"
+    listing = "{ webhooks { webhookId url description createdAt } }"
+    listed = gql(client, listing, admin_token)["data"]["webhooks"]
+    assert [(h["webhookId"], h["url"], h["description"]) for h in listed] == [(wid, HOOK, "b")]
+    pause = "mutation($id: ID!) { updateWebhook(input: {webhookId: $id, enabled: false}) { enabled } }"
     assert gql(client, pause, admin_token, id=wid)["data"]["updateWebhook"] == {"enabled": False}
     rest = client.get(f"/v1/admin/webhooks/{wid}", headers=admin_headers(client)).json()
     assert rest["enabled"] is False and rest["event_types"] == ["game_finished", "invitation"]
-    delete = "mutation($id: ID!) { deleteWebhook(id: $id) }"
-    assert gql(client, delete, admin_token, id=wid)["data"] == {"deleteWebhook": True}
-    assert gql(client, "{ webhooks { id } }", admin_token)["data"] == {"webhooks": []}
+    delete = "mutation($id: ID!) { deleteWebhook(input: {webhookId: $id}) { webhookId } }"
+    assert gql(client, delete, admin_token, id=wid)["data"] == {"deleteWebhook": {"webhookId": wid}}
+    assert gql(client, "{ webhooks { webhookId } }", admin_token)["data"] == {"webhooks": []}
 
 
 def test_the_graphql_types_have_the_fields_of_the_rest_models() -> None:
@@ -375,12 +386,11 @@ def test_the_graphql_types_have_the_fields_of_the_rest_models() -> None:
     GraphQL type fails here."""
     pairs = [
         (gt.Webhook, w.Webhook),
-        (gt.WebhookRegistration, w.WebhookRegistered),
+        (gt.RegisterWebhookPayload, w.WebhookRegistered),
+        (gt.UpdateWebhookPayload, w.Webhook),
         (gt.WebhookDelivery, w.WebhookDelivery),
-        (gt.WebhookDeliveryPage, w.WebhookDeliveryPage),
         (gt.DeadLetter, w.DeadLetter),
-        (gt.DeadLetterPage, w.DeadLetterPage),
-        (gt.Redelivery, w.Redelivery),
+        (gt.RedeliverDeadLetterPayload, w.Redelivery),
         (gt.WebhookPayload, w.YourTurnMessage),
         *((gt.DATA_TYPES[event], model) for event, model in w.DATA_OF.items()),
     ]

@@ -69,8 +69,8 @@ def test_a_worker_killed_mid_turn_loses_no_move_and_doubles_none(
     first = engine.new_match("rough", seed=17).to_act
     assert first is not None
     seats = ["bot:expert" if s == first else "open" for s in range(4)]
-    body = {"game": "rough", "seed": 17, "seats": seats}  # a chosen seed: the administrator's
-    gid = client.post("/v1/games", json=body, headers=admin_headers(client)).json()["game"]["id"]
+    body = {"kind": "rough", "seed": 17, "seats": seats}  # a chosen seed: the administrator's
+    gid = client.post("/v1/games", json=body, headers=admin_headers(client)).json()["game"]["game_id"]
     for seat in range(4):
         if seat != first:
             assert client.post(f"/v1/games/{gid}/join", json={"seat": seat}).status_code == 201

@@ -6,16 +6,22 @@ REST body's model (:func:`parsed`)."""
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
-from typing import Any, TypeVar
+from typing import Any, Optional, TypeVar
 
+import strawberry
 from pydantic import BaseModel, ValidationError
 from strawberry.types import Info
 
+from schema.pages import Page
+from service.api.pages import page_of
 from service.api.problems import invalid_request, problem_error
 from service.api.ratelimit import Client
 from service.base.problems import ProblemError
+from service.base.texts import Text
 from service.games import Games
+from service.games.cursors import not_a_cursor
 
+INPUT = "What the mutation takes: its REST twin's request body, and the ids of its path."
 R = TypeVar("R")
 M = TypeVar("M", bound=BaseModel)
 
@@ -68,3 +74,33 @@ def token_of(info: Info) -> str | None:
             ProblemError("invalid_token", "Send the token as `Authorization: Bearer <token>`.")
         )
     return token.strip()
+
+
+P = TypeVar("P", bound=Page)
+
+
+def connection_page(model: type[P], first: int, after: str | None) -> P:
+    """A connection's ``first`` and ``after`` read as REST's page (``limit``, ``cursor``) by its model
+    (``schema.pages``): the same bounds and the same 422 ``invalid_request``, naming GraphQL's
+    argument (``first``, ``after``) in its message and ``errors``."""
+    try:
+        return page_of(model, {"limit": first, "cursor": after})
+    except ProblemError as error:
+        if (error.extra.get("errors") or [{}])[0].get("loc") == ["cursor"]:
+            raise problem_error(not_a_cursor(("after",))) from None
+        bounds = model.bounds("limit")
+        low, high = bounds.get("minimum"), bounds.get("maximum")
+        issue = {"loc": ["first"], "msg": f"must be {low}..{high}", "type": "value_error"}
+        said = Text("{name} must be from {low} to {high}.", name="first", low=low, high=high)
+        raise problem_error(ProblemError("invalid_request", said, errors=[issue])) from None
+
+
+def root_field(resolver: Any, kind: Any, description: str, **more: Any) -> Any:
+    """A root query field, nullable: a missing or refused one is null with its error, and the other
+    fields of the query still answer (GitHub's and Shopify's convention)."""
+    return strawberry.field(
+        resolver=resolver,
+        graphql_type=Optional[kind],  # noqa: UP045 (a runtime annotation)
+        description=description,
+        **more,
+    )

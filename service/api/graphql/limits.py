@@ -12,8 +12,9 @@ while parsing (graphql-core stops the lexer at ``max_tokens``), then the counts,
 
 Depth and cost keep the meaning of the former Strawberry ``QueryDepthLimiter`` and cost rule: the
 root fields are at depth 0 and each nested selection set adds 1; every field costs 1 times the sizes of
-the lists enclosing it (``games`` 50 or its ``limit``, ``seats`` 5, ``actions`` and ``events`` 50,
-``myInvitations`` 100; a page, ``gamesPage`` or ``myGames``, 50 or its ``limit``, and its ``games`` 1).
+the lists enclosing it (``games`` 50 or its ``first``, ``seats`` 5, ``actions`` and ``events`` 50,
+``myInvitations`` 100; a connection, ``games`` or ``myGames`` …, 50 or its ``first``, and its ``edges``
+and ``nodes`` 1).
 Introspection fields count like any other, so the introspection query obeys the same limits.
 """
 
@@ -42,24 +43,33 @@ from service.base.problems import ProblemError
 from service.base.settings import Settings
 from service.base.texts import Text
 
-# Sizes of the lists of the schema, used when the query gives no `limit` (their resolvers' maximum;
-# `myInvitations`: ATOUT_INVITATIONS_PER_PLAYER's default). A page (`gamesPage`, `myGames`) weighs as
-# its list, by its `limit`: the `games` of a page then weigh 1 (PAGE_TYPES), so a page's list is
-# counted once, with the size the page was asked for.
+# Sizes of the lists of the schema, used when the query gives no `first` or `limit` (their resolvers'
+# maximum; `myInvitations`: ATOUT_INVITATIONS_PER_PLAYER's default). A connection (`games`, `myGames`,
+# `ladder`, `webhookDeliveries`, `deadLetters`) weighs as its list, by its `first`: its `edges` and
+# `nodes` then weigh 1 (PAGE_TYPES), so a page's list is counted once, with the size it was asked for.
 LIST_FIELDS = {
     "games": 50,
     "seats": 5,
     "actions": 50,
     "events": 50,
     "webhooks": 50,
-    "deliveries": 50,
-    "deadLetters": 50,
     "myInvitations": 100,
-    "gamesPage": 50,
     "myGames": 50,
+    "ladder": 50,
+    "webhookDeliveries": 50,
+    "deadLetters": 50,
 }
-PAGES = frozenset({"gamesPage", "myGames"})
-PAGE_TYPES = frozenset({"GamePage", "MyGamesPage"})
+PAGES = frozenset({"games", "myGames", "ladder", "webhookDeliveries", "deadLetters"})
+PAGE_TYPES = frozenset(
+    {
+        "GameConnection",
+        "MyGameConnection",
+        "LadderConnection",
+        "WebhookDeliveryConnection",
+        "DeadLetterConnection",
+    }
+)
+PAGE_LISTS = frozenset({"edges", "nodes"})
 INTROSPECTION_FIELDS = frozenset({"__schema", "__type"})
 SHORTER = Text("send a shorter document")
 # Costs saturate here: comparisons with the limit stay exact and the numbers stay small.
@@ -282,8 +292,8 @@ class _Check:
             if isinstance(node, FieldNode):
                 frame.cost = min(COST_CAP, frame.cost + 1)
                 if node.selection_set is not None:
-                    size = 1 if frame.in_page and node.name.value == "games" else self._list_size(node)
-                    page = node.name.value in PAGES
+                    size = 1 if frame.in_page and node.name.value in PAGE_LISTS else self._list_size(node)
+                    page = node.name.value in PAGES and not frame.in_page
                     stack.append(_Frame(node.selection_set.selections, size, True, None, in_page=page))
             elif isinstance(node, InlineFragmentNode):
                 condition = node.type_condition.name.value if node.type_condition is not None else None
@@ -377,7 +387,7 @@ class _Check:
     def _list_size(self, node: FieldNode) -> int:
         size = LIST_FIELDS.get(node.name.value, 1)
         for argument in node.arguments or ():
-            if argument.name.value != "limit":
+            if argument.name.value not in ("limit", "first"):
                 continue
             value: Any = argument.value
             if isinstance(value, VariableNode):

@@ -11,7 +11,6 @@ The resolvers are plain functions given to ``strawberry.mutation(resolver=…)``
 from __future__ import annotations
 
 import functools
-import re
 from typing import Annotated, Any
 
 import strawberry
@@ -32,8 +31,8 @@ from schema.games import (
     RematchRequest,
     RematchResponse,
 )
-from schema.graphql_models import ActionInput, NoAction, action_of, build, camel, given, options_of
-from service.api.graphql.context import client_of, games_of, guarded, parsed, token_of
+from schema.graphql_models import NoAction, action_of, build, camel, given, options_of
+from service.api.graphql.context import INPUT, client_of, games_of, guarded, parsed, token_of
 from service.api.graphql.players import (
     BLOCKS,
     resolve_accept_invitation,
@@ -53,26 +52,21 @@ from service.base.texts import Text
 from service.games.play import key_fits
 
 
-def parse_seed(seed: str | None) -> int | str | None:
-    """``createGame``'s seed, a decimal string in GraphQL (its Int is 32 bits), as the integer of the
-    REST body; any other string is left to the model to refuse, as REST's body would be."""
-    return int(seed) if seed is not None and re.fullmatch(r"[0-9]{1,20}", seed) else seed
-
-
 async def resolve_create_game(
     info: Info,
-    input: Annotated[Any, strawberry.argument(graphql_type=b.CreateGameInput)],  # made from NewGame
+    input: Annotated[Any, strawberry.argument(graphql_type=b.CreateGameInput, description=INPUT)],
 ) -> Any:
     account = await games_of(info).credentials.account_token(token_of(info))
     await guarded(lambda: rate_limit(client_of(info), "create_game", account))
     raw: dict[str, Any] = {
         **given(input),
         "options": options_of(input.options)[1] if input.options else {},
-        "seed": parse_seed(input.seed),
+        "seed": input.seed,  # a decimal string, as in REST's body (GraphQL's Int is 32 bits)
         "deal": given(input.deal) if input.deal else None,
     }
     request = parsed(CreateGameRequest, raw)
-    if input.options and (named := options_of(input.options)[0]) != input.game:
+    kind = input.kind.value
+    if input.options and (named := options_of(input.options)[0]) != kind:
         raise problem_error(
             ProblemError(
                 "invalid_options",
@@ -80,8 +74,8 @@ async def resolve_create_game(
                     "options.{named} are options of {other}, not of {game}: give options.{wanted}.",
                     named=camel(named),
                     other=named,
-                    game=input.game,
-                    wanted=camel(input.game),
+                    game=kind,
+                    wanted=camel(kind),
                 ),
             )
         )
@@ -91,57 +85,62 @@ async def resolve_create_game(
     return build(CreateGameResponse, answer)
 
 
-async def resolve_join_seat(
-    info: Info,
-    game_id: strawberry.ID,
-    seat: int | None = None,
-    name: str = "",
-    invite_code: str | None = None,
-    client_seed: b.ClientSeed = "",
+async def resolve_join_game(
+    info: Info, input: Annotated[Any, strawberry.argument(graphql_type=b.JoinGameInput, description=INPUT)]
 ) -> Any:
     credential = token_of(info)  # a bot's API key or a player's credential: the seat is theirs
     account = await games_of(info).credentials.account_token(credential)
     await guarded(lambda: rate_limit(client_of(info), "join", account))
-    raw = {"seat": seat, "name": name, "invite_code": invite_code, "client_seed": client_seed}
-    body = parsed(JoinRequest, raw)
+    gid = str(input.game_id)
+    body = parsed(JoinRequest, {key: value for key, value in given(input).items() if key != "game_id"})
     taken, token, started = await guarded(
         lambda: games_of(info).lobby.join(
-            str(game_id), body.seat, body.name, body.invite_code, credential, client_seed=body.client_seed
+            gid, body.seat, body.name, body.invite_code, credential, client_seed=body.client_seed
         )
     )
-    return build(JoinResponse, JoinResponse(game_id=str(game_id), seat=taken, token=token, started=started))
+    return build(JoinResponse, JoinResponse(game_id=gid, seat=taken, token=token, started=started))
 
 
-async def resolve_leave_seat(info: Info, game_id: strawberry.ID) -> Any:
-    seat, outcome = await guarded(lambda: games_of(info).lobby.leave(str(game_id), token_of(info)))
-    return build(LeaveResponse, {"game_id": str(game_id), "seat": seat, "outcome": outcome})
+async def resolve_leave_game(
+    info: Info, input: Annotated[Any, strawberry.argument(graphql_type=b.LeaveGameInput, description=INPUT)]
+) -> Any:
+    gid = str(input.game_id)
+    seat, outcome = await guarded(lambda: games_of(info).lobby.leave(gid, token_of(info)))
+    return build(LeaveResponse, {"game_id": gid, "seat": seat, "outcome": outcome})
 
 
-async def resolve_rematch(info: Info, game_id: strawberry.ID, client_seed: b.ClientSeed = "") -> Any:
-    body = parsed(RematchRequest, {"client_seed": client_seed})
-    games = games_of(info)
+async def resolve_rematch_game(
+    info: Info, input: Annotated[Any, strawberry.argument(graphql_type=b.RematchGameInput, description=INPUT)]
+) -> Any:
+    body = parsed(RematchRequest, {key: value for key, value in given(input).items() if key != "game_id"})
+    games, gid = games_of(info), str(input.game_id)
     record, seat, token, started = await guarded(
-        lambda: games.lobby.rematch(str(game_id), token_of(info), client_seed=body.client_seed)
+        lambda: games.lobby.rematch(gid, token_of(info), client_seed=body.client_seed)
     )
     answer = RematchResponse(game=games.lobby.summary(record), seat=seat, token=token, started=started)
     return build(RematchResponse, answer)
 
 
-async def resolve_register_bot(info: Info, name: str, contact: str | None = None) -> Any:
+async def resolve_register_bot(
+    info: Info, input: Annotated[Any, strawberry.argument(graphql_type=b.RegisterBotInput, description=INPUT)]
+) -> Any:
     account = await games_of(info).credentials.account_token(token_of(info))
     await guarded(lambda: rate_limit(client_of(info), "register_bot", account))
-    body = parsed(RegisterBotRequest, {"name": name, "contact": contact})
+    body = parsed(RegisterBotRequest, given(input))
     bid, key = await games_of(info).bots.register_bot(body.name, body.contact)
     return build(BotRegistered, BotRegistered(bot_id=bid, name=body.name, api_key=key))
 
 
-async def resolve_delete_bot(info: Info, bot_id: strawberry.ID) -> bool:
-    await guarded(lambda: games_of(info).bots.delete_bot(str(bot_id), token_of(info)))
-    return True
+async def resolve_delete_bot(
+    info: Info, input: Annotated[Any, strawberry.argument(graphql_type=b.DeleteBotInput, description=INPUT)]
+) -> Any:
+    bid = str(input.bot_id)
+    await guarded(lambda: games_of(info).bots.delete_bot(bid, token_of(info)))
+    return b.DeleteBotPayload(bot_id=strawberry.ID(bid))
 
 
 def move_request(action: Any, expected_version: int | None) -> ActionRequest:
-    """``submitAction``'s arguments as REST's body (``ActionRequest``): the same model, the same 422s."""
+    """``submitAction``'s input as REST's body (``ActionRequest``): the same model, the same 422s."""
     try:
         raw = action_of(action)
     except NoAction as exc:
@@ -159,68 +158,71 @@ def move_request(action: Any, expected_version: int | None) -> ActionRequest:
 
 async def resolve_submit_action(
     info: Info,
-    game_id: strawberry.ID,
-    action: Annotated[Any, strawberry.argument(graphql_type=ActionInput)],  # made from the action models
-    expected_version: int | None = None,
-    idempotency_key: str | None = None,
+    input: Annotated[Any, strawberry.argument(graphql_type=b.SubmitActionInput, description=INPUT)],
 ) -> Any:
-    """A move: the arguments parsed, the checks and their order are ``games.play.submit``'s."""
+    """A move: the input parsed, the checks and their order are ``games.play.submit``'s."""
+    key = input.idempotency_key
 
     async def parse() -> ActionRequest:
-        if not key_fits(idempotency_key):
+        if not key_fits(key):
             raise ProblemError("invalid_request", "idempotencyKey must be 1 to 200 characters.")
-        return move_request(action, expected_version)
+        return move_request(input.action, input.expected_version)
 
     token = token_of(info)
     response = await guarded(
         lambda: games_of(info).play.submit(
-            str(game_id),
+            str(input.game_id),
             token,
             parse,
-            idempotency_key,
+            key,
             count=functools.partial(rate_limit, client_of(info), "act"),
         )
     )
     return build(ActionResponse, response)
 
 
-@strawberry.type
+@strawberry.type(
+    description="What a client changes: each mutation takes one `input` and answers its own payload, "
+    "named after REST's operation (`joinGame` ↔ POST /v1/games/{game_id}/join)."
+)
 class Mutation:
     create_game = strawberry.mutation(
         resolver=resolve_create_game,
-        graphql_type=b.CreateGameResult,
-        description="Create a game; an explicit deal needs the administrator token.",
+        graphql_type=b.CreateGamePayload,
+        description="Create a game; an explicit deal needs the administrator token (REST createGame).",
     )
-    join_seat = strawberry.mutation(
-        resolver=resolve_join_seat,
-        graphql_type=b.JoinResult,
+    join_game = strawberry.mutation(
+        resolver=resolve_join_game,
+        graphql_type=b.JoinGamePayload,
         description="Take a seat (the first open one without `seat`); the token is shown once. With a "
         "player's credential (or a bot's API key) as bearer the seat is theirs: the same credential plays "
-        "it from any device, and one player holds one seat of a table.",
+        "it from any device, and one player holds one seat of a table (REST joinGame).",
     )
-    leave_seat = strawberry.mutation(
-        resolver=resolve_leave_seat,
-        graphql_type=b.LeaveResult,
-        description="Give up the caller's seat (a bot plays it out once the game runs).",
+    leave_game = strawberry.mutation(
+        resolver=resolve_leave_game,
+        graphql_type=b.LeaveGamePayload,
+        description="Give up the caller's seat (a bot plays it out once the game runs; REST leaveGame).",
     )
-    rematch = strawberry.mutation(
-        resolver=resolve_rematch,
-        graphql_type=b.RematchResult,
-        description="Offer or accept the rematch of a finished game, in the same seat.",
+    rematch_game = strawberry.mutation(
+        resolver=resolve_rematch_game,
+        graphql_type=b.RematchGamePayload,
+        description="Offer or accept the rematch of a finished game, in the same seat (REST rematchGame).",
     )
     register_bot = strawberry.mutation(
         resolver=resolve_register_bot,
-        graphql_type=b.BotRegistration,
-        description="Register a bot account: join seats with its API key, follow myTurns.",
+        graphql_type=b.RegisterBotPayload,
+        description="Register a bot account: join seats with its API key, follow its notices (REST "
+        "registerBot).",
     )
     delete_bot = strawberry.mutation(
         resolver=resolve_delete_bot,
-        description="Delete a bot account (administrator token); true once deleted.",
+        graphql_type=b.DeleteBotPayload,
+        description="Delete a bot account (administrator token; REST deleteBot).",
     )
     submit_action = strawberry.mutation(
         resolver=resolve_submit_action,
-        graphql_type=b.ActionResult,
-        description="Submit an action for the caller's seat (same rules as REST).",
+        graphql_type=b.SubmitActionPayload,
+        description="Submit an action for the caller's seat (same rules as REST submitAction).",
     )
     register_webhook = WEBHOOKS["register_webhook"]
     update_webhook = WEBHOOKS["update_webhook"]
@@ -229,40 +231,45 @@ class Mutation:
     create_tournament = TOURNAMENTS["create_tournament"]
     create_player = strawberry.mutation(
         resolver=resolve_create_player,
-        graphql_type=b.PlayerCreated,
+        graphql_type=b.CreatePlayerPayload,
         description="Create a guest player: its id and token (shown once). Join tables with the token as "
-        "bearer: the seat is the player's. Link the guest to an identity later with linkIdentity.",
+        "bearer: the seat is the player's. Link the guest to an identity later with linkIdentity (REST "
+        "createPlayer).",
     )
     update_me = strawberry.mutation(
         resolver=resolve_update_me,
-        graphql_type=b.Me,
+        graphql_type=b.UpdateMePayload,
         description="Change your display name, locale or who may invite you (omitted: unchanged); "
-        "seats already taken keep the name they were taken with.",
+        "seats already taken keep the name they were taken with (REST updateMe).",
     )
     link_identity = strawberry.mutation(
         resolver=resolve_link_identity,
-        graphql_type=b.Me,
+        graphql_type=b.LinkIdentityPayload,
         description="Link this guest to an identity of your app's provider (a JWT of a trusted issuer): "
-        "from then on the guest token and the identity's JWTs are the same player.",
+        "from then on the guest token and the identity's JWTs are the same player (REST linkIdentity).",
     )
     delete_me = strawberry.mutation(
         resolver=resolve_delete_me,
+        graphql_type=b.DeleteMePayload,
         description="Delete your account: your credentials stop working, a random bot plays out your "
-        "seats in games not over, and your name leaves every game; true once deleted.",
+        "seats in games not finished, and your name leaves every game (REST deleteMe).",
     )
     invite_player = strawberry.mutation(
         resolver=resolve_invite_player,
-        graphql_type=b.Invitation,
+        graphql_type=b.InvitePlayerPayload,
         description="Invite a player, by id, to a table waiting for players (your seat token or player "
-        "credential as bearer); it reaches their `myEvents` and `myInvitations`.",
+        "credential as bearer); it reaches their `myEvents` and `myInvitations` (REST invitePlayer).",
     )
     accept_invitation = strawberry.mutation(
         resolver=resolve_accept_invitation,
-        graphql_type=b.JoinResult,
-        description="Accept an invitation: join its table (even a private one) with your player credential.",
+        graphql_type=b.AcceptInvitationPayload,
+        description="Accept an invitation: join its table (even a private one) with your player "
+        "credential (REST acceptInvitation).",
     )
     decline_invitation = strawberry.mutation(
-        resolver=resolve_decline_invitation, description="Decline an invitation; true once declined."
+        resolver=resolve_decline_invitation,
+        graphql_type=b.DeclineInvitationPayload,
+        description="Decline an invitation (REST declineInvitation).",
     )
     block_player = BLOCKS["block_player"]
     unblock_player = BLOCKS["unblock_player"]

@@ -17,42 +17,50 @@ from strawberry.types import Info
 import engine
 from schema import games as g
 from schema import graphql_bodies as b
-from schema.graphql_models import build
+from schema.graphql_models import build, build_connection
 from schema.pages import DEFAULT_LIMIT, Page
-from service.api.graphql.context import games_of, guarded, token_of
+from service.api.graphql.context import connection_page, games_of, guarded, root_field, token_of
 from service.api.graphql.players import BLOCKS, resolve_me, resolve_my_games, resolve_my_invitations
 from service.api.graphql.ratings import QUERIES as RATINGS
 from service.api.graphql.tournaments import QUERIES as TOURNAMENTS
 from service.api.graphql.webhooks import QUERIES as WEBHOOKS
-from service.api.pages import page_of
 
 
-async def resolve_game(info: Info, id: strawberry.ID) -> Any:
+async def resolve_game(info: Info, game_id: strawberry.ID) -> Any:
     games = games_of(info)
 
     async def run() -> Any:
-        record = await games.core.get(str(id))
+        record = await games.core.get(str(game_id))
         caller = await games.core.caller_of(record, token_of(info), required=False)
         return build(g.GameSummary, games.lobby.summary(record, caller))
 
     return await guarded(run)
 
 
-async def resolve_games(info: Info, limit: int = DEFAULT_LIMIT) -> Any:
-    return (await resolve_games_page(info, limit)).games
-
-
-async def resolve_games_page(info: Info, limit: int = DEFAULT_LIMIT, cursor: str | None = None) -> Any:
+async def resolve_games(info: Info, first: int = DEFAULT_LIMIT, after: str | None = None) -> Any:
     async def run() -> Any:
-        page = page_of(Page, {"limit": limit, "cursor": cursor})
-        return build(g.GameList, await games_of(info).lobby.open_games(page.limit, page.cursor, ("cursor",)))
+        page = connection_page(Page, first, after)
+        listed = await games_of(info).lobby.open_games(page.limit, page.cursor, ("after",))
+        return build_connection(b.GameConnection, listed)
 
     return await guarded(run)
 
 
+async def resolve_replay_log(info: Info, game_id: strawberry.ID) -> Any:
+    log = await guarded(lambda: games_of(info).play.replay_log(str(game_id), token_of(info)))
+    return build(g.LogResponse, log)
+
+
+async def resolve_bot(info: Info) -> Any:
+    bid, name, seats = await guarded(lambda: games_of(info).bots.bot_status(token_of(info)))
+    return build(
+        g.BotStatus, g.BotStatus(bot_id=bid, name=name, seats=[g.BotSeat.model_validate(s) for s in seats])
+    )
+
+
 def resolve_rules() -> Any:
     """The rules as REST's ``/v1/rules`` gives them (``RulesResponse``), in the engine's order."""
-    every = g.RulesResponse.model_validate({"games": engine.games()})
+    every = g.RulesResponse.of_engine(engine.games())
     return [build(g.GameRules, rules) for rules in every.games.values()]
 
 
@@ -66,60 +74,60 @@ async def resolve_legal_actions(info: Info, game_id: strawberry.ID) -> Any:
     return build(g.LegalActionsResponse, result)
 
 
-@strawberry.type
+@strawberry.type(description="What a client reads: games, views, ratings, tournaments, the caller's record.")
 class Query:
-    game = strawberry.field(resolver=resolve_game, graphql_type=b.Game, description="A game by id.")
-    games = strawberry.field(
-        resolver=resolve_games,
-        graphql_type=list[b.Game],
-        description="Open games: listed and waiting for players, newest first (the first page of "
-        "`gamesPage`).",
-    )
-    games_page = strawberry.field(
-        resolver=resolve_games_page,
-        graphql_type=b.GamePage,
-        description="Open games a page at a time, newest first: pass a page's `nextCursor` as `cursor` "
-        "for the next (none: the first page). Never a game twice, never one missed that was open when "
-        "paging began and still is.",
+    game = root_field(resolve_game, b.Game, "A game by id (REST getGame).")
+    games = root_field(
+        resolve_games,
+        b.GameConnection,
+        "Open games (listed and waiting for players), newest first, a page at a time (REST listGames): "
+        "pass a page's `pageInfo.endCursor` as `after` for the next. Never a game twice, never one missed "
+        "that was open when paging began and still is.",
     )
     rules = strawberry.field(
         resolver=resolve_rules,
         graphql_type=list[b.GameRules],
-        description="Each game id with its players and rule options (defaults, allowed values).",
+        description="Each game kind with its players and rule options (REST getRules).",
     )
-    view = strawberry.field(
-        resolver=resolve_view,
-        graphql_type=b.View,
-        description="The caller's view: the seat of the bearer token, or a spectator's.",
+    view = root_field(
+        resolve_view, b.View, "The caller's view: the seat of the bearer, or a spectator's (REST getView)."
     )
-    legal_actions = strawberry.field(
-        resolver=resolve_legal_actions,
-        graphql_type=b.LegalActions,
-        description="The caller's legal actions (needs the seat token).",
+    legal_actions = root_field(
+        resolve_legal_actions,
+        b.LegalActions,
+        "The caller's legal actions (REST getLegalActions).",
+        deprecation_reason="Read `view { legalActions }`: the view holds them, at the same version.",
     )
+    replay_log = root_field(
+        resolve_replay_log,
+        b.ReplayLog,
+        "A finished game's replay log and what verifies its deals (REST getReplayLog; docs/fairness.md).",
+    )
+    bot = root_field(resolve_bot, b.Bot, "The bot account your API key is, and its seats (REST getBot).")
     ladder = RATINGS["ladder"]
     ladder_position = RATINGS["ladder_position"]
     rating = RATINGS["rating"]
     webhooks = WEBHOOKS["webhooks"]
     webhook = WEBHOOKS["webhook"]
     webhook_deliveries = WEBHOOKS["webhook_deliveries"]
-    webhook_dead_letters = WEBHOOKS["webhook_dead_letters"]
+    dead_letters = WEBHOOKS["dead_letters"]
     tournament = TOURNAMENTS["tournament"]
-    me = strawberry.field(
-        resolver=resolve_me,
-        graphql_type=b.Me,
-        description="The player you are: your bearer is a player token (createPlayer) or a JWT of your "
-        "app's identity provider.",
+    me = root_field(
+        resolve_me,
+        b.Me,
+        "The player you are: your bearer is a player token (createPlayer) or a JWT of your app's identity "
+        "provider (REST getMe).",
     )
-    my_games = strawberry.field(
-        resolver=resolve_my_games,
-        graphql_type=b.MyGamesPage,
-        description="Your games a page at a time: those where it is your turn first, then waiting or in "
-        "play, then over (`status`: only those). Pass a page's `nextCursor` as `cursor` for the next.",
+    my_games = root_field(
+        resolve_my_games,
+        b.MyGameConnection,
+        "Your games a page at a time: those where it is your turn first, then waiting or active, then "
+        "finished (`status`: only those). Pass a page's `pageInfo.endCursor` as `after` for the next "
+        "(REST listMyGames).",
     )
-    my_invitations = strawberry.field(
-        resolver=resolve_my_invitations,
-        graphql_type=list[b.Invitation],
-        description="Your open invitations, soonest to expire first.",
+    my_invitations = root_field(
+        resolve_my_invitations,
+        list[b.Invitation],
+        "Your open invitations, soonest to expire first (REST listMyInvitations).",
     )
     my_blocks = BLOCKS["my_blocks"]

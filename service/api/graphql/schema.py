@@ -77,7 +77,7 @@ def build_schema(limits: QueryLimits | None = None) -> strawberry.Schema:
     """The schema, its documents bounded by ``limits`` (the defaults when none are given)."""
     bounds = limits or QueryLimits()
     bound_validation()
-    return AtoutSchema(
+    schema = AtoutSchema(
         query=Query,
         mutation=Mutation,
         subscription=Subscription,
@@ -85,6 +85,40 @@ def build_schema(limits: QueryLimits | None = None) -> strawberry.Schema:
         config=StrawberryConfig(scalar_map=SCALARS),
         extensions=[lambda: DocumentLimits(limits=bounds)],  # one per operation: it holds its context
     )
+    describe_arguments(schema)
+    return schema
+
+
+ARGUMENTS = {
+    "gameId": "The game's id.",
+    "tournamentId": "The tournament's id.",
+    "webhookId": "The webhook endpoint's id.",
+    "accountId": "The account's id: a player's or a bot's.",
+    "first": "At most this many (1 to 100; 50 unless said).",
+    "after": "Start after this cursor: a page's `pageInfo.endCursor` (none: the first page).",
+    "around": "Neighbours either side (0 to 50).",
+    "limit": "At most this many of the latest changes (1 to 200; 50 unless said).",
+    "status": "Only the games in this state.",
+    "kind": "The game kind.",
+    "board": "Which ladder.",
+    "input": "What the mutation takes: its REST twin's request body, and the ids of its path.",
+}
+"""The arguments' descriptions, one per name: an argument means the same on every field (docs/glossary.md)."""
+STREAM_AFTER = "Resume after this stream id (an event's or a notice's `id`); none: from now."
+
+
+def describe_arguments(schema: strawberry.Schema) -> None:
+    """Give each argument without a description its name's (:data:`ARGUMENTS`); a subscription's
+    ``after`` is a stream id, not a page's cursor."""
+    for kind in schema._schema.type_map.values():
+        for field in (getattr(kind, "fields", None) or {}).values():
+            for argument_name, argument in (getattr(field, "args", None) or {}).items():
+                if argument.description:
+                    continue
+                if argument_name == "after" and kind is schema._schema.subscription_type:
+                    argument.description = STREAM_AFTER
+                else:
+                    argument.description = ARGUMENTS.get(argument_name)
 
 
 def sdl() -> str:

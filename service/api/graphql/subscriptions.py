@@ -21,7 +21,7 @@ from schema import graphql_bodies as b
 from schema import players as p
 from schema import tournaments as m
 from schema import views
-from schema.graphql_models import GameEvent, build
+from schema.graphql_models import build, object_type
 from service.api.graphql.context import client_of, games_of, token_of
 from service.api.problems import problem_error
 from service.api.ratelimit import counted
@@ -87,7 +87,9 @@ def lagged_error(lagged: StreamLagged) -> GraphQLError:
 
 async def resolve_game_events(
     info: Info, game_id: strawberry.ID, after: str | None = None
-) -> AsyncGenerator[GameEvent, None]:
+) -> AsyncGenerator[Any, None]:
+    """The game's event envelopes (``EventEnvelope { id version event }``) as the caller's seat may see
+    them: each ``event`` the same ``GameEvent`` a move's answer gives."""
     games = games_of(info)
     gid = str(game_id)
     token = token_of(info)
@@ -99,11 +101,11 @@ async def resolve_game_events(
     admissible(info, token)
     block_ms = info.context["settings"].sse_block_ms
 
-    async def events() -> AsyncGenerator[GameEvent, None]:
+    async def events() -> AsyncGenerator[Any, None]:
         with stream_slot(info, token):
             try:
                 async for seen in games.events.follow(gid, caller.seat, cursor, block_ms):
-                    yield build(views.StreamEvent, seen)
+                    yield build(views.EventEnvelope, seen)
             except StreamLagged as lagged:
                 raise lagged_error(lagged) from None
 
@@ -119,7 +121,7 @@ async def account_notices(
 ) -> AsyncGenerator[N, None]:
     """The notices of the account ``open_account`` finds for the connection's credential (a seat owner:
     a bot account's id, or ``player:<id>``) after ``after``, each as ``shape`` types it: the loop
-    behind ``myTurns`` and ``myEvents``, as :func:`service.api.rest.streams.account_stream` is behind
+    behind ``botTurns`` and ``myEvents``, as :func:`service.api.rest.streams.account_stream` is behind
     the REST streams (a ``your_turn`` gains the seat's view and legal actions, or is left out once its
     game has moved on). It ends when the account is gone, or as a lagged stream does."""
     games = games_of(info)
@@ -146,7 +148,7 @@ async def account_notices(
     return notices()
 
 
-async def resolve_my_turns(info: Info, after: str | None = None) -> AsyncGenerator[Any, None]:
+async def resolve_bot_turns(info: Info, after: str | None = None) -> AsyncGenerator[Any, None]:
     shape = functools.partial(build, g.BotNotice)
     return await account_notices(info, games_of(info).events.open_bot_stream, after, shape)
 
@@ -157,17 +159,20 @@ async def resolve_my_events(info: Info, after: str | None = None) -> AsyncGenera
 
 
 async def resolve_tournament_events(
-    info: Info, id: strawberry.ID, after: str | None = None
+    info: Info, tournament_id: strawberry.ID, after: str | None = None
 ) -> AsyncGenerator[Any, None]:
     games = games_of(info)
 
     async def open_stream(token: str | None, after: str | None, name: str) -> tuple[str, str]:
-        return await games.tournaments.open_tournament_stream(str(id), after, name)
+        return await games.tournaments.open_tournament_stream(str(tournament_id), after, name)
 
     return await account_notices(info, open_stream, after, functools.partial(build, m.TournamentEvent))
 
 
-@strawberry.type
+@strawberry.type(
+    description="What a client follows: a game's events, an account's notices, a tournament's events "
+    "(graphql-transport-ws at /graphql)."
+)
 class Subscription:
     """Each subscription checks everything it can (rate limit, token, game, ``after``, stream caps)
     before it starts: a refusal then follows graphql-transport-ws as an ``error`` message for the
@@ -177,14 +182,16 @@ class Subscription:
 
     game_events = strawberry.subscription(
         resolver=resolve_game_events,
-        description="The game's events as the caller's seat may see them, after the event id `after`; "
-        "ends after the match is over. Authenticate with connection_init {Authorization: 'Bearer …'}.",
+        graphql_type=object_type(views.EventEnvelope),
+        description="The game's events as the caller's seat may see them, after the stream id `after`, "
+        "each in its envelope (`id`: resume after it; `version`; `event`); ends after the game is "
+        "finished. Authenticate with connection_init {Authorization: 'Bearer …'}.",
     )
-    my_turns = strawberry.subscription(
-        resolver=resolve_my_turns,
+    bot_turns = strawberry.subscription(
+        resolver=resolve_bot_turns,
         graphql_type=b.BotNotice,
         description="For a bot account (its API key in connection_init {Authorization: 'Bearer …'}): "
-        "`your_turn` in any of its games with the view and legal actions, and `game_over`; "
+        "`your_turn` in any of its games with the view and legal actions, and `game_finished`; "
         "resume with `after`.",
     )
     tournament_events = strawberry.subscription(

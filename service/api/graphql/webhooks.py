@@ -1,25 +1,32 @@
 """The administrator's webhook API in GraphQL: the REST operations of /v1/admin/webhooks with the same
 rules and codes (the token first, then the arguments). Queries: ``webhooks``, ``webhook``,
-``webhookDeliveries``, ``webhookDeadLetters``; mutations: ``registerWebhook``, ``updateWebhook``,
+``webhookDeliveries``, ``deadLetters``; mutations: ``registerWebhook``, ``updateWebhook``,
 ``deleteWebhook``, ``redeliverDeadLetter``. The resolvers are plain functions, the typed form (see
 :mod:`service.api.graphql.queries`)."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Annotated, Any
 
 import strawberry
 from strawberry.types import Info
 
 from schema import graphql_bodies as b
 from schema import webhooks as w
-from schema.graphql_models import build
+from schema.graphql_models import build, build_connection, build_payload, given
 from schema.pages import DEFAULT_LIMIT, Page
 from schema.webhooks import RegisterWebhookRequest, UpdateWebhookRequest
-from service.api.graphql.context import games_of, guarded, parsed, token_of
-from service.api.pages import page_of
+from service.api.graphql.context import (
+    INPUT,
+    connection_page,
+    games_of,
+    guarded,
+    parsed,
+    root_field,
+    token_of,
+)
 
-CURSOR = ("cursor",)  # where a refused cursor is, in a problem's ``errors``
+AFTER = ("after",)  # where a refused cursor is, in a problem's ``errors``
 
 
 async def resolve_webhooks(info: Info) -> Any:
@@ -27,127 +34,125 @@ async def resolve_webhooks(info: Info) -> Any:
     return [build(w.Webhook, hook) for hook in hooks]
 
 
-async def resolve_webhook(info: Info, id: strawberry.ID) -> Any:
-    return build(
-        w.Webhook, await guarded(lambda: games_of(info).webhooks.get_webhook(token_of(info), str(id)))
-    )
+async def resolve_webhook(info: Info, webhook_id: strawberry.ID) -> Any:
+    hook = await guarded(lambda: games_of(info).webhooks.get_webhook(token_of(info), str(webhook_id)))
+    return build(w.Webhook, hook)
 
 
 async def resolve_webhook_deliveries(
-    info: Info, webhook_id: strawberry.ID, limit: int = DEFAULT_LIMIT, cursor: str | None = None
+    info: Info, webhook_id: strawberry.ID, first: int = DEFAULT_LIMIT, after: str | None = None
 ) -> Any:
     games, token = games_of(info), token_of(info)
 
     async def run() -> Any:
         games.webhooks.require_admin(token)
-        asked = page_of(Page, {"limit": limit, "cursor": cursor})
+        asked = connection_page(Page, first, after)
         page = await games.webhooks.webhook_deliveries(
-            token, str(webhook_id), asked.limit, asked.cursor, CURSOR
+            token, str(webhook_id), asked.limit, asked.cursor, AFTER
         )
-        return build(w.WebhookDeliveryPage, page)
+        return build_connection(b.WebhookDeliveryConnection, page)
 
     return await guarded(run)
 
 
-async def resolve_webhook_dead_letters(
-    info: Info, limit: int = DEFAULT_LIMIT, cursor: str | None = None
-) -> Any:
+async def resolve_dead_letters(info: Info, first: int = DEFAULT_LIMIT, after: str | None = None) -> Any:
     games, token = games_of(info), token_of(info)
 
     async def run() -> Any:
         games.webhooks.require_admin(token)
-        asked = page_of(Page, {"limit": limit, "cursor": cursor})
-        return build(
-            w.DeadLetterPage, await games.webhooks.dead_letters(token, asked.limit, asked.cursor, CURSOR)
-        )
+        asked = connection_page(Page, first, after)
+        page = await games.webhooks.dead_letters(token, asked.limit, asked.cursor, AFTER)
+        return build_connection(b.DeadLetterConnection, page)
 
     return await guarded(run)
 
 
 async def resolve_register_webhook(
     info: Info,
-    url: str,
-    event_types: list[b.WebhookEventType],
-    description: str = "",
-    enabled: bool = True,
+    input: Annotated[Any, strawberry.argument(graphql_type=b.RegisterWebhookInput, description=INPUT)],
 ) -> Any:
     games, token = games_of(info), token_of(info)
 
     async def run() -> Any:
         games.webhooks.require_admin(token)
-        raw = {
-            "url": url,
-            "event_types": [e.value for e in event_types],
-            "description": description,
-            "enabled": enabled,
-        }
-        request = parsed(RegisterWebhookRequest, raw)
+        request = parsed(RegisterWebhookRequest, given(input))
         return build(w.WebhookRegistered, await games.webhooks.register_webhook(token, request))
 
     return await guarded(run)
 
 
-async def resolve_update_webhook(info: Info, id: strawberry.ID, enabled: bool) -> Any:
-    games, token = games_of(info), token_of(info)
+async def resolve_update_webhook(
+    info: Info,
+    input: Annotated[Any, strawberry.argument(graphql_type=b.UpdateWebhookInput, description=INPUT)],
+) -> Any:
+    games, token, hid = games_of(info), token_of(info), str(input.webhook_id)
 
     async def run() -> Any:
         games.webhooks.require_admin(token)
-        body = parsed(UpdateWebhookRequest, {"enabled": enabled})
-        return build(w.Webhook, await games.webhooks.update_webhook(token, str(id), body.enabled))
+        body = parsed(UpdateWebhookRequest, {"enabled": input.enabled})
+        return build_payload(
+            b.UpdateWebhookPayload, await games.webhooks.update_webhook(token, hid, body.enabled)
+        )
 
     return await guarded(run)
 
 
-async def resolve_delete_webhook(info: Info, id: strawberry.ID) -> bool:
-    await guarded(lambda: games_of(info).webhooks.delete_webhook(token_of(info), str(id)))
-    return True
+async def resolve_delete_webhook(
+    info: Info,
+    input: Annotated[Any, strawberry.argument(graphql_type=b.DeleteWebhookInput, description=INPUT)],
+) -> Any:
+    hid = str(input.webhook_id)
+    await guarded(lambda: games_of(info).webhooks.delete_webhook(token_of(info), hid))
+    return b.DeleteWebhookPayload(webhook_id=strawberry.ID(hid))
 
 
-async def resolve_redeliver_dead_letter(info: Info, id: strawberry.ID) -> Any:
-    done = await guarded(lambda: games_of(info).webhooks.redeliver(token_of(info), str(id)))
+async def resolve_redeliver_dead_letter(
+    info: Info,
+    input: Annotated[Any, strawberry.argument(graphql_type=b.RedeliverDeadLetterInput, description=INPUT)],
+) -> Any:
+    done = await guarded(lambda: games_of(info).webhooks.redeliver(token_of(info), str(input.dead_letter_id)))
     return build(w.Redelivery, done)
 
 
 ADMIN = " (administrator token)"
 QUERIES = {
-    "webhooks": strawberry.field(
-        resolver=resolve_webhooks,
-        graphql_type=list[b.Webhook],
-        description="The webhook endpoints, oldest first" + ADMIN + ".",
+    "webhooks": root_field(
+        resolve_webhooks,
+        list[b.Webhook],
+        "The webhook endpoints, oldest first" + ADMIN + " (REST listWebhooks).",
     ),
-    "webhook": strawberry.field(
-        resolver=resolve_webhook, graphql_type=b.Webhook, description="A webhook endpoint" + ADMIN + "."
+    "webhook": root_field(resolve_webhook, b.Webhook, "A webhook endpoint" + ADMIN + " (REST getWebhook)."),
+    "webhook_deliveries": root_field(
+        resolve_webhook_deliveries,
+        b.WebhookDeliveryConnection,
+        "An endpoint's delivery attempts, newest first, a page at a time" + ADMIN + " (REST "
+        "listWebhookDeliveries).",
     ),
-    "webhook_deliveries": strawberry.field(
-        resolver=resolve_webhook_deliveries,
-        graphql_type=b.WebhookDeliveryPage,
-        description="An endpoint's delivery attempts, newest first: pass a page's `nextCursor` as "
-        "`cursor` for older ones" + ADMIN + ".",
-    ),
-    "webhook_dead_letters": strawberry.field(
-        resolver=resolve_webhook_dead_letters,
-        graphql_type=b.DeadLetterPage,
-        description="The messages that failed every delivery attempt, newest first" + ADMIN + ".",
+    "dead_letters": root_field(
+        resolve_dead_letters,
+        b.DeadLetterConnection,
+        "The messages that failed every delivery attempt, newest first" + ADMIN + " (REST listDeadLetters).",
     ),
 }
 MUTATIONS = {
     "register_webhook": strawberry.mutation(
         resolver=resolve_register_webhook,
-        graphql_type=b.WebhookRegistration,
+        graphql_type=b.RegisterWebhookPayload,
         description="Register a webhook endpoint; its signing secret is shown once" + ADMIN + ".",
     ),
     "update_webhook": strawberry.mutation(
         resolver=resolve_update_webhook,
-        graphql_type=b.Webhook,
+        graphql_type=b.UpdateWebhookPayload,
         description="Pause or resume a webhook endpoint" + ADMIN + ".",
     ),
     "delete_webhook": strawberry.mutation(
         resolver=resolve_delete_webhook,
-        description="Delete a webhook endpoint and its delivery log; true once deleted" + ADMIN + ".",
+        graphql_type=b.DeleteWebhookPayload,
+        description="Delete a webhook endpoint and its delivery log" + ADMIN + ".",
     ),
     "redeliver_dead_letter": strawberry.mutation(
         resolver=resolve_redeliver_dead_letter,
-        graphql_type=b.Redelivery,
+        graphql_type=b.RedeliverDeadLetterPayload,
         description="Deliver a dead letter again, with its webhook-id" + ADMIN + ".",
     ),
 }

@@ -16,9 +16,11 @@ from schema.games import (
 )
 from service.api.ratelimit import Client, rate_limit
 from service.api.rest.operation import (
+    ADMIN_ONLY,
     BODY,
+    BOT_ONLY,
+    CREDENTIAL,
     LIMITED,
-    SEAT,
     STREAMS,
     Op,
     stream_params,
@@ -67,19 +69,19 @@ BOT_OPS: tuple[Op, ...] = (
         "The bot account and its seats, with whether each is to act now",
         "bots",
         BotStatus,
-        errors=SEAT,
-        auth="seat",
+        errors=CREDENTIAL,
+        auth=BOT_ONLY,
     ),
     Op(
         "GET",
         "/v1/bots/me/stream",
         bot_stream,
         "streamBotTurns",
-        "`your_turn` (with the view and legal actions) in any of the bot's games, and `game_over`",
+        "`your_turn` (with the view and legal actions) in any of the bot's games, and `game_finished`",
         "bots",
         BotStreamFrame,
-        errors=(*SEAT, "invalid_request", LIMITED, *STREAMS),
-        auth="seat",
+        errors=(*CREDENTIAL, "invalid_request", LIMITED, *STREAMS),
+        auth=BOT_ONLY,
         params=(*stream_params("notice", "The API key"),),
         stream=True,
         description="Server-Sent Events by default; NDJSON (one JSON object a line) with "
@@ -94,8 +96,8 @@ BOT_OPS: tuple[Op, ...] = (
         "bots",
         None,
         204,
-        errors=(*SEAT, "admin_required", "bot_not_found"),
-        auth="seat",
+        errors=("missing_token", "admin_required", "bot_not_found"),
+        auth=ADMIN_ONLY,
         description="Needs the administrator token. A seat the bot holds opens again before the start "
         "and is played out by a random bot after.",
     ),

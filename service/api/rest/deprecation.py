@@ -10,6 +10,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from email.utils import format_datetime
+from typing import Any
 
 from starlette.requests import Request
 from starlette.responses import Response
@@ -20,6 +21,28 @@ MINIMUM_NOTICE = timedelta(days=180)
 """The least time between an operation's deprecation and its sunset (the README's promise)."""
 
 Handler = Callable[[Request], Awaitable[Response]]
+
+DEPRECATION_HEADERS: dict[str, dict[str, Any]] = {
+    "Deprecation": {
+        "description": "On every answer of a deprecated operation: when it was deprecated, `@<unix time>` "
+        "(RFC 9745). Log it: the operation may stop working from its `Sunset`.",
+        "required": True,
+        "schema": {"type": "string", "pattern": "^@[0-9]+$"},
+    },
+    "Sunset": {
+        "description": "On every answer of a deprecated operation: the HTTP date from which it may stop "
+        "working (RFC 8594), at least 180 days after its deprecation.",
+        "required": True,
+        "schema": {"type": "string"},
+    },
+    "Link": {
+        "description": 'On every answer of a deprecated operation: `<what replaces it>; rel="deprecation"`.',
+        "required": True,
+        "schema": {"type": "string"},
+    },
+}
+"""The headers :func:`announcing` adds, as the OpenAPI document declares them (``components/headers``)
+on every answer of an operation marked ``deprecated: true``."""
 
 
 @dataclass(frozen=True)
@@ -66,3 +89,12 @@ def announcing(deprecation: Deprecation, handler: Handler) -> Handler:
         return response
 
     return endpoint
+
+
+V1_LEGACY = Deprecation(
+    since=datetime(2026, 12, 6, tzinfo=UTC),
+    sunset=datetime(2027, 6, 30, tzinfo=UTC),
+    link="/openapi.json",
+)
+"""The paths issue 34's v1 contract keeps for older clients (``GET …/actions``: a seat's view holds
+its ``legal_actions``): deprecated with it, each answer linking to the document that says what to use."""

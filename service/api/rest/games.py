@@ -23,8 +23,8 @@ from schema.games import (
     ActionResponse,
     CreateGameRequest,
     CreateGameResponse,
-    GameEvent,
     GameList,
+    GameStreamFrame,
     GameSummary,
     JoinRequest,
     JoinResponse,
@@ -39,11 +39,15 @@ from schema.games import (
 from schema.pages import Page
 from service.api.ratelimit import Client, rate_limit
 from service.api.rest import caching
+from service.api.rest.deprecation import V1_LEGACY
 from service.api.rest.headers import CONDITIONAL
 from service.api.rest.operation import (
+    ANONYMOUS,
+    ANY_CREDENTIAL,
     BODY,
     CAPPED,
     GAME,
+    IN_A_SEAT,
     LIMITED,
     SEAT,
     STREAMS,
@@ -56,6 +60,7 @@ from service.api.rest.operation import (
 from service.api.rest.requests import bearer, games_of, int_query, ok, page_query, parse_body
 from service.api.rest.streams import game_events
 from service.base.problems import ProblemError
+from service.games.core import ADMIN_TOKEN, BOT_KEY, PLAYER_TOKEN
 from service.games.play import key_fits
 from service.store.keys import STATUS_FINISHED
 
@@ -63,7 +68,7 @@ from service.store.keys import STATUS_FINISHED
 @functools.cache
 def _rules_body() -> bytes:
     """The rules as JSON: the same bytes for the life of the process (they change with a deploy)."""
-    return RulesResponse.model_validate({"games": engine.games()}).model_dump_json().encode()
+    return RulesResponse.of_engine(engine.games()).model_dump_json().encode()
 
 
 async def rules(request: Request) -> Response:
@@ -224,7 +229,7 @@ GAME_OPS: tuple[Op, ...] = (
             "invalid_deal",
             "rated_game_refused",
         ),
-        "optional",
+        (ANONYMOUS, PLAYER_TOKEN, BOT_KEY, ADMIN_TOKEN),
         description="Seats are `open` or `bot:<level>`. An explicit `deal` needs the administrator token.",
         headers=("Location",),
     ),
@@ -251,8 +256,8 @@ GAME_OPS: tuple[Op, ...] = (
         "Get a game",
         "games",
         GameSummary,
-        errors=(*GAME, "invalid_token"),
-        auth="optional",
+        errors=(*GAME, "invalid_token", "seat_not_held"),
+        auth=ANY_CREDENTIAL,
         headers=(*CONDITIONAL, "Vary"),
     ),
     Op(
@@ -277,7 +282,7 @@ GAME_OPS: tuple[Op, ...] = (
             "already_seated",
             "rated_needs_identity",
         ),
-        "optional",
+        (ANONYMOUS, PLAYER_TOKEN, BOT_KEY),
         description="A bot account joins with its API key as bearer token: the seat becomes the bot's and "
         "its turns are announced on /v1/bots/me/stream.",
     ),
@@ -289,8 +294,8 @@ GAME_OPS: tuple[Op, ...] = (
         "Give up the caller's seat: it opens again before the start, a bot plays it out after",
         "games",
         LeaveResponse,
-        errors=(*GAME, *SEAT, *UPLOAD, "game_over"),
-        auth="seat",
+        errors=(*GAME, *SEAT, *UPLOAD, "game_finished"),
+        auth=IN_A_SEAT,
     ),
     Op(
         "POST",
@@ -302,8 +307,8 @@ GAME_OPS: tuple[Op, ...] = (
         RematchResponse,
         201,
         RematchRequest,
-        errors=(*GAME, *SEAT, *BODY, *CAPPED, "game_not_over", "seat_taken"),
-        auth="seat",
+        errors=(*GAME, *SEAT, *BODY, *CAPPED, "game_not_finished", "seat_taken"),
+        auth=IN_A_SEAT,
         description="Each player calls it with the token of the finished game and gets a token for "
         "the same seat of the rematch; the rematch starts when every player has.",
         headers=("Location",),
@@ -317,9 +322,14 @@ GAME_OPS: tuple[Op, ...] = (
         "play",
         ViewResponse,
         errors=(*GAME, *SEAT, "wrong_seat", "invalid_request"),
-        auth="optional",
+        auth=ANY_CREDENTIAL,
         params=(
-            Param("seat", "query", {"type": "integer", "minimum": 0, "maximum": 4}, "Must be the token's."),
+            Param(
+                "seat",
+                "query",
+                {"type": "integer", "minimum": 0, "maximum": 4},
+                "The seat to see from: the credential's (an account's: one of its seats).",
+            ),
         ),
         headers=(*CONDITIONAL, "Vary"),
     ),
@@ -332,8 +342,11 @@ GAME_OPS: tuple[Op, ...] = (
         "play",
         LegalActionsResponse,
         errors=(*GAME, *SEAT),
-        auth="seat",
+        auth=IN_A_SEAT,
         headers=(*CONDITIONAL, "Vary"),
+        description="Deprecated, kept for older clients: the seat's view (`getView`) holds its "
+        "`legal_actions`, and so does each `your_turn` event of its stream.",
+        deprecation=V1_LEGACY,
     ),
     Op(
         "POST",
@@ -352,13 +365,13 @@ GAME_OPS: tuple[Op, ...] = (
             LIMITED,
             "wrong_seat",
             "game_not_started",
-            "game_over",
+            "game_finished",
             "not_your_turn",
             "version_conflict",
             "illegal_action",
             "idempotency_key_reused",
         ),
-        "seat",
+        IN_A_SEAT,
         (
             Param(
                 "Idempotency-Key",
@@ -376,14 +389,17 @@ GAME_OPS: tuple[Op, ...] = (
         "streamEvents",
         "The game's events (SSE or NDJSON), as the caller's seat may see them",
         "play",
-        GameEvent,
-        errors=(*GAME, "invalid_token", "invalid_request", LIMITED, *STREAMS),
-        auth="optional",
+        GameStreamFrame,
+        errors=(*GAME, "invalid_token", "seat_not_held", "invalid_request", LIMITED, *STREAMS),
+        auth=ANY_CREDENTIAL,
         params=(*stream_params("event", "Seat token"),),
         stream=True,
-        description="Server-Sent Events by default; NDJSON (one event a line, what an SSE frame's `data` "
+        description="Server-Sent Events by default; NDJSON (one frame a line, what an SSE frame's `data` "
         "holds) with `Accept: application/x-ndjson`. "
-        "Each event's `id` is its stream id; the stream ends after the match is over. A "
+        "Each frame is an envelope `{id, version, event}`: `id` the stream id (the SSE `id`), `version` "
+        "the game's once the event happened, `event` the same object a move's answer gives (the SSE "
+        "`event` is its `type`; skip a `type` you do not know). The stream ends after the game is "
+        "finished. A "
         "stream that falls behind ends with `event: lagged` (reconnect with the given Last-Event-ID); one "
         "whose Last-Event-ID is older than the events a match keeps (its last ATOUT_STREAM_WINDOW, "
         "1024 by default: a whole typical match), or than a finished match's stream (kept "
@@ -402,8 +418,8 @@ GAME_OPS: tuple[Op, ...] = (
         "The replay log (seed, options, deal, every action) once the match is over",
         "games",
         LogResponse,
-        errors=(*GAME, "invalid_token", "game_not_over"),
-        auth="optional",
+        errors=(*GAME, "invalid_token", "game_not_finished"),
+        auth=ANY_CREDENTIAL,
         headers=(*CONDITIONAL, "Vary"),
     ),
 )

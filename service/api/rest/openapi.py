@@ -2,7 +2,14 @@
 (:data:`service.api.rest.endpoints.OPS`): served at /openapi.json, printed by ``atout openapi`` and
 committed as openapi/openapi.json, from which clients generate their types (openapi-typescript) and
 schemathesis its tests. Pydantic writes the body schemas; this module says the rest (parameters,
-problem codes by status, auth, stream frames, links) and shapes the schemas for code generators."""
+problem codes by status, auth, stream frames, links) and shapes the schemas for code generators.
+
+The document is open to additions (README, "Versioning and deprecation"): no schema an answer holds
+is closed (``additionalProperties: false``; request bodies stay closed: the server refuses a field
+it does not know), ``Problem.code`` is a string whose known values are listed, not a closed enum,
+and each union discriminated by ``type`` says that a client skips a member it does not know. Every
+``pattern`` compiles in JavaScript's ``RegExp`` with or without the ``u`` flag (:func:`portable_patterns`),
+so that linters and JS tools that compile it without the flag read the document."""
 
 from __future__ import annotations
 
@@ -15,15 +22,46 @@ from pydantic.json_schema import JsonSchemaMode, JsonSchemaValue, models_json_sc
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
-from schema.games import Problem
+from schema.games import REFERS_TO, Problem, request_options_schemas
+from service.api.rest.credentials import credential_codes
+from service.api.rest.deprecation import DEPRECATION_HEADERS
 from service.api.rest.endpoints import OPS
 from service.api.rest.headers import HEADERS, IF_NONE_MATCH, NOT_MODIFIED, answer_headers
-from service.api.rest.operation import EVERY_OPERATION, ID_SCHEMA, PATH_PARAM, Op, not_found_code
+from service.api.rest.operation import (
+    ANONYMOUS,
+    EVERY_OPERATION,
+    ID_SCHEMA,
+    PATH_PARAM,
+    Op,
+    not_found_code,
+)
 from service.api.rest.streams import NDJSON
 from service.base.problems import CODES, PROBLEM_JSON
 
 API_VERSION = "1.0.0"
 JSON_TYPES = {int: "integer", float: "number", str: "string"}
+LAST_BMP = 0xFFFF
+
+TAGS: dict[str, str] = {
+    "rules": "The three games and their rule options (docs/rules.md): no credentials.",
+    "games": "Create, list, join, leave and rematch games; a game's summary, replay log and event stream.",
+    "play": "A seat's view, its legal actions and its moves: one request a move.",
+    "players": "Player accounts (guests or linked identities): profile, games, blocks, invitations, notices.",
+    "bots": "Bot accounts, their API keys and their turns' stream.",
+    "ratings": "Ratings and ladders of players and bots, by game.",
+    "tournaments": "Tournaments of bots and players: create, read, follow.",
+    "webhooks": "The administrator's webhook endpoints, their delivery logs and dead letters.",
+}
+"""The document's top-level ``tags``, each operation's ``tags[0]`` one of them (checked on build)."""
+
+OPEN_CODES = (
+    "Stable, and open to additions within /v1: a client that meets a code it does not know treats the "
+    "problem by its HTTP `status`. The known codes are `x-extensible-enum` (docs/errors.md)."
+)
+OPEN_TYPES = (
+    "Open to additions within /v1: a client skips a member whose `{name}` it does not know (a new "
+    "event or notice type), and reads every other."
+)
 
 Refs = Mapping[tuple[Any, JsonSchemaMode], JsonSchemaValue]
 """Each body model's ``$ref`` into components/schemas, by model and mode (as pydantic returns them)."""
@@ -40,7 +78,7 @@ def _link(operation_id: str, description: str, game_id: str | None, token: str |
 
 # OpenAPI links: how a client (and schemathesis' stateful runs) goes from one answer to the next
 # call, e.g. create -> join -> act with the seat token the join returned.
-_CREATED = "$response.body#/game/id"
+_CREATED = "$response.body#/game/game_id"
 _JOINED, _SEAT_TOKEN = "$response.body#/game_id", "$response.body#/token"
 LINKS: dict[str, dict[str, Any]] = {
     "createGame": {
@@ -153,12 +191,28 @@ def _stream_frame(response: type[BaseModel], ref: JsonSchemaValue) -> dict[str, 
     }
 
 
+def sse_frame_name(response: type[BaseModel]) -> str:
+    """The component name of a stream's Server-Sent Events frame (``GameStreamFrame``:
+    ``GameStreamSseFrame``): named, as every schema of the document, so no generator makes one up."""
+    return f"{response.__name__.removesuffix('Frame')}SseFrame"
+
+
+def _sse_frames(refs: Refs) -> dict[str, Any]:
+    """The schema of each stream's SSE frame (:func:`_stream_frame`), by :func:`sse_frame_name`."""
+    return {
+        sse_frame_name(op.response): _stream_frame(op.response, refs[(op.response, "serialization")])
+        for op in OPS
+        if op.stream and op.response
+    }
+
+
 def _responses(op: Op, refs: Refs) -> dict[str, Any]:
     responses: dict[str, Any] = {}
     if op.response:
         media = "text/event-stream" if op.stream else "application/json"
         ref = refs[(op.response, "serialization")]
-        content_schema = _stream_frame(op.response, ref) if op.stream else ref
+        named = {"$ref": f"#/components/schemas/{sse_frame_name(op.response)}"}
+        content_schema = named if op.stream else ref
         responses[str(op.status)] = {
             "description": op.summary,
             "headers": answer_headers(op.status, own=op.headers),
@@ -175,7 +229,9 @@ def _responses(op: Op, refs: Refs) -> dict[str, Any]:
     by_status: dict[int, list[str]] = {}
     # Any call may meet the store down (503 store_unavailable, with Retry-After): say so everywhere.
     # A path id no id of ours can be is a 404 before the handler (operation.check_path_ids).
-    every = tuple(dict.fromkeys((*EVERY_OPERATION, *(not_found_code(name) for name in op.path_ids()))))
+    # A credential of a kind the op does not declare is refused before it too (credentials.py).
+    ids = (not_found_code(name) for name in op.path_ids())
+    every = tuple(dict.fromkeys((*EVERY_OPERATION, *ids, *credential_codes(op))))
     for code in (*op.errors, *(c for c in every if c not in op.errors)):
         by_status.setdefault(CODES[code].status, []).append(code)
     for status, codes in sorted(by_status.items()):
@@ -188,15 +244,9 @@ def _responses(op: Op, refs: Refs) -> dict[str, Any]:
 
 
 def _security(op: Op) -> list[dict[str, list[str]]]:
-    if op.auth == "admin":
-        return [{"adminToken": []}]
-    if op.auth == "seat":
-        return [{"seatToken": []}]
-    if op.auth == "player":
-        return [{"playerToken": []}]
-    if op.auth == "optional":
-        return [{}, {"seatToken": []}]
-    return []  # said outright: no credentials
+    """One requirement per credential kind the op takes (``{}``: none needed); ``[]`` said outright
+    for a public op, which reads no credential."""
+    return [{} if kind == ANONYMOUS else {kind: []} for kind in op.auth]
 
 
 def _operation(op: Op, refs: Refs) -> dict[str, Any]:
@@ -206,8 +256,8 @@ def _operation(op: Op, refs: Refs) -> dict[str, Any]:
         "tags": [op.tag],
         "parameters": _parameters(op),
     }
-    if op.description:
-        operation["description"] = op.description
+    # spectral:oas wants every operation described: the summary says it where nothing more is to say
+    operation["description"] = op.description or f"{op.summary}."
     if op.deprecation is not None:
         operation["deprecated"] = True
     if op.request:
@@ -217,6 +267,11 @@ def _operation(op: Op, refs: Refs) -> dict[str, Any]:
             "content": {"application/json": {"schema": refs[(op.request, "validation")]}},
         }
     operation["responses"] = _responses(op, refs)
+    if op.deprecation is not None:  # every answer of it, problems included (deprecation.announcing)
+        for response in operation["responses"].values():
+            response.setdefault("headers", {}).update(
+                {name: {"$ref": f"#/components/headers/{name}"} for name in DEPRECATION_HEADERS}
+            )
     operation["security"] = _security(op)
     return operation
 
@@ -225,14 +280,21 @@ SECURITY_SCHEMES: dict[str, Any] = {
     "seatToken": {
         "type": "http",
         "scheme": "bearer",
-        "description": "The seat token from joinGame (or the administrator token, a bot's API "
-        "key, or a player's credential, which holds the seat its player was seated in).",
+        "description": "A seat token: the `token` of joinGame or rematchGame joined without a credential "
+        "(anonymous play), shown once. It acts in that one seat of that one game.",
     },
     "playerToken": {
         "type": "http",
         "scheme": "bearer",
-        "description": "A player's token from createPlayer, or a JWT of an identity provider the "
-        "operator trusts (ATOUT_JWT_ISSUERS).",
+        "description": "A player's credential: the guest token of createPlayer (`atp_…`), or a JWT of an "
+        "identity provider the operator trusts (ATOUT_JWT_ISSUERS); both name the player. It acts in "
+        "every seat its player holds.",
+    },
+    "botKey": {
+        "type": "http",
+        "scheme": "bearer",
+        "description": "A bot account's API key: the `api_key` of registerBot (`atb_…`), shown once. It "
+        "acts in every seat its bot holds (joined with it, or given by a tournament).",
     },
     "adminToken": {
         "type": "http",
@@ -253,6 +315,99 @@ def _models() -> list[tuple[type[BaseModel], JsonSchemaMode]]:
     return models
 
 
+def _refs_in(schema: Any) -> set[str]:
+    """The names of the component schemas ``schema`` refers to directly."""
+    if isinstance(schema, list):
+        return set().union(*map(_refs_in, schema)) if schema else set()
+    if not isinstance(schema, dict):
+        return set()
+    ref = schema.get("$ref")
+    own = {ref.rpartition("/")[2]} if isinstance(ref, str) and "/schemas/" in ref else set()
+    return own.union(*(_refs_in(v) for k, v in schema.items() if k != "$ref"))
+
+
+def _reachable(roots: set[str], schemas: Mapping[str, Any]) -> set[str]:
+    """``roots`` and every schema they reach through ``$ref``s."""
+    seen: set[str] = set()
+    todo = list(roots)
+    while todo:
+        name = todo.pop()
+        if name not in seen:
+            seen.add(name)
+            todo += _refs_in(schemas[name])
+    return seen
+
+
+def _answered(paths: Mapping[str, Any], schemas: Mapping[str, Any]) -> set[str]:
+    """Every schema a client decodes: those the answers (stream frames and problems included) reach."""
+    roots: set[str] = set()
+    for item in paths.values():
+        for operation in item.values():
+            roots |= _refs_in(operation["responses"])
+    return _reachable(roots, schemas)
+
+
+def referred(schema: Any) -> Any:
+    """``schema`` with each stand-in (``REFERS_TO``) made the ``$ref`` it names, keeping its
+    description: the create requests' options, named components the document adds."""
+    if isinstance(schema, dict):
+        if REFERS_TO in schema:
+            return {"$ref": schema[REFERS_TO], "description": schema.get("description", "")}
+        return {key: referred(value) for key, value in schema.items()}
+    if isinstance(schema, list):
+        return [referred(item) for item in schema]
+    return schema
+
+
+def open_to_additions(schema: Any) -> Any:
+    """``schema`` (one a client decodes) with no object in it closed (``additionalProperties: false``)
+    and each union in it discriminated by ``type`` saying that a member of a new type is skipped: a
+    strict decoder generated from the document (Swift, Kotlin) must not fail on what /v1 may add."""
+    if isinstance(schema, list):
+        return [open_to_additions(v) for v in schema]
+    if not isinstance(schema, dict):
+        return schema
+    opened = {
+        k: open_to_additions(v) for k, v in schema.items() if not (k == "additionalProperties" and v is False)
+    }
+    key = opened.get("discriminator", {}).get("propertyName")
+    if key == "type":
+        said = OPEN_TYPES.format(name=key)
+        opened["description"] = f"{opened['description']} {said}" if opened.get("description") else said
+    return opened
+
+
+def portable_patterns(schema: Any) -> Any:
+    """``schema`` without the ``pattern``s that hold a character outside the Basic Multilingual Plane.
+    JSON Schema reads a pattern as ECMA-262 with the ``u`` flag, but linters (spectral:oas, ajv-formats)
+    and other JS tools compile it without the flag, where such a character is two UTF-16 units and a
+    class range of them does not compile; no pattern reads the same in both (nor in Python's ``re``).
+    The server keeps checking (schema/display.py: the names' rule, said in the description, refused
+    with a 422 ``invalid_request`` of type ``unsafe_character``)."""
+    if isinstance(schema, list):
+        return [portable_patterns(v) for v in schema]
+    if not isinstance(schema, dict):
+        return schema
+    pattern = schema.get("pattern")
+    astral = isinstance(pattern, str) and any(ord(char) > LAST_BMP for char in pattern)
+    return {k: portable_patterns(v) for k, v in schema.items() if not (astral and k == "pattern")}
+
+
+def _problem_code(problem: dict[str, Any]) -> None:
+    """``Problem.code``: a string with its known values listed (docs/errors.md), not a closed enum."""
+    code = problem["properties"]["code"]
+    code.pop("enum", None)
+    code["description"] = OPEN_CODES
+    code["x-extensible-enum"] = list(CODES)
+
+
+def _tags() -> list[dict[str, str]]:
+    used = {op.tag for op in OPS}
+    if used - set(TAGS):
+        raise ValueError(f"operations tagged with no description in TAGS: {sorted(used - set(TAGS))}")
+    return [{"name": name, "description": description} for name, description in TAGS.items() if name in used]
+
+
 def _request_bodies(refs: Mapping[Any, JsonSchemaValue], schemas: Mapping[str, Any]) -> set[str]:
     """The names of the request bodies' schemas, and of the members of a body that is one of several
     (CreateGameRequest, by game): their defaults are said in words (:func:`defaults_in_words`)."""
@@ -266,29 +421,46 @@ def openapi_document() -> dict[str, Any]:
     """The document of every endpoint in :data:`OPS`: what GET /openapi.json answers and ``atout openapi``
     prints (test_contracts checks that openapi/openapi.json is this, byte for byte)."""
     refs, defs = models_json_schema(_models(), ref_template="#/components/schemas/{model}")
-    defs["$defs"]["Problem"]["properties"]["code"]["enum"] = list(CODES)  # the catalogue: docs/errors.md
+    _problem_code(defs["$defs"]["Problem"])  # the catalogue: docs/errors.md
     request_bodies = _request_bodies(refs, defs.get("$defs", {}))
     paths: dict[str, dict[str, Any]] = {}
     for op in OPS:
         paths.setdefault(op.path, {})[op.method.lower()] = _operation(op, refs)
+    shaped = referred(
+        portable_patterns(
+            typed_enums(
+                without_null_defaults(
+                    {**defs.get("$defs", {}), **_sse_frames(refs), **request_options_schemas()}
+                )
+            )
+        )
+    )
+    answered = _answered(paths, shaped)
+    schemas = {
+        name: open_to_additions(schema) if name in answered else schema for name, schema in shaped.items()
+    }
     return {
         "openapi": "3.1.0",
         "info": {
             "title": "Atout",
             "version": API_VERSION,
             "license": {"name": "MIT", "identifier": "MIT"},
+            "contact": {"name": "The Atout maintainers"},
             "description": "Le 500, Le Rough and five-handed euchre for app and bot developers. "
-            "Errors are application/problem+json with a stable `code`.",
+            "Errors are application/problem+json with a stable `code`. Open to additions within /v1: "
+            "ignore a field you do not know in an answer, skip an event or notice of a type you do not "
+            "know, and treat an unknown problem `code` by its HTTP status.",
         },
         # relative: the service that serves this document (GET /openapi.json) is the one it describes
         "servers": [{"url": "/", "description": "This service (`make serve` runs it on localhost:8000)."}],
+        "tags": _tags(),
         "paths": paths,
         "components": {
             "schemas": {
                 name: defaults_in_words(schema) if name in request_bodies else schema
-                for name, schema in typed_enums(without_null_defaults(defs.get("$defs", {}))).items()
+                for name, schema in schemas.items()
             },
-            "headers": HEADERS,
+            "headers": {**HEADERS, **DEPRECATION_HEADERS},
             "securitySchemes": SECURITY_SCHEMES,
         },
     }

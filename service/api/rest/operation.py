@@ -16,7 +16,7 @@ from starlette.responses import Response
 from schema.pages import Page
 from service.api.rest.deprecation import Deprecation
 from service.base.problems import CODES
-from service.games.core import ID, check_id
+from service.games.core import ADMIN_TOKEN, BOT_KEY, ID, PLAYER_TOKEN, SEAT_TOKEN, check_id
 from service.store.keys import RESUME_AFTER_PATTERN
 
 Endpoint = Callable[[Request], Awaitable[Response]]
@@ -100,7 +100,7 @@ class Op:
     status: int = 200
     request: type[BaseModel] | None = None
     errors: tuple[str, ...] = ()
-    auth: str = "none"  # none | optional | seat | player | admin (the administrator token alone)
+    auth: tuple[str, ...] = ()  # the credentials it takes (:data:`ANONYMOUS`, the kinds); () : none
     params: tuple[Param, ...] = ()
     stream: bool = False
     description: str = ""
@@ -113,13 +113,25 @@ class Op:
         return tuple(name for name in PATH_PARAM.findall(self.path) if name not in typed)
 
 
+ANONYMOUS = "anonymous"
+"""In an op's ``auth``: it answers a call without a credential too (the OpenAPI ``{}`` requirement)."""
+IN_A_SEAT = (SEAT_TOKEN, PLAYER_TOKEN, BOT_KEY)
+"""The credentials that act in a seat: its seat token (anonymous play), or its account's own
+credential (a player's, a bot's API key), which holds every seat its account was seated in."""
+ANY_CREDENTIAL = (ANONYMOUS, *IN_A_SEAT, ADMIN_TOKEN)
+"""A game's reads: anyone (a spectator), what each credential sees decided by ALL-7."""
+ADMIN_ONLY = (ADMIN_TOKEN,)
+PLAYER_ONLY = (PLAYER_TOKEN,)
+BOT_ONLY = (BOT_KEY,)
+
 EVERY_OPERATION = ("store_unavailable",)
 GAME = ("game_not_found",)
 # Any POST body: too large (413) or not application/json (415), refused by service.api.limits.
 UPLOAD = ("payload_too_large", "unsupported_media_type")
 BODY = ("malformed_body", "invalid_request", *UPLOAD)
 LIMITED = "rate_limited"  # service.api.ratelimit
-SEAT = ("missing_token", "invalid_token")
+SEAT = ("missing_token", "invalid_token", "seat_not_held")  # acting in a seat (an account: one of its own)
+CREDENTIAL = ("missing_token", "invalid_token")
 STREAMS = ("too_many_streams", "server_full")  # the caps on open streams (service.store.fanout)
 CAPPED = ("too_many_games", "server_full")  # service.games.quotas: caps on unfinished games
 

@@ -31,6 +31,7 @@ from service.api.rest.operation import (
     BODY,
     GAME,
     LIMITED,
+    PLAYER_ONLY,
     SEAT,
     STREAMS,
     Op,
@@ -40,6 +41,7 @@ from service.api.rest.operation import (
 )
 from service.api.rest.requests import bearer, games_of, ok, page_query, parse_body
 from service.api.rest.streams import player_stream
+from service.games.core import PLAYER_TOKEN, SEAT_TOKEN
 from service.games.players import DEFAULT_NAME, game_status
 
 
@@ -172,7 +174,9 @@ PLAYER_OPS: tuple[Op, ...] = (
         "with the token (`Authorization: Bearer <token>`): the seat is the player's, and the same token "
         "plays it from any device. Link the guest to an identity later with linkIdentity.",
     ),
-    Op("GET", "/v1/me", get_me, "getMe", "The player you are", "players", Me, errors=PLAYER, auth="player"),
+    Op(
+        "GET", "/v1/me", get_me, "getMe", "The player you are", "players", Me, errors=PLAYER, auth=PLAYER_ONLY
+    ),
     Op(
         "PATCH",
         "/v1/me",
@@ -183,7 +187,7 @@ PLAYER_OPS: tuple[Op, ...] = (
         Me,
         request=UpdateMeRequest,
         errors=(*PLAYER, *BODY),
-        auth="player",
+        auth=PLAYER_ONLY,
         description="Seats already taken keep the name they were taken with. `invitations`: `nobody` "
         "refuses every invitation (403 invitation_refused to the inviter), `everyone` takes them again "
         "(but the players you block).",
@@ -198,7 +202,7 @@ PLAYER_OPS: tuple[Op, ...] = (
         None,
         204,
         errors=PLAYER,
-        auth="player",
+        auth=PLAYER_ONLY,
         description="Your seats in games not over are played out by a random bot; your finished games "
         "stay for the other players, with your seat nameless.",
     ),
@@ -212,7 +216,7 @@ PLAYER_OPS: tuple[Op, ...] = (
         Me,
         request=LinkIdentityRequest,
         errors=(*PLAYER, *BODY, "identity_taken"),
-        auth="player",
+        auth=PLAYER_ONLY,
         description="From then on the guest token and the identity's JWTs are the same player.",
     ),
     Op(
@@ -224,7 +228,7 @@ PLAYER_OPS: tuple[Op, ...] = (
         "players",
         MyGamesPage,
         errors=(*PLAYER, "invalid_request"),
-        auth="player",
+        auth=PLAYER_ONLY,
         params=(
             Param(
                 "status",
@@ -245,7 +249,7 @@ PLAYER_OPS: tuple[Op, ...] = (
         "players",
         PlayerStreamFrame,
         errors=(*PLAYER, "invalid_request", LIMITED, *STREAMS),
-        auth="player",
+        auth=PLAYER_ONLY,
         params=(*stream_params("notice", "Your credential"),),
         stream=True,
         description="Server-Sent Events by default; NDJSON with `Accept: application/x-ndjson`. A "
@@ -277,7 +281,7 @@ PLAYER_OPS: tuple[Op, ...] = (
             "too_many_pending_invitations",
             "too_many_invitations",
         ),
-        auth="seat",
+        auth=(SEAT_TOKEN, PLAYER_TOKEN),
         description="The invitation reaches the player's stream and list, and expires after "
         "ATOUT_INVITATION_TTL seconds (7 days by default). Accepting it joins even a private table. Only "
         "a seat joined with a player's credential invites. Inviting the same player to the same table "
@@ -295,7 +299,7 @@ PLAYER_OPS: tuple[Op, ...] = (
         "players",
         BlockList,
         errors=PLAYER,
-        auth="player",
+        auth=PLAYER_ONLY,
     ),
     Op(
         "POST",
@@ -308,7 +312,7 @@ PLAYER_OPS: tuple[Op, ...] = (
         204,
         BlockRequest,
         (*PLAYER, *BODY, "player_not_found", "too_many_blocks"),
-        auth="player",
+        auth=PLAYER_ONLY,
         description="Their invitations you hold go; their next ones get 403 invitation_refused (which "
         "does not say they are blocked). At most ATOUT_PLAYER_MAX_BLOCKS players.",
     ),
@@ -322,7 +326,7 @@ PLAYER_OPS: tuple[Op, ...] = (
         None,
         204,
         errors=PLAYER,
-        auth="player",
+        auth=PLAYER_ONLY,
         description="204 also when they were not blocked, or are gone.",
     ),
     Op(
@@ -334,7 +338,7 @@ PLAYER_OPS: tuple[Op, ...] = (
         "players",
         InvitationList,
         errors=PLAYER,
-        auth="player",
+        auth=PLAYER_ONLY,
     ),
     Op(
         "POST",
@@ -347,7 +351,7 @@ PLAYER_OPS: tuple[Op, ...] = (
         201,
         AcceptInvitationRequest,
         (*PLAYER, *BODY, *GAME, "invitation_not_found", *JOINED),
-        auth="player",
+        auth=PLAYER_ONLY,
     ),
     Op(
         "POST",
@@ -359,6 +363,6 @@ PLAYER_OPS: tuple[Op, ...] = (
         None,
         204,
         errors=(*PLAYER, "invitation_not_found"),
-        auth="player",
+        auth=PLAYER_ONLY,
     ),
 )

@@ -7,6 +7,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import BaseRoute, Route
 
+from service.api.rest.credentials import check_credential
 from service.api.rest.deprecation import announcing
 from service.api.rest.endpoints import OPS
 from service.api.rest.openapi import openapi_json
@@ -24,18 +25,19 @@ def _dispatch(by_method: dict[str, Endpoint]) -> Endpoint:
 
 
 def _endpoint(op: Op) -> Endpoint:
-    """The op's handler, its path ids checked first; a deprecated op's announces its deprecation on
-    every answer."""
-    endpoint = op.endpoint if op.deprecation is None else announcing(op.deprecation, op.endpoint)
+    """The op's handler, its path ids then its credential's kind checked first (a kind it does not
+    declare is refused: :mod:`service.api.rest.credentials`); a deprecated op's announces its
+    deprecation on every answer, those refusals included (outermost)."""
+    endpoint = op.endpoint
     ids = op.path_ids()
-    if not ids:
-        return endpoint
 
     async def checked(request: Request) -> Response:
         check_path_ids(request, ids)
+        check_credential(request, op)
         return await endpoint(request)
 
-    return checked
+    guarded = checked if ids or op.auth else endpoint
+    return guarded if op.deprecation is None else announcing(op.deprecation, guarded)
 
 
 def routes(ops: tuple[Op, ...] = OPS) -> list[BaseRoute]:

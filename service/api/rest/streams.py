@@ -132,11 +132,13 @@ def event_source(request: Request, items: AsyncGenerator[Any, None], ping: float
 
 
 def sse_of(item: dict[str, Any]) -> ServerSentEvent:
-    """An event as SSE; a notice that ends the stream (lagged, resync, server closing) has no id (the
+    """A frame as SSE, named (SSE ``event``) by its ``type``: a game's event envelope by its event's,
+    a notice by its own. A frame that ends the stream (lagged, resync, server closing) has no id (the
     client's Last-Event-ID stays its last event) and sets the reconnection delay."""
-    if item["type"] in ("lagged", "resync", "server_closing"):
+    if "event" not in item and item["type"] in ("lagged", "resync", "server_closing"):
         return ServerSentEvent(data=json.dumps(item), event=item["type"], retry=LAGGED_RETRY_MS)
-    return ServerSentEvent(data=json.dumps(item), id=item["id"], event=str(item.get("type", "event")))
+    named = item.get("event", item)
+    return ServerSentEvent(data=json.dumps(item), id=item["id"], event=str(named.get("type", "event")))
 
 
 def sse_bytes(item: dict[str, Any]) -> bytes:
@@ -144,7 +146,8 @@ def sse_bytes(item: dict[str, Any]) -> bytes:
 
 
 def ndjson_bytes(item: dict[str, Any]) -> bytes:
-    """An event, notice or closing notice as one NDJSON line: the same JSON as an SSE frame's data."""
+    """An event envelope, notice or closing frame as one NDJSON line: the same JSON as an SSE frame's
+    data."""
     return json.dumps(item).encode() + b"\n"
 
 
@@ -191,14 +194,14 @@ async def game_events(request: Request) -> Response:
 
 async def bot_stream(request: Request) -> Response:
     """One connection for all of a bot's games: ``your_turn`` with the seat's view and legal actions
-    (only while still current), and ``game_over``. SSE, or NDJSON with ``Accept: application/x-ndjson``
+    (only while still current), and ``game_finished``. SSE, or NDJSON with ``Accept: application/x-ndjson``
     (like the lichess bot API); resumable with Last-Event-ID / ``last_event_id``."""
     return await account_stream(request, games_of(request).events.open_bot_stream)
 
 
 async def player_stream(request: Request) -> Response:
     """One connection for all of a player's games, as a bot's: ``your_turn`` (with the view and legal
-    actions), ``invitation``, ``game_started``, ``game_over``, ``rematch_offered``, ``reminder``."""
+    actions), ``invitation``, ``game_started``, ``game_finished``, ``rematch_offered``, ``reminder``."""
     return await account_stream(request, games_of(request).players.open_player_stream)
 
 

@@ -11,6 +11,7 @@ from service.api.ratelimit import Client, rate_limit
 from service.api.rest.operation import BODY, CAPPED, LIMITED, STREAMS, Op, stream_params
 from service.api.rest.requests import bearer, games_of, ok, parse_body
 from service.api.rest.streams import account_stream
+from service.games.core import ADMIN_TOKEN, BOT_KEY
 
 
 async def create_tournament(request: Request) -> Response:
@@ -61,7 +62,7 @@ TOURNAMENT_OPS: tuple[Op, ...] = (
             *CAPPED,
             "tournaments_full",
         ),
-        "optional",
+        (ADMIN_TOKEN, BOT_KEY),
         description="Round robin or Swiss between built-in bots (`bot:<level>`) and bot accounts "
         "(`account:<bot_id>`) in Le 500 or Le Rough. Each pairing plays each of its duplicate deals twice, "
         "the teams swapped on the same hands. The answer's `commitment` is SHA-256 of the tournament key, "

@@ -19,7 +19,7 @@ from schema.webhooks import (
     WebhookList,
     WebhookRegistered,
 )
-from service.api.rest.operation import BODY, UPLOAD, Op, page_params
+from service.api.rest.operation import ADMIN_ONLY, BODY, UPLOAD, Op, page_params
 from service.api.rest.requests import bearer, games_of, ok, page_query, parse_body
 
 
@@ -94,7 +94,7 @@ WEBHOOK_OPS: tuple[Op, ...] = (
         201,
         RegisterWebhookRequest,
         (*ADMIN, *BODY, "webhook_address_refused", "webhook_limit"),
-        "admin",
+        ADMIN_ONLY,
         description="The endpoint receives a signed POST (Standard Webhooks: `webhook-id`, "
         "`webhook-timestamp`, `webhook-signature`) for each event of its `event_types`: `your_turn`, "
         "`invitation`, `game_finished`, `reminder` (bodies: the `*Message` schemas). Its host must "
@@ -110,7 +110,7 @@ WEBHOOK_OPS: tuple[Op, ...] = (
         TAG,
         WebhookList,
         errors=ADMIN,
-        auth="admin",
+        auth=ADMIN_ONLY,
     ),
     Op(
         "GET",
@@ -121,7 +121,7 @@ WEBHOOK_OPS: tuple[Op, ...] = (
         TAG,
         DeadLetterPage,
         errors=(*ADMIN, "invalid_request"),
-        auth="admin",
+        auth=ADMIN_ONLY,
         params=PAGED,
     ),
     Op(
@@ -134,7 +134,7 @@ WEBHOOK_OPS: tuple[Op, ...] = (
         Redelivery,
         202,
         errors=(*ADMIN, *UPLOAD, "dead_letter_not_found", "webhook_not_found"),
-        auth="admin",
+        auth=ADMIN_ONLY,
         description="The dead letter leaves the list; it comes back if it fails every attempt again. "
         "`webhook_not_found`: its endpoint was deleted (the letter stays).",
     ),
@@ -147,7 +147,7 @@ WEBHOOK_OPS: tuple[Op, ...] = (
         TAG,
         Webhook,
         errors=(*ADMIN, *FOUND),
-        auth="admin",
+        auth=ADMIN_ONLY,
     ),
     Op(
         "PATCH",
@@ -159,7 +159,7 @@ WEBHOOK_OPS: tuple[Op, ...] = (
         Webhook,
         request=UpdateWebhookRequest,
         errors=(*ADMIN, *BODY, *FOUND),
-        auth="admin",
+        auth=ADMIN_ONLY,
         description="While paused nothing is enqueued for the endpoint, and a retry that comes due is "
         "dead-lettered at once (redeliver it once the endpoint is back).",
     ),
@@ -173,7 +173,7 @@ WEBHOOK_OPS: tuple[Op, ...] = (
         None,
         204,
         errors=(*ADMIN, *FOUND),
-        auth="admin",
+        auth=ADMIN_ONLY,
         description="Deliveries still due for it are dropped; its dead letters stay (and cannot be "
         "redelivered).",
     ),
@@ -186,7 +186,7 @@ WEBHOOK_OPS: tuple[Op, ...] = (
         TAG,
         WebhookDeliveryPage,
         errors=(*ADMIN, *FOUND, "invalid_request"),
-        auth="admin",
+        auth=ADMIN_ONLY,
         params=PAGED,
         description="The log keeps the last `ATOUT_WEBHOOK_LOG_SIZE` attempts (1000 by default): each "
         "with its message's `webhook-id`, the attempt's number, the HTTP status or the error, the time.",

@@ -43,14 +43,21 @@ DETAILS: dict[str, str] = {
         "Envoyez la clé d'API du bot ainsi : `Authorization: Bearer <key>`.",
     "Send the administrator token as `Authorization: Bearer <token>`.":
         "Envoyez le jeton d'administrateur ainsi : `Authorization: Bearer <token>`.",
-    "The administrator token is not a seat token; join a seat.":
-        "Le jeton d'administrateur n'est pas un jeton de siège ; rejoignez un siège.",
+    "The administrator token acts in no seat: a seat token, a player's token or a bot's key does.":
+        "Le jeton d'administrateur n'agit dans aucun siège : un jeton de siège, un jeton de joueur ou la clé "
+        "d'un bot, oui.",
     "This token does not hold a seat in game {gid}.": "Ce jeton ne tient aucun siège dans la partie {gid}.",
     "This token no longer holds a seat in this game.": "Ce jeton ne tient plus de siège dans cette partie.",
     "This token no longer holds seat {seat}: the seat was given up.":
         "Ce jeton ne tient plus le siège {seat} : le siège a été abandonné.",
     "Your token is for seat {seat}, not seat {claimed}.":
         "Votre jeton est celui du siège {seat}, pas du siège {claimed}.",
+    "Your account holds no seat in game {gid}: join it first.":
+        "Votre compte n'a pas de siège dans la partie {gid} : rejoignez-la d'abord.",
+    "This operation needs the administrator token.": "Cette opération demande le jeton d'administrateur.",
+    "This token is not a credential this operation takes ({accepted}).":
+        "Ce jeton n'est pas un justificatif que prend cette opération ({accepted}).",
+    "This operation takes {accepted}, not a `{kind}`.": "Cette opération prend {accepted}, pas un `{kind}`.",
     "Seat {seat}'s view needs that seat's token.": "La vue du siège {seat} demande le jeton de ce siège.",
     "This is not a bot API key (register one with POST /v1/bots).":
         "Ce n'est pas une clé d'API de bot (créez-en une avec POST /v1/bots).",
@@ -155,7 +162,6 @@ DETAILS: dict[str, str] = {
     "create game": "créer une partie",
     "join": "rejoindre",
     "act": "jouer",
-    "This player holds no seat in game {gid}.": "Ce joueur n'a pas de siège dans la partie {gid}.",
     "This player token is not valid: the player was deleted or expired, or the token was mistyped.":
         "Ce jeton de joueur n'est pas valide : le joueur a été supprimé ou a expiré, ou le jeton est mal "
         "recopié.",

@@ -8,7 +8,8 @@
 /** Our turn: the version to name and the legal actions (from the view, on our turn). @typedef {{version: number, actions: LegalAction[]}} Turn */
 /** @typedef {Schemas["ActionRequest"]["action"]} Action */
 /** @typedef {Schemas["GameSummary"]} GameSummary */
-/** @typedef {Exclude<Schemas["GameEvent"], Schemas["StreamEnd"]>} GameEvent */
+/** @typedef {Schemas["GameEvent"]} GameEvent */
+/** One frame of a game's stream: its `id`, the game's `version` and the `event`. @typedef {Schemas["EventEnvelope"]} EventEnvelope */
 /** @typedef {Schemas["StreamEnd"]} StreamEnd */
 /** @typedef {Schemas["Problem"]} Problem */
 /** @typedef {Schemas["CreateGameRequest"]} CreateGameRequest */
@@ -21,7 +22,7 @@
 /** @typedef {Schemas["Me"]} Me */
 /** @typedef {Schemas["MyGame"]} MyGame */
 /** @typedef {Schemas["MyGamesPage"]} MyGamesPage */
-/** @typedef {Schemas["PlayerNotice"]} PlayerNotice */
+/** A notice of the player's stream, one schema per `type`. @typedef {Exclude<Schemas["PlayerStreamFrame"], Schemas["StreamEnd"]>} PlayerNotice */
 
 /** The language of a problem's title and detail: the table's own (sent as Accept-Language). */
 let language = "en";
@@ -171,17 +172,22 @@ export function rematch(gameId, token, clientSeed) {
   return call("POST", `/v1/games/${encodeURIComponent(gameId)}/rematch`, token, { client_seed: clientSeed });
 }
 
-/** Every event type of a game's stream (each is an SSE `event:` name). @type {GameEvent["type"][]} */
+/**
+ * The event types of a game's stream this table shows (each is an SSE `event:` name, the type of the
+ * frame's event); an event of another type, or one added later, is skipped (no listener).
+ * @type {GameEvent["type"][]}
+ */
 export const EVENT_TYPES = [
   "game_created", "game_started", "seat_joined", "seat_left", "seat_forfeited", "hand_started",
-  "hand_commitment", "dealt", "upcard", "upcard_turned_down", "bid", "contract", "hand_void",
-  "kitty_taken", "discard", "discarded", "trump", "order_up", "exchange", "exchange_declined",
-  "name_trump", "partner_called", "you_are_partner", "partner_revealed", "go_alone", "play", "trick",
-  "hand_scored", "hand_seed", "match_over", "match_key", "turn", "turn_timed_out",
+  "hand_commitment", "dealt", "upcard", "upcard_turned_down", "bid_made", "contract_fixed", "hand_void",
+  "kitty_taken", "discard_due", "discarded", "trump_announced", "ordered_up", "exchanged", "exchange_declined",
+  "trump_named", "partner_called", "you_are_partner", "partner_revealed", "went_alone", "card_played",
+  "trick_won", "five_hundred_hand_scored", "rough_hand_scored", "euchre5_hand_scored", "hand_seed",
+  "game_finished", "match_key", "turn", "turn_timed_out",
 ];
 
 /** Every notice type of the player's stream. @type {PlayerNotice["type"][]} */
-export const NOTICE_TYPES = ["your_turn", "invitation", "game_started", "game_over", "rematch_offered", "reminder"];
+export const NOTICE_TYPES = ["your_turn", "invitation", "game_started", "game_finished", "rematch_offered", "reminder"];
 
 /** The frames that end a stream early. @type {StreamEnd["type"][]} */
 const ENDS = ["lagged", "resync", "server_closing"];
@@ -192,7 +198,7 @@ const ENDS = ["lagged", "resync", "server_closing"];
  * @param {string} gameId
  * @param {string} token
  * @param {string | null} after
- * @param {(event: GameEvent) => void} onEvent
+ * @param {(frame: EventEnvelope) => void} onEvent
  * @param {(end: StreamEnd) => void} onEnd
  * @returns {EventSource}
  */
@@ -201,7 +207,7 @@ export function follow(gameId, token, after, onEvent, onEnd) {
   if (after) query.set("last_event_id", after);
   const source = new EventSource(`/v1/games/${encodeURIComponent(gameId)}/events?${query}`);
   for (const type of EVENT_TYPES) {
-    source.addEventListener(type, (message) => onEvent(/** @type {GameEvent} */ (JSON.parse(message.data))));
+    source.addEventListener(type, (message) => onEvent(/** @type {EventEnvelope} */ (JSON.parse(message.data))));
   }
   for (const type of ENDS) {
     source.addEventListener(type, (message) => onEnd(/** @type {StreamEnd} */ (JSON.parse(message.data))));

@@ -104,7 +104,7 @@ function seatName(seat) {
   const info = state.summary?.seats[seat];
   const you = state.seated?.seat === seat ? ` (${words().you})` : "";
   if (!info) return `${words().seat} ${seat + 1}${you}`;
-  if (info.kind.startsWith("bot:")) return `${words().seat} ${seat + 1}: ${words().bot}${you}`;
+  if (info.seat_kind === "bot") return `${words().seat} ${seat + 1}: ${words().bot}${you}`;
   return `${info.name || `${words().seat} ${seat + 1}`}${you}`;
 }
 
@@ -152,14 +152,14 @@ function clientSeed() {
 function renderLobby() {
   const w = words();
   const games = Object.values(state.rules);
-  const gameSelect = h("select", { id: "game", name: "game" }, ...games.map((g) => h("option", { value: g.id }, w.games[g.id])));
+  const gameSelect = h("select", { id: "game", name: "game" }, ...games.map((g) => h("option", { value: g.kind }, w.games[g.kind])));
   const options = h("fieldset", { id: "options" });
   const showOptions = () => {
     const rules = state.rules[/** @type {HTMLSelectElement} */ (gameSelect).value];
     options.replaceChildren(h("legend", {}, w.options));
     for (const [name, option] of Object.entries(rules?.options ?? {})) {
       const select = h("select", { id: `option-${name}`, name }, ...option.allowed.map((value) =>
-        h("option", { value: String(value), selected: value === option.default }, typeof value === "boolean" ? (value ? w.yes : w.no) : String(value))));
+        h("option", { value: String(value), selected: value === option.default_value }, typeof value === "boolean" ? (value ? w.yes : w.no) : String(value))));
       options.append(h("label", { for: `option-${name}` }, `${option.doc} (${option.rule})`), select);
     }
   };
@@ -195,8 +195,8 @@ function renderLobby() {
     const seats = Array.from({ length: players }, (_, seat) => (seat === 0 || !withBots ? "open" : botSeat));
     const player = /** @type {HTMLInputElement} */ (name).value.trim();
     void guarded(async () => {
-      const created = await api.createGame({ game, options: chosen, seats, listed: withBots });
-      await takeSeat(created.game.id, player, created.invite_code ?? null, 0);
+      const created = await api.createGame({ kind: game, options: chosen, seats, listed: withBots });
+      await takeSeat(created.game.game_id, player, created.invite_code ?? null, 0);
     });
   });
   root.replaceChildren(...(state.player ? [myGamesPanel()] : []), form, errorLine());
@@ -241,7 +241,7 @@ function readMyGames() {
 function hear(message) {
   if (message.kind === "notice") {
     const notice = message.notice;
-    if (notice.type === "your_turn" && notice.view && notice.legal_actions && notice.version != null && notice.seat != null) {
+    if (notice.type === "your_turn") {
       adopt(notice.game_id, { seat: notice.seat, version: notice.version, view: notice.view, legal_actions: notice.legal_actions });
     }
   }
@@ -290,7 +290,7 @@ async function renderJoin(gameId) {
   state.summary = await api.summary(gameId);
   const name = h("input", { id: "name", autocomplete: "nickname", maxlength: "40", value: state.player?.name ?? "" });
   const form = h("form", { id: "join", class: "panel" },
-    h("h1", {}, `${w.joinTitle}: ${w.games[/** @type {"rough"} */ (state.summary.game)]}`),
+    h("h1", {}, `${w.joinTitle}: ${w.games[/** @type {"rough"} */ (state.summary.kind)]}`),
     seatList(),
     h("label", { for: "name" }, w.yourName), name,
     h("button", { type: "submit", id: "join-button" }, w.join));
@@ -374,11 +374,12 @@ function adopt(gameId, turn) {
   renderTable();
 }
 
-/** @param {GameEvent} event */
-function onEvent(event) {
+/** @param {import("./api.js").EventEnvelope} frame */
+function onEvent(frame) {
   const seated = state.seated;
   if (!seated) return;
-  sessionStorage.setItem(`atout:last:${seated.gameId}`, event.id);
+  sessionStorage.setItem(`atout:last:${seated.gameId}`, frame.id);
+  const event = frame.event;
   collectProof(event);
   if (eventLine(event)) state.log = [...state.log.slice(-11), event];
   if (event.type === "turn" || event.type === "seat_joined" || event.type === "game_started") void refresh().catch(showError);
@@ -401,29 +402,31 @@ function onStreamEnd(end) {
 function eventLine(event) {
   const ev = words().ev;
   switch (event.type) {
-    case "play":
+    case "card_played":
       return fill(ev.card_played, { seat: seatName(event.seat), card: cardName(words(), event.card) });
-    case "trick":
-      return fill(ev.trick_taken, { seat: seatName(event.winner) });
-    case "bid":
+    case "trick_won":
+      return fill(ev.trick_won, { seat: seatName(event.winner) });
+    case "bid_made":
       return fill(ev.bid, { seat: seatName(event.seat), what: describe(event.action) });
-    case "contract":
+    case "contract_fixed":
       return fill(ev.contract, { seat: seatName(event.taker) });
     case "dealt":
       return ev.dealt;
     case "hand_void":
       return ev.hand_void;
-    case "hand_scored":
+    case "five_hundred_hand_scored":
+    case "rough_hand_scored":
+    case "euchre5_hand_scored":
       return ev.hand_scored;
-    case "match_over":
-      return ev.match_over;
+    case "game_finished":
+      return ev.game_finished;
     case "seat_joined":
       return fill(ev.seat_joined, { seat: seatName(event.seat) });
     case "partner_revealed":
       return fill(ev.partner_revealed, { seat: seatName(event.seat) });
-    case "name_trump":
+    case "trump_named":
       return fill(ev.trump_named, { seat: seatName(event.seat) });
-    case "order_up":
+    case "ordered_up":
       return fill(ev.ordered_up, { seat: seatName(event.seat) });
     default:
       return null;
@@ -440,9 +443,9 @@ function collectProof(event) {
     return found;
   };
   if (event.type === "game_started") proofs.clientSeeds = event.client_seeds;
-  if (event.type === "hand_commitment") proofOf(event.hand).commitment = event.commitment;
-  if (event.type === "hand_seed") Object.assign(proofOf(event.hand), { seed: event.seed, serverPart: event.server_part });
-  if (event.type === "hand_scored") {
+  if (event.type === "hand_commitment") proofOf(event.hand_number).commitment = event.commitment;
+  if (event.type === "hand_seed") Object.assign(proofOf(event.hand_number), { seed: event.seed, serverPart: event.server_part });
+  if (event.type === "five_hundred_hand_scored" || event.type === "rough_hand_scored" || event.type === "euchre5_hand_scored") {
     Object.assign(proofOf(event.hand_number), { dealer: event.deal.dealer, hands: event.deal.hands, kitty: event.deal.kitty });
   }
   if (event.type === "match_key") {
@@ -454,7 +457,7 @@ function collectProof(event) {
   }
   for (const [hand, proof] of proofs.hands) {
     if (proofs.verified.has(hand) || !proofs.clientSeeds || !proof.commitment || !proof.seed || !proof.serverPart || !proof.hands || !proof.kitty || proof.dealer === undefined) continue;
-    const game = state.summary?.game ?? state.view?.view.game ?? "";
+    const game = state.summary?.kind ?? state.view?.view.game ?? "";
     const deck = state.rules[game]?.deck ?? [];
     proofs.verified.set(hand, false);
     void verifyHand(game, deck, /** @type {HandProof} */ ({ ...proof, clientSeeds: proofs.clientSeeds })).then((ok) => {
@@ -673,13 +676,13 @@ async function rematch() {
   const seated = /** @type {Seated} */ (state.seated);
   const offered = await api.rematch(seated.gameId, seated.token, clientSeed());
   // the player's token holds the rematch's seat too: the answer's seat token is not needed
-  state.seated = { gameId: offered.game.id, token: seated.token, seat: offered.seat };
+  state.seated = { gameId: offered.game.game_id, token: seated.token, seat: offered.seat };
   state.view = null;
   state.legal = null;
   state.proofs = { clientSeeds: null, hands: new Map(), verified: new Map(), keyVerified: null };
   state.log = [];
   const url = new URL(window.location.href);
-  url.searchParams.set("game", offered.game.id);
+  url.searchParams.set("game", offered.game.game_id);
   window.history.replaceState(null, "", url);
   await openTable();
 }

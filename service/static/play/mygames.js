@@ -99,11 +99,11 @@ export function myGamesSection(mine, w, lang, onMore) {
     const [mark, kind] = game.your_turn
       ? [w.markYourTurn, "your-turn"]
       : game.status === "waiting" ? [w.markWaiting, "waiting"] : game.status === "finished" ? [w.markOver, "over"] : [w.markActive, "active"];
-    const name = /** @type {Record<string, string>} */ (w.games)[game.game] ?? game.game;
+    const name = /** @type {Record<string, string>} */ (w.games)[game.kind] ?? game.kind;
     return h("li", { class: `my-game ${kind}`, "data-game": game.game_id, "data-status": game.status, "data-your-turn": String(game.your_turn) },
       h("a", { href: `/play?game=${encodeURIComponent(game.game_id)}` }, name),
       h("strong", { class: `mark ${kind}` }, mark),
-      h("span", { class: "about" }, fill(w.myGameAbout, { seat: game.seat + 1, when: when.format(new Date(game.updated_at * 1000)) })));
+      h("span", { class: "about" }, fill(w.myGameAbout, { seat: game.seat + 1, when: when.format(new Date(game.updated_at)) })));
   })));
   if (mine.cursor) section.append(h("button", { type: "button", id: "more-games", onclick: onMore }, w.moreGames));
   return section;

@@ -80,11 +80,11 @@ function render(t) {
       ),
     ),
   );
-  const game = /** @type {Record<string, string>} */ (all.games)[t.game] ?? t.game;
+  const game = /** @type {Record<string, string>} */ (all.games)[t.kind] ?? t.kind;
   const format = /** @type {Record<string, string>} */ (w.formats)[t.format] ?? t.format;
   const status = w.statuses[t.status];
   app.replaceChildren(
-    h("h1", {}, t.name || fill(w.named, { id: t.id })),
+    h("h1", {}, t.name || fill(w.named, { id: t.tournament_id })),
     h("p", { class: "status", "data-status": t.status }, fill(w.status, { game, format, round: t.round, rounds: t.rounds, status })),
     h("p", { class: "commitment" }, fill(w.commitment, { value: t.commitment })),
     ...(t.key ? [h("p", { class: "key" }, fill(w.key, { value: t.key }))] : []),
