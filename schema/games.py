@@ -160,10 +160,8 @@ def options_schema(game: str) -> dict[str, Any]:
 
 
 def seats_schema(game: str) -> Callable[[dict[str, Any]], None]:
-    """The JSON Schema of ``game``'s seat list: an array of at most one entry per seat, or null. Only
-    none, empty (every seat open) or exactly one entry per seat is taken, as games.lobby.create reads it
-    (another count is 422 invalid_seats): one array type rather than a union of an empty and a full
-    array, which generated code cannot narrow."""
+    """The JSON Schema of ``game``'s seat list: an array of at most one entry per seat, or null, as
+    games.lobby.create reads it (the seats not given are open; more is 422 invalid_seats)."""
     players = int(engine.games()[game]["players"])
 
     def shape(schema: dict[str, Any]) -> None:
@@ -174,7 +172,10 @@ def seats_schema(game: str) -> Callable[[dict[str, Any]], None]:
     return shape
 
 
-SEATS_RULE = "One entry per seat, `open` or `bot:random|heuristic|expert`; omitted, null or empty: all open."
+SEATS_RULE = (
+    "The first seats' kinds, one entry a seat from seat 0: `open` or `bot:random|heuristic|expert`; the "
+    "seats not given (all of them when omitted, null or empty) are open."
+)
 OPTIONS_RULE = "Rule options, see /v1/rules: the game's own names and allowed values."
 
 

@@ -2702,7 +2702,7 @@ export interface components {
             options?: components["schemas"]["NewEuchre5GameOptions"];
             /**
              * Seats
-             * @description One entry per seat, `open` or `bot:random|heuristic|expert`; omitted, null or empty: all open.
+             * @description The first seats' kinds, one entry a seat from seat 0: `open` or `bot:random|heuristic|expert`; the seats not given (all of them when omitted, null or empty) are open.
              */
             seats?: string[] | null;
             /**
@@ -2747,7 +2747,7 @@ export interface components {
             options?: components["schemas"]["NewFiveHundredGameOptions"];
             /**
              * Seats
-             * @description One entry per seat, `open` or `bot:random|heuristic|expert`; omitted, null or empty: all open.
+             * @description The first seats' kinds, one entry a seat from seat 0: `open` or `bot:random|heuristic|expert`; the seats not given (all of them when omitted, null or empty) are open.
              */
             seats?: string[] | null;
             /**
@@ -2805,7 +2805,7 @@ export interface components {
             options?: components["schemas"]["NewRoughGameOptions"];
             /**
              * Seats
-             * @description One entry per seat, `open` or `bot:random|heuristic|expert`; omitted, null or empty: all open.
+             * @description The first seats' kinds, one entry a seat from seat 0: `open` or `bot:random|heuristic|expert`; the seats not given (all of them when omitted, null or empty) are open.
              */
             seats?: string[] | null;
             /**

@@ -160,20 +160,21 @@ class Lobby:
                 ),
             )
         players = int(engine.games()[request.kind]["players"])
-        seats = request.seats or ["open"] * players
-        if request.rated:  # a clock, so nobody escapes a loss by never moving again (ratings.py)
-            check_rated_game(seats, request.seed is not None or request.deal is not None)
-            request = rated_clock(request, self.settings)
-        if len(seats) != players:
+        given = list(request.seats or [])
+        if len(given) > players:
             raise ProblemError(
                 "invalid_seats",
                 Text(
-                    "{game} is played by {players}; give one seat entry each, not {given}.",
+                    "{game} is played by {players}; give at most one seat entry each, not {given}.",
                     game=request.kind,
                     players=players,
-                    given=len(seats),
+                    given=len(given),
                 ),
             )
+        seats = given + ["open"] * (players - len(given))  # the seats not given are open
+        if request.rated:  # a clock, so nobody escapes a loss by never moving again (ratings.py)
+            check_rated_game(seats, request.seed is not None or request.deal is not None)
+            request = rated_clock(request, self.settings)
         return request, seats
 
     async def join(

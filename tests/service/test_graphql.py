@@ -219,7 +219,7 @@ def test_submit_action_errors_carry_the_rest_codes(client: TestClient, case: str
 
 def test_create_and_join_errors_carry_the_rest_codes(client: TestClient) -> None:
     assert error_code(client, CREATE, input={"kind": "BRIDGE"}) == "invalid_query"  # not a GameKind
-    assert error_code(client, CREATE, input={"kind": "ROUGH", "seats": ["open"]}) == "invalid_seats"
+    assert error_code(client, CREATE, input={"kind": "ROUGH", "seats": ["open"] * 5}) == "invalid_seats"
     assert error_code(client, CREATE, input={"kind": "ROUGH", "seed": "x"}) == "invalid_request"
     assert (
         error_code(client, CREATE, input={"kind": "ROUGH", "options": {"rough": {"targetScore": 1}}})

@@ -40,7 +40,8 @@ def sse_frames(body: str) -> list[dict[str, Any]]:
         fields = dict(line.split(": ", 1) for line in block.split("\n") if ": " in line and line[0] != ":")
         if "data" in fields:
             data = json.loads(fields["data"])
-            data = {**data.pop("event", {}), **data}
+            event = data.pop("event", {})
+            data = {**data, **event}  # the event's own `type`, not the envelope's (`event`)
             frames.append({"event": fields.get("event"), "id": fields.get("id"), **data})
     return frames
 

@@ -113,8 +113,8 @@ DETAILS: dict[str, str] = {
         "Il n'y a pas de partie {gid!r} (elle a peut-être expiré).",
     "There is no bot account {bid!r} (it may have expired).":
         "Il n'y a pas de compte de bot {bid!r} (il a peut-être expiré).",
-    "{game} is played by {players}; give one seat entry each, not {given}.":
-        "{game} se joue à {players} ; donnez une entrée de siège par joueur, pas {given}.",
+    "{game} is played by {players}; give at most one seat entry each, not {given}.":
+        "{game} se joue à {players} ; donnez au plus une entrée de siège par joueur, pas {given}.",
     "Seats of this game are 0..{last}.": "Les sièges de cette partie vont de 0 à {last}.",
     "Every seat of this game is taken.": "Tous les sièges de cette partie sont pris.",
     "Seat {seat} is taken; join another or omit `seat`.":
