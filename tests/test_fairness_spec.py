@@ -108,7 +108,7 @@ def deal(game: str, seed: bytes, dealer: int) -> tuple[list[set[str]], list[str]
 
 def play_match(client: TestClient, game: str, seeds: list[str], rng: random.Random) -> dict[str, Any]:
     """Create, join with client seeds, play random legal actions to the end; the replay log."""
-    created = client.post("/v1/games", json={"game": game, "options": SHORT[game]})
+    created = client.post("/v1/games", json={"kind": game, "options": SHORT[game]})
     assert created.status_code == 201, created.text
     gid = created.json()["game"]["game_id"]
     commitment = created.json()["game"]["commitment"]

@@ -30,7 +30,11 @@ _MOMENT: TypeAdapter[Any] = TypeAdapter(Moment)
 def contract_notice(notice: dict[str, Any]) -> dict[str, Any]:
     """A stored notice in the contract's words (docs/glossary.md): v1 names for a notice stored before
     v1, and each moment an RFC 3339 string (the store keeps the seconds the game code holds)."""
-    said = {LEGACY_NOTICE_FIELDS.get(key, key): value for key, value in notice.items()}
+    said = {
+        # a string `game` is a pre-v1 kind; an object `game` (a tournament's finished game) keeps its name
+        LEGACY_NOTICE_FIELDS.get(key, key) if not isinstance(value, dict) else key: value
+        for key, value in notice.items()
+    }
     said["type"] = LEGACY_NOTICE_TYPES.get(str(said.get("type")), said.get("type"))
     for key in MOMENTS:
         if said.get(key) is not None:

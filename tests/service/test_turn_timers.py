@@ -79,10 +79,10 @@ def test_a_seat_that_times_out_too_often_becomes_a_bot(
     assert bot_turns.turn_timeout(table.game_id, 0) == "played"
     # the others answer in time until the same seat is to act again, then it times out once more
     game = others_answer_until(table, first)
-    assert game["seats"][first]["kind"] == "human"
+    assert game["seats"][first]["seat_kind"] == "human"
     assert bot_turns.turn_timeout(table.game_id, game["version"]) == "played"
     game = table.game()
-    assert game["seats"][first]["kind"] == "bot:heuristic"
+    assert (game["seats"][first]["seat_kind"], game["seats"][first]["bot_level"]) == ("bot", "heuristic")
     response = table.act(first, {"type": "pass"})
     assert response.status_code == 401 and response.json()["code"] == "invalid_token"
     assert "seat_forfeited" in client.get(f"/v1/games/{table.game_id}/events?follow=false").text
@@ -100,4 +100,4 @@ def test_a_move_in_time_clears_the_count_of_timeouts(
             assert table.act(first, table.legal(first)[0]).status_code == 200
         else:
             assert bot_turns.turn_timeout(table.game_id, game["version"]) == "played"
-    assert table.game()["seats"][first]["kind"] == "human"
+    assert table.game()["seats"][first]["seat_kind"] == "human"
