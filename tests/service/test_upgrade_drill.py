@@ -287,10 +287,12 @@ def test_old_and_new_release_side_by_side_on_one_redis(old_tree: Path, fleet: Fl
     games = []
     with httpx.Client(timeout=30) as http:
         for n, (game, seats) in enumerate(SEATS.items()):
-            body = {"kind": game, "seed": 900 + n, "options": FAST_OPTIONS[game], "seats": seats}
+            # each release in its own contract: the pre-v1 one names the kind `game`, its id `id`
+            named = "kind" if n % 2 else "game"
+            body = {named: game, "seed": 900 + n, "options": FAST_OPTIONS[game], "seats": seats}
             created = http.post(f"{(old_url, new_url)[n % 2]}/v1/games", json=body, headers=auth(ADMIN))
             assert created.status_code == 201, created.text
-            gid = created.json()["game"]["game_id"]
+            gid = created.json()["game"]["game_id" if n % 2 else "id"]
             drill.tokens[gid] = {}
             for seat in sorted(HUMANS):  # one seat joined through each API
                 joined = http.post(
@@ -338,7 +340,7 @@ def test_old_and_new_release_side_by_side_on_one_redis(old_tree: Path, fleet: Fl
             assert engine.verify_log(body) == [], gid
             entries = {(e["version"], e["seat"]): e["action"] for e in body["actions"]}
             assert sorted(v for v, _ in entries) == list(range(1, len(entries) + 1))  # no gap, no duplicate
-            versions[body["game"]] = len(entries)
+            versions[body["kind"]] = len(entries)
             for g, version, seat, action in drill.acknowledged:
                 if g == gid:
                     assert canonical(entries.get((version, seat))) == canonical(action), (gid, version, seat)
