@@ -39,6 +39,7 @@ from rq.serializers import JSONSerializer
 from service.base.settings import get_settings
 from service.runtime.embedded_redis import EmbeddedRedis, EmbeddedRedisError
 from service.runtime.redis_binary import RedisBinaryNotFound
+from workers.jobs.watchdog import enqueue_bot_turns_of_every_game
 
 RDB_MAGIC = re.compile(rb"REDIS\d{4}")
 """An RDB file starts with ``REDIS`` and its format version in four digits."""
@@ -71,6 +72,7 @@ class Restored:
     keys: int
     seconds: float
     requeued: int  # RQ jobs that were running at the snapshot, put back in their queues
+    resumed: int  # bot turns due at the snapshot, enqueued (a no-op for one already queued)
 
 
 def _client(url: str, timeout: float) -> redis.Redis:
@@ -251,7 +253,7 @@ def restore(source: Path, data_dir: Path, wait_seconds: float = 300.0) -> Restor
     data_dir.mkdir(parents=True, exist_ok=True)
     try:
         shutil.copyfile(source, data_dir / "dump.rdb")
-        keys, requeued = _load_into_aof(data_dir, source, wait_seconds)
+        keys, requeued, resumed = _load_into_aof(data_dir, source, wait_seconds)
         (data_dir / "dump.rdb").unlink()
         reloaded = _count_keys(data_dir, wait_seconds)  # as atout serve starts it: from the AOF alone
         if reloaded != keys:
@@ -260,7 +262,7 @@ def restore(source: Path, data_dir: Path, wait_seconds: float = 300.0) -> Restor
         for entry in data_dir.iterdir():  # it was empty: everything in it is this restore's
             shutil.rmtree(entry) if entry.is_dir() else entry.unlink()
         raise
-    return Restored(data_dir, keys, time.monotonic() - started, requeued)
+    return Restored(data_dir, keys, time.monotonic() - started, requeued, resumed)
 
 
 def requeue_abandoned_jobs(client: redis.Redis) -> int:
@@ -276,10 +278,11 @@ def requeue_abandoned_jobs(client: redis.Redis) -> int:
     return count
 
 
-def _load_into_aof(data_dir: Path, source: Path, wait_seconds: float) -> tuple[int, int]:
+def _load_into_aof(data_dir: Path, source: Path, wait_seconds: float) -> tuple[int, int, int]:
     """Start a redis-server on ``data_dir``'s ``dump.rdb`` with the AOF off, put back the jobs it shows
-    running, turn the AOF on (Redis writes it from the loaded data), wait for it and stop the server;
-    the number of keys and of jobs put back."""
+    running, enqueue every bot turn due (the snapshot may fall between a move's write and its bot
+    turn's enqueue), turn the AOF on (Redis writes it from the loaded data), wait for it and stop the
+    server; the number of keys, of jobs put back and of bot turns enqueued."""
     loader = EmbeddedRedis(data_dir, appendonly=False, maxmemory="0")
     try:
         try:
@@ -289,6 +292,8 @@ def _load_into_aof(data_dir: Path, source: Path, wait_seconds: float) -> tuple[i
         client = _client(loader.url, timeout=30)
         try:
             requeued = requeue_abandoned_jobs(client)
+            restored = {"redis_url": loader.url, "queue_url": None, "redis_cluster": False}
+            resumed = enqueue_bot_turns_of_every_game(get_settings().model_copy(update=restored))
             keys = int(client.dbsize())
             client.config_set("appendonly", "yes")
             deadline = time.monotonic() + wait_seconds
@@ -297,7 +302,7 @@ def _load_into_aof(data_dir: Path, source: Path, wait_seconds: float) -> tuple[i
                 if not state.get("aof_rewrite_in_progress") and not state.get("aof_rewrite_scheduled"):
                     if state.get("aof_last_bgrewrite_status") != "ok":
                         raise BackupError(f"Redis could not write the AOF: read {data_dir / 'redis.log'}")
-                    return keys, requeued
+                    return keys, requeued, resumed
                 if time.monotonic() > deadline:
                     raise BackupError(f"writing the AOF took more than {wait_seconds:.0f} s")
                 time.sleep(0.02)
@@ -356,7 +361,7 @@ def restore_command(args: argparse.Namespace) -> int:
         return 2
     print(
         f"atout restore: {done.keys} keys into {done.data_dir} ({done.seconds:.2f} s; {done.requeued} "
-        f"running jobs handed back to RQ); start it with "
+        f"running jobs handed back to RQ, {done.resumed} bot turns enqueued); start it with "
         f"ATOUT_DATA_DIR={done.data_dir} atout serve"
     )
     return 0

@@ -25,11 +25,13 @@ from rq import Queue, Retry
 from rq.job import Job
 from rq.registry import StartedJobRegistry
 from rq.serializers import JSONSerializer
-from svc_helpers import FAST_OPTIONS, UNLIMITED_RATES, Table, auth, fill
+from starlette.testclient import TestClient
+from svc_helpers import FAST_OPTIONS, UNLIMITED_RATES, Table, auth, create, fill
 
 from service.base.settings import get_settings
 from service.runtime.cli import main
 from service.runtime.embedded_redis import EmbeddedRedis, free_port
+from workers.jobs.queue import DUE_KEY, due_member, job_id
 
 ROOT = Path(__file__).resolve().parents[2]
 ADMIN = "admin-secret-for-the-restore-drill"
@@ -401,6 +403,41 @@ def test_a_job_running_at_the_snapshot_is_handed_back_to_rq_on_restore(
         assert again.job_ids == [job.id]  # queued, for the next worker to take
         assert Job.fetch(job.id, connection=check, serializer=JSONSerializer).get_status() == "queued"
         assert StartedJobRegistry(queue=again).get_job_ids() == []
+        check.close()
+
+
+def test_a_bot_turn_the_snapshot_caught_before_its_enqueue_is_enqueued_on_restore(
+    tmp_path: Path,
+    client: TestClient,
+    redis_url: str,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """A move is written, then the bot turn it leads to is enqueued: a snapshot between the two holds
+    a bot to act with no job and no watchdog entry (a CI run met it: a restored match never moved
+    on). The restore enqueues every due bot turn; one already queued stays one job."""
+    waiting = create(client, "rough", seats=["bot:random"] * 4)["game"]
+    stranded = create(client, "euchre5", seats=["bot:heuristic"] * 5)["game"]
+    connection = redis.Redis.from_url(redis_url)
+    try:
+        lost = job_id(stranded["game_id"], stranded["version"])
+        Job.fetch(lost, connection=connection, serializer=JSONSerializer).delete()  # the gap: no job,
+        connection.zrem(DUE_KEY, due_member(stranded["game_id"], stranded["version"]))  # no entry
+        code, _, err = run(
+            monkeypatch, capsys, {"REDIS_URL": redis_url}, "backup", "--to", str(tmp_path / "g.rdb")
+        )
+        assert code == 0, err
+    finally:
+        connection.close()
+    code, out, err = run(
+        monkeypatch, capsys, {}, "restore", "--from", str(tmp_path / "g.rdb"), "--data", str(tmp_path / "r")
+    )
+    assert code == 0 and "2 bot turns enqueued" in out, out + err
+    with EmbeddedRedis(tmp_path / "r") as restored:
+        check = redis.Redis.from_url(restored.url)
+        queued = Queue("atout-bots", connection=check, serializer=JSONSerializer).job_ids
+        assert sorted(queued) == sorted([lost, job_id(waiting["game_id"], waiting["version"])])
+        assert check.zscore(DUE_KEY, due_member(stranded["game_id"], stranded["version"])) is not None
         check.close()
 
 

@@ -15,8 +15,9 @@ from rq.job import Job, JobStatus
 from rq.serializers import JSONSerializer
 
 from service.base.settings import Settings
+from service.store.keys import game_key
 from workers.jobs.queue import DUE_KEY, WATCHDOG_BATCH, WATCHDOG_LOCK, enqueue, job_id, log
-from workers.jobs.turns import runtime
+from workers.jobs.turns import Runtime, runtime
 
 
 def requeue_stuck_turns(connection: redis.Redis, settings: Settings) -> int:
@@ -84,3 +85,24 @@ def _waiting_in_queue(connection: redis.Redis, job: Any) -> bool:
 def _started_within(job: Any, seconds: float, now: float) -> bool:
     started = getattr(job, "started_at", None)
     return started is not None and now - started.replace(tzinfo=started.tzinfo or UTC).timestamp() < seconds
+
+
+def enqueue_bot_turns_of_every_game(settings: Settings) -> int:
+    """Enqueue the turn of every running game whose seat to act is a bot, in the store ``settings``
+    name; a turn already queued is left as it is (the unique enqueue). For a store restored from a
+    snapshot (``atout restore``): a snapshot taken between a move's write and the enqueue of the bot
+    turn it led to holds a bot to act with no job and no watchdog entry, a game no one would move on.
+    Scans every game key: an offline command's work, never the service's. Returns how many turns."""
+    rt = Runtime(settings)
+    try:
+        enqueued = 0
+        for raw in rt.sync.scan_iter(match=game_key("*"), count=500):
+            key = raw.decode() if isinstance(raw, bytes) else str(raw)
+            game_id = key[key.index("{") + 1 : key.rindex("}")]
+            turn = rt.bot_turn(game_id)
+            if turn is not None:
+                enqueue(rt.sync, settings.bot_queue, game_id, *turn)
+                enqueued += 1
+        return enqueued
+    finally:
+        rt.close()
