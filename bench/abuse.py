@@ -1002,10 +1002,10 @@ async def wrong_tokens(server: Server, http: httpx.AsyncClient, count: int) -> O
 
 
 async def first_legal(http: httpx.AsyncClient, gid: str, token: str) -> dict[str, Any]:
-    legal = (await http.get(f"/v1/games/{gid}/actions", headers=bearer(token))).json()["actions"]
+    legal = (await http.get(f"/v1/games/{gid}/actions", headers=bearer(token))).json()["legal_actions"]
     action: dict[str, Any] = legal[0]
-    if action["type"] == "discard" and "from" in action:
-        action = {"type": "discard", "cards": action["from"][: action["count"]]}
+    if action["type"] == "discard" and "choices" in action:
+        action = {"type": "discard", "cards": action["choices"][: action["count"]]}
     return action
 
 

@@ -100,8 +100,8 @@ async def play_games(
 
     def choose(rng: random.Random, legal: list[dict[str, Any]]) -> dict[str, Any]:
         action = rng.choice(legal)
-        if action["type"] == "discard" and "from" in action:
-            action = {"type": "discard", "cards": rng.sample(action["from"], action["count"])}
+        if action["type"] == "discard" and "choices" in action:
+            action = {"type": "discard", "cards": rng.sample(action["choices"], action["count"])}
         return action
 
     async def client(i: int, http: aiohttp.ClientSession) -> None:
@@ -126,7 +126,7 @@ async def play_games(
             legal = first["legal_actions"]
             while to_act is not None and time.perf_counter() < deadline:
                 if not one_request:
-                    legal = (await call(http, "GET", f"/v1/games/{gid}/actions", tokens[to_act]))["actions"]
+                    legal = (await call(http, "GET", f"/v1/games/{gid}/actions", tokens[to_act]))["legal_actions"]
                 elif legal is None:  # the game's first turn is another seat's: read its view once
                     seen = await call(http, "GET", f"/v1/games/{gid}/view", tokens[to_act])
                     legal = seen["legal_actions"]

@@ -309,8 +309,8 @@ def one_match(http: httpx.Client, rng: random.Random, wanted: int) -> list[float
             event = frame.get("event", frame)  # an envelope's event, or the StreamEnd itself
             if event["type"] == "your_turn":
                 action = rng.choice(event["legal_actions"])
-                if action["type"] == "discard" and "from" in action:
-                    action = {"type": "discard", "cards": rng.sample(action["from"], action["count"])}
+                if action["type"] == "discard" and "choices" in action:
+                    action = {"type": "discard", "cards": rng.sample(action["choices"], action["count"])}
                 sent = time.perf_counter()
                 posted = http.post(f"/v1/games/{gid}/actions", json={"action": action}, headers=auth).json()
                 if posted["to_act"] not in (None, 0):  # a bot's turn now: time its reply

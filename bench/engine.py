@@ -118,7 +118,7 @@ class PublicPlayouts(OurPlayouts):
                 legal = legal_actions(m, seat)
                 action = legal[int(rng.random() * len(legal))]
                 if "count" in action:  # the discard template: choose that many of its cards
-                    action = {"type": "discard", "cards": rng.sample(action["from"], action["count"])}
+                    action = {"type": "discard", "cards": rng.sample(action["choices"], action["count"])}
                 m = apply(m, seat, action)
                 actions += 1
             self.hands += 1

@@ -109,8 +109,8 @@ def play_human(http: httpx.Client, gid: str, token: str, moves: int, rng: random
             continue
         legal = http.get(f"/v1/games/{gid}/actions", headers=auth).json()["actions"]
         action = rng.choice(legal)
-        if action["type"] == "discard" and "from" in action:
-            action = {"type": "discard", "cards": rng.sample(action["from"], action["count"])}
+        if action["type"] == "discard" and "choices" in action:
+            action = {"type": "discard", "cards": rng.sample(action["choices"], action["count"])}
         http.post(f"/v1/games/{gid}/actions", json={"action": action}, headers=auth)
         made += 1
     while time.monotonic() < deadline:  # settle at the human's turn: the bots have replied
@@ -286,8 +286,8 @@ def human_match(r: redis.Redis, http: httpx.Client) -> dict[str, str]:
         while (game := http.get(f"/v1/games/{gid}").json())["status"] == "active":
             auth = {"Authorization": f"Bearer {tokens[game['to_act']]}"}
             action = rng.choice(http.get(f"/v1/games/{gid}/actions", headers=auth).json()["actions"])
-            if action["type"] == "discard" and "from" in action:
-                action = {"type": "discard", "cards": rng.sample(action["from"], action["count"])}
+            if action["type"] == "discard" and "choices" in action:
+                action = {"type": "discard", "cards": rng.sample(action["choices"], action["count"])}
             http.post(f"/v1/games/{gid}/actions", json={"action": action}, headers=auth)
             moves += 1
     calls, (in1, out1) = command_calls(r) - calls0, net_bytes(r)

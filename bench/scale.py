@@ -187,8 +187,8 @@ async def play(http: aiohttp.ClientSession, bases: list[str], phase: Phase, i: i
                 path = f"/v1/games/{gid}/actions"
                 legal = (await call(http, pick(bases), "GET", path, tokens[to_act]))["actions"]
                 action = rng.choice(legal)
-                if action["type"] == "discard" and "from" in action:
-                    action = {"type": "discard", "cards": rng.sample(action["from"], action["count"])}
+                if action["type"] == "discard" and "choices" in action:
+                    action = {"type": "discard", "cards": rng.sample(action["choices"], action["count"])}
                 start = time.perf_counter()
                 posted = await call(http, pick(bases), "POST", path, tokens[to_act], {"action": action})
                 done = time.perf_counter()

@@ -174,8 +174,8 @@ async def player(
             path = f"/v1/games/{gid}/actions"
             legal = (await call(http, load.base, "GET", path, tokens[to_act]))["actions"]
             action = rng.choice(legal)
-            if action["type"] == "discard" and "from" in action:
-                action = {"type": "discard", "cards": rng.sample(action["from"], action["count"])}
+            if action["type"] == "discard" and "choices" in action:
+                action = {"type": "discard", "cards": rng.sample(action["choices"], action["count"])}
             start = time.perf_counter()
             try:
                 posted = await call(http, load.base, "POST", path, tokens[to_act], {"action": action})

@@ -146,7 +146,7 @@ class DiscardTemplate:
     """A combinatorial legal action: choose ``count`` of the cards of the mask ``cards``.
 
     Never enumerated (a choice of 6 of 16 cards is 8,008 actions): ``legal_actions`` shows it as
-    ``{"type": "discard", "count": n, "from": [...]}``; the answer is a ``Discard``.
+    ``{"type": "discard", "count": n, "choices": [...]}``; the answer is a ``Discard``.
     """
 
     count: int
@@ -156,7 +156,7 @@ class DiscardTemplate:
         return {
             "type": "discard",
             "count": self.count,
-            "from": sorted(CODES[c] for c in cards_of(self.cards)),
+            "choices": sorted(CODES[c] for c in cards_of(self.cards)),
         }
 
 

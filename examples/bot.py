@@ -14,8 +14,8 @@ for line in sys.stdin:  # one decision per line; stdin closes when the match is 
     kinds = {a["type"]: a for a in legal}
     if "pass" in kinds and turn["view"]["phase"] in ("bidding", "order", "name"):
         action = kinds["pass"]  # never bid: let the others take the contract
-    elif "discard" in kinds:  # a template: choose "count" cards from "from"
-        low = sorted(kinds["discard"]["from"], key=lambda card: ORDER.index(card[0]))
+    elif "discard" in kinds:  # a template: choose "count" cards of "choices"
+        low = sorted(kinds["discard"]["choices"], key=lambda card: ORDER.index(card[0]))
         action = {"type": "discard", "cards": low[: kinds["discard"]["count"]]}
     else:
         plays = [a for a in legal if a["type"] == "play"] or legal

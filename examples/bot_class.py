@@ -16,8 +16,8 @@ class HighCard:
         kinds = {action["type"]: action for action in legal_actions}
         if "pass" in kinds and view["phase"] in ("bidding", "order", "name"):
             return kinds["pass"]  # never bid: let the others take the contract
-        if "discard" in kinds:  # a template: choose "count" cards from "from"
-            low = sorted(kinds["discard"]["from"], key=lambda card: ORDER.index(card[0]))
+        if "discard" in kinds:  # a template: choose "count" cards of "choices"
+            low = sorted(kinds["discard"]["choices"], key=lambda card: ORDER.index(card[0]))
             return {"type": "discard", "cards": low[: kinds["discard"]["count"]]}
         plays = [a for a in legal_actions if a["type"] == "play"] or legal_actions
         return max(plays, key=lambda a: ORDER.index(a["card"][0]) if "card" in a else -1)

@@ -525,8 +525,8 @@ class LegalActionsResponse(BaseModel):
     version: int
     seat: int
     to_act: int | None
-    actions: list[LegalAction] = Field(
-        description="Empty unless the game is running; a discard comes as a template."
+    legal_actions: list[LegalAction] = Field(
+        description="Empty unless the game is running; a discard comes as a template (as the view's)."
     )
 
 

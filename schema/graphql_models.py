@@ -770,7 +770,7 @@ FIELD_DOCS: dict[str, str] = {
     "opponent": "The other entrant.",
     "called": "The called card.",
     "board": "Which ladder: PEOPLE or BOTS.",
-    "from": "The cards to choose from.",
+    "choices": "The cards to choose `count` of.",
     "from_": "The cards to choose from.",
     "url": "The endpoint's URL (https).",
     "event_types": "The message types the endpoint gets.",

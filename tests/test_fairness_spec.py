@@ -123,9 +123,9 @@ def play_match(client: TestClient, game: str, seeds: list[str], rng: random.Rand
             break
         seat = game_now["to_act"]
         headers = {"Authorization": f"Bearer {tokens[seat]}"}
-        action = dict(rng.choice(client.get(f"/v1/games/{gid}/actions", headers=headers).json()["actions"]))
-        if action["type"] == "discard" and "from" in action:
-            action = {"type": "discard", "cards": rng.sample(action["from"], action["count"])}
+        action = dict(rng.choice(client.get(f"/v1/games/{gid}/actions", headers=headers).json()["legal_actions"]))
+        if action["type"] == "discard" and "choices" in action:
+            action = {"type": "discard", "cards": rng.sample(action["choices"], action["count"])}
         body = {"action": action, "expected_version": game_now["version"]}
         assert client.post(f"/v1/games/{gid}/actions", json=body, headers=headers).status_code == 200
     log: dict[str, Any] = client.get(f"/v1/games/{gid}/log").json()

@@ -318,7 +318,7 @@ def test_the_generated_python_client_plays_a_whole_match(
         assert isinstance(legal, models.LegalActionsResponse) and legal.seat == legal.to_act == to_act, legal
         action = rng.choice(legal.actions)
         if isinstance(action, models.DiscardTemplate):
-            action = models.DiscardAction(type_="discard", cards=rng.sample(action.from_, action.count))
+            action = models.DiscardAction(type_="discard", cards=rng.sample(action.choices, action.count))
         body = models.ActionRequest(action=action, expected_version=legal.version)
         moved = api["submit_action"].sync(gid, client=seats[to_act], body=body)
         assert isinstance(moved, models.ActionResponse) and moved.version == legal.version + 1, moved
@@ -441,7 +441,7 @@ def test_the_typescript_stream_helper_reads_and_resumes_a_game_stream(
             seat = {"Authorization": f"Bearer {tokens[to_act]}"}
             legal = rng.choice(http.get(f"/v1/games/{gid}/actions", headers=seat).json()["actions"])
             if legal["type"] == "discard":
-                legal = {"type": "discard", "cards": rng.sample(legal["from"], legal["count"])}
+                legal = {"type": "discard", "cards": rng.sample(legal["choices"], legal["count"])}
             assert (
                 http.post(f"/v1/games/{gid}/actions", json={"action": legal}, headers=seat).status_code == 200
             )

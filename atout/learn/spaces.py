@@ -137,10 +137,10 @@ class ActionSpace:
         API's ``legal_actions``: the same JSON) and the cards picked so far for its discard."""
         ids: list[int] = []
         for action in legal_actions:
-            if action.get("type") == "discard" and "from" in action:
+            if action.get("type") == "discard" and "choices" in action:
                 if len(picked) >= int(action["count"]):
                     raise ValueError(f"{len(picked)} cards picked for a discard of {action['count']}")
-                ids += [self.pick(c) for c in action["from"] if c not in picked]
+                ids += [self.pick(c) for c in action["choices"] if c not in picked]
             else:
                 ids.append(self.index(action))
         if picked and not any(a.get("type") == "discard" for a in legal_actions):
@@ -188,4 +188,4 @@ def discard_action(picked: Sequence[str]) -> JSON:
 
 def discard_count(legal_actions: Sequence[JSON]) -> int:
     """How many cards the discard among ``legal_actions`` takes (0: no discard is offered)."""
-    return next((int(a["count"]) for a in legal_actions if a.get("type") == "discard" and "from" in a), 0)
+    return next((int(a["count"]) for a in legal_actions if a.get("type") == "discard" and "choices" in a), 0)

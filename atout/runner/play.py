@@ -75,7 +75,7 @@ def first_legal(legal: list[dict[str, Any]]) -> dict[str, Any]:
     ``count`` cards)."""
     action = legal[0]
     if action["type"] == "discard":
-        return {"type": "discard", "cards": list(action["from"][: action["count"]])}
+        return {"type": "discard", "cards": list(action["choices"][: action["count"]])}
     return dict(action)
 
 

@@ -1218,7 +1218,7 @@ export interface components {
         /**
          * DiscardTemplate
          * @description The discard, offered as a template: answer with ``{"type": "discard", "cards": [...]}``
-         *     holding ``count`` distinct cards of ``from``.
+         *     holding ``count`` distinct cards of ``choices``.
          */
         DiscardTemplate: {
             /**
@@ -1228,8 +1228,11 @@ export interface components {
             type: "discard";
             /** Count */
             count: number;
-            /** From */
-            from: string[];
+            /**
+             * Choices
+             * @description The cards to choose `count` of.
+             */
+            choices: string[];
         };
         /** Discarded */
         Discarded: {
@@ -2507,10 +2510,10 @@ export interface components {
             /** To Act */
             to_act: number | null;
             /**
-             * Actions
-             * @description Empty unless the game is running; a discard comes as a template.
+             * Legal Actions
+             * @description Empty unless the game is running; a discard comes as a template (as the view's).
              */
-            actions: (components["schemas"]["PassAction"] | components["schemas"]["BidAction"] | components["schemas"]["KeepAction"] | components["schemas"]["DiscardTemplate"] | components["schemas"]["PlayAction"] | components["schemas"]["OrderUpAction"] | components["schemas"]["ExchangeAction"] | components["schemas"]["NameTrumpAction"] | components["schemas"]["CallPartnerAction"] | components["schemas"]["GoAloneAction"])[];
+            legal_actions: (components["schemas"]["PassAction"] | components["schemas"]["BidAction"] | components["schemas"]["KeepAction"] | components["schemas"]["DiscardTemplate"] | components["schemas"]["PlayAction"] | components["schemas"]["OrderUpAction"] | components["schemas"]["ExchangeAction"] | components["schemas"]["NameTrumpAction"] | components["schemas"]["CallPartnerAction"] | components["schemas"]["GoAloneAction"])[];
         };
         /** LinkIdentityRequest */
         LinkIdentityRequest: {

@@ -165,7 +165,7 @@ type Legal_BidAction_Fragment = { __typename: 'BidAction', tricks: number | null
 
 type Legal_CallPartnerAction_Fragment = { __typename: 'CallPartnerAction', card: string, type: ActionType };
 
-type Legal_DiscardTemplate_Fragment = { __typename: 'DiscardTemplate', count: number, from: Array<string>, type: ActionType };
+type Legal_DiscardTemplate_Fragment = { __typename: 'DiscardTemplate', count: number, choices: Array<string>, type: ActionType };
 
 type Legal_ExchangeAction_Fragment = { __typename: 'ExchangeAction', discard: string, type: ActionType };
 
@@ -230,7 +230,7 @@ export type SeatQuery = { view: { version: number, seat: number | null, view:
     , legalActions: Array<
       | { __typename: 'BidAction', tricks: number | null, suit: Suit | null, points: number | null, type: ActionType }
       | { __typename: 'CallPartnerAction', card: string, type: ActionType }
-      | { __typename: 'DiscardTemplate', count: number, from: Array<string>, type: ActionType }
+      | { __typename: 'DiscardTemplate', count: number, choices: Array<string>, type: ActionType }
       | { __typename: 'ExchangeAction', discard: string, type: ActionType }
       | { __typename: 'GoAloneAction', type: ActionType }
       | { __typename: 'KeepAction', type: ActionType }
@@ -287,7 +287,7 @@ export type ActMutation = { submitAction: { version: number, toAct: number | nul
     >, nextTurn: { version: number, legalActions: Array<
         | { __typename: 'BidAction', tricks: number | null, suit: Suit | null, points: number | null, type: ActionType }
         | { __typename: 'CallPartnerAction', card: string, type: ActionType }
-        | { __typename: 'DiscardTemplate', count: number, from: Array<string>, type: ActionType }
+        | { __typename: 'DiscardTemplate', count: number, choices: Array<string>, type: ActionType }
         | { __typename: 'ExchangeAction', discard: string, type: ActionType }
         | { __typename: 'GoAloneAction', type: ActionType }
         | { __typename: 'KeepAction', type: ActionType }
@@ -342,7 +342,7 @@ export type EventsSubscription = { gameEvents: { id: string, version: number, ev
       | { __typename: 'YourTurn', type: EventType, legalActions: Array<
           | { __typename: 'BidAction', tricks: number | null, suit: Suit | null, points: number | null, type: ActionType }
           | { __typename: 'CallPartnerAction', card: string, type: ActionType }
-          | { __typename: 'DiscardTemplate', count: number, from: Array<string>, type: ActionType }
+          | { __typename: 'DiscardTemplate', count: number, choices: Array<string>, type: ActionType }
           | { __typename: 'ExchangeAction', discard: string, type: ActionType }
           | { __typename: 'GoAloneAction', type: ActionType }
           | { __typename: 'KeepAction', type: ActionType }
@@ -382,7 +382,7 @@ export type MyEventsSubscription = { myEvents:
     | { __typename: 'YourTurnNotice', version: number, seat: number, id: string, type: NoticeType, gameId: string, legalActions: Array<
         | { __typename: 'BidAction', tricks: number | null, suit: Suit | null, points: number | null, type: ActionType }
         | { __typename: 'CallPartnerAction', card: string, type: ActionType }
-        | { __typename: 'DiscardTemplate', count: number, from: Array<string>, type: ActionType }
+        | { __typename: 'DiscardTemplate', count: number, choices: Array<string>, type: ActionType }
         | { __typename: 'ExchangeAction', discard: string, type: ActionType }
         | { __typename: 'GoAloneAction', type: ActionType }
         | { __typename: 'KeepAction', type: ActionType }

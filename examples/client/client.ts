@@ -5,7 +5,7 @@ import type { components } from "./atout-api";
 
 type Schemas = components["schemas"];
 export type View = Schemas["ViewResponse"]["view"];
-export type LegalAction = Schemas["LegalActionsResponse"]["actions"][number];
+export type LegalAction = Schemas["LegalActionsResponse"]["legal_actions"][number];
 export type Action = Schemas["ActionRequest"]["action"];
 export type GameEvent = Schemas["GameEvent"];
 export type Problem = Schemas["Problem"];
@@ -72,7 +72,7 @@ export function describe(view: View): string {
 
 /** A move from one of the legal actions: a discard comes as a template to fill. */
 export function answer(legal: LegalAction, choose: (from: string[], count: number) => string[]): Action {
-  if (legal.type === "discard") return { type: "discard", cards: choose(legal.from, legal.count) };
+  if (legal.type === "discard") return { type: "discard", cards: choose(legal.choices, legal.count) };
   return legal;
 }
 

@@ -22,7 +22,7 @@ const LEGAL = /* GraphQL */ `
     type
     ... on BidAction { tricks suit points }
     ... on PlayAction { card noTrump }
-    ... on DiscardTemplate { count from }
+    ... on DiscardTemplate { count choices }
     ... on ExchangeAction { discard }
     ... on NameTrumpAction { suit }
     ... on CallPartnerAction { card }
@@ -195,7 +195,7 @@ export function chosen(action: LegalAction): ActionInput {
     case "KeepAction":
       return { keep: true };
     case "DiscardTemplate":
-      return { discard: { cards: action.from.slice(0, action.count) } };
+      return { discard: { cards: action.choices.slice(0, action.count) } };
     case "PlayAction":
       return { play: { card: action.card } };
     case "OrderUpAction":

@@ -27,11 +27,11 @@ from schema.views.common import Shown
 
 class DiscardTemplate(Shown):
     """The discard, offered as a template: answer with ``{"type": "discard", "cards": [...]}``
-    holding ``count`` distinct cards of ``from``."""
+    holding ``count`` distinct cards of ``choices``."""
 
     type: Literal["discard"]
     count: int = Field(ge=1, le=10)
-    from_: list[CARD] = Field(alias="from")
+    choices: list[CARD] = Field(description="The cards to choose `count` of.")
 
 
 LegalAction = Annotated[

@@ -169,7 +169,7 @@ class Play:
             version=record.version,
             seat=caller.seat,
             to_act=m.to_act if running else None,
-            actions=engine.legal_actions(m, caller.seat) if running else [],
+            legal_actions=engine.legal_actions(m, caller.seat) if running else [],
         )
 
     async def replay_log(self, gid: str, token: str | None) -> LogResponse:

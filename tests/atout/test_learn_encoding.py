@@ -64,7 +64,7 @@ def test_the_mask_is_the_engines_legal_actions(game: str) -> None:
             decoded = [space.action(int(i)) for i in ids]
             template = next((a for a in legal if a["type"] == "discard"), None)
             if template is not None:
-                assert sorted(a["card"] for a in decoded) == sorted(template["from"])
+                assert sorted(a["card"] for a in decoded) == sorted(template["choices"])
                 discards += 1
             else:
                 assert sorted(map(str, decoded)) == sorted(map(str, legal))

@@ -44,7 +44,7 @@ def picks_for(answer: dict[str, object], rng: random.Random) -> list[str]:
     count = discard_count(legal)
     if not count:
         return []
-    offered = next(a["from"] for a in legal if a["type"] == "discard")
+    offered = next(a["choices"] for a in legal if a["type"] == "discard")
     return rng.sample(offered, rng.randrange(count))
 
 

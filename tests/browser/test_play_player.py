@@ -202,7 +202,7 @@ def test_the_lobby_mark_comes_live_from_the_players_stream(tabs: Tabs) -> None:
                 break
             seat = game["to_act"]
             mine = {"Authorization": f"Bearer {friends[seat]}"}
-            legal = client.get(f"/v1/games/{gid}/actions", headers=mine).json()["actions"]
+            legal = client.get(f"/v1/games/{gid}/actions", headers=mine).json()["legal_actions"]
             action = next((a for a in legal if a["type"] == "pass"), legal[0])
             moved = client.post(
                 f"/v1/games/{gid}/actions",

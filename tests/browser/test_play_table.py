@@ -352,7 +352,7 @@ class FriendsAtTable:
             timeout=10,
         )
         assert listed.status_code == 200, listed.text
-        actions: list[dict[str, Any]] = listed.json()["actions"]
+        actions: list[dict[str, Any]] = listed.json()["legal_actions"]
         return actions
 
 

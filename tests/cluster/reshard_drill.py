@@ -291,8 +291,8 @@ async def _move(
     if legal.status_code != 200:
         return  # moved on meanwhile (a 409 or a finished game): the next poll tells
     action = rng.choice(legal.json()["actions"])
-    if action["type"] == "discard" and "from" in action:
-        action = {"type": "discard", "cards": rng.sample(action["from"], action["count"])}
+    if action["type"] == "discard" and "choices" in action:
+        action = {"type": "discard", "cards": rng.sample(action["choices"], action["count"])}
     headers = {**auth, "Idempotency-Key": f"{gid}-{version}"}
     body = {"action": action, "expected_version": version}
     answer = await client.call("POST", f"/v1/games/{gid}/actions", json=body, headers=headers)

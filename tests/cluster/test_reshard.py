@@ -78,8 +78,8 @@ def play_move(http: httpx.Client, gid: str, tokens: dict[int, str], key: str) ->
     game = http.get(f"/v1/games/{gid}").json()
     auth = {"Authorization": f"Bearer {tokens[game['to_act']]}"}
     action = http.get(f"/v1/games/{gid}/actions", headers=auth).json()["actions"][0]
-    if action["type"] == "discard" and "from" in action:
-        action = {"type": "discard", "cards": action["from"][: action["count"]]}
+    if action["type"] == "discard" and "choices" in action:
+        action = {"type": "discard", "cards": action["choices"][: action["count"]]}
     body = {"action": action, "expected_version": game["version"]}
     return http.post(f"/v1/games/{gid}/actions", json=body, headers={**auth, "Idempotency-Key": key})
 

@@ -102,7 +102,7 @@ def first_legal(m: engine.Match) -> JSON:
     assert m.to_act is not None
     action: JSON = engine.legal_actions(m, m.to_act)[0]
     if action["type"] == "discard":
-        return discard(*action["from"][: action["count"]])
+        return discard(*action["choices"][: action["count"]])
     return action
 
 

@@ -184,7 +184,7 @@ def is_legal(m: engine.Match, seat: int, action: dict[str, Any]) -> bool:
                     isinstance(cards, list)
                     and len(cards) == t["count"]
                     and len(set(cards)) == len(cards)
-                    and set(cards) <= set(t["from"])
+                    and set(cards) <= set(t["choices"])
                 )
     return False
 
@@ -264,7 +264,7 @@ def test_every_legal_action_applies_and_round_trips(game: str) -> None:
             seat = m.to_act
             for action in engine.legal_actions(m, seat):
                 if action["type"] == "discard":
-                    action = {"type": "discard", "cards": rng.sample(action["from"], action["count"])}
+                    action = {"type": "discard", "cards": rng.sample(action["choices"], action["count"])}
                 engine.apply(m, seat, action)  # never raises
             text = engine.to_json(m)
             clone = engine.from_json(text)

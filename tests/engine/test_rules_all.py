@@ -42,7 +42,7 @@ def random_states(game: str, seed: int, steps: int) -> list[str]:
             break
         action = rng.choice(engine.legal_actions(m, m.to_act))
         if action["type"] == "discard":
-            action = discard(*rng.sample(action["from"], action["count"]))
+            action = discard(*rng.sample(action["choices"], action["count"]))
         m = engine.apply(m, m.to_act, action)
         states.append(engine.to_json(m))
     return states
@@ -153,7 +153,7 @@ def test_all3_a_saved_match_plays_on_identically(game: str) -> None:
             break
         action = rng.choice(engine.legal_actions(m, m.to_act))
         if action["type"] == "discard":
-            action = discard(*rng.sample(action["from"], action["count"]))
+            action = discard(*rng.sample(action["choices"], action["count"]))
         restored = engine.from_json(engine.to_json(m))
         m = engine.apply(m, m.to_act, action)
         assert engine.to_json(engine.apply(restored, restored.to_act, action)) == engine.to_json(m)

@@ -357,7 +357,7 @@ def test_f5_10_the_taker_picks_up_the_kitty_and_discards_six() -> None:
     m = run(m, PASS, bid(8, "S"), PASS, PASS)
     assert hand_of(m, 1) == set(d["hands"][1]) | set(d["kitty"])
     template = engine.legal_actions(m, 1)
-    assert template == [{"type": "discard", "count": 6, "from": sorted(hand_of(m, 1))}]
+    assert template == [{"type": "discard", "count": 6, "choices": sorted(hand_of(m, 1))}]
     chosen = d["hands"][1][:4] + d["kitty"][:2]
     m = run(m, discard(*chosen))
     assert hand_of(m, 1) == (set(d["hands"][1]) | set(d["kitty"])) - set(chosen)

@@ -116,10 +116,10 @@ def play_a_match(base: str) -> dict[str, Any]:
                 time.sleep(0.02)
                 continue
             headers = {"Authorization": f"Bearer {tokens[seat]}"}
-            legal = http.get(f"/v1/games/{gid}/actions", headers=headers).json()["actions"]
+            legal = http.get(f"/v1/games/{gid}/actions", headers=headers).json()["legal_actions"]
             action = rng.choice(legal)
-            if action["type"] == "discard" and "from" in action:
-                action = {"type": "discard", "cards": rng.sample(action["from"], action["count"])}
+            if action["type"] == "discard" and "choices" in action:
+                action = {"type": "discard", "cards": rng.sample(action["choices"], action["count"])}
             move = {"action": action, "expected_version": game["version"]}
             posted = http.post(f"/v1/games/{gid}/actions", json=move, headers=headers)
             assert posted.status_code in (200, 409), posted.text  # 409: the bot moved first

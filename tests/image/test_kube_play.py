@@ -120,10 +120,10 @@ def play_rough(base: str, admin: str) -> tuple[dict[str, Any], int]:
             if game["to_act"] != 0:  # a bot's turn: the worker pod plays it
                 time.sleep(0.05)
                 continue
-            legal = http.get(f"/v1/games/{gid}/actions", headers=headers).json()["actions"]
+            legal = http.get(f"/v1/games/{gid}/actions", headers=headers).json()["legal_actions"]
             action = rng.choice(legal)
-            if action["type"] == "discard" and "from" in action:
-                action = {"type": "discard", "cards": rng.sample(action["from"], action["count"])}
+            if action["type"] == "discard" and "choices" in action:
+                action = {"type": "discard", "cards": rng.sample(action["choices"], action["count"])}
             posted = http.post(
                 f"/v1/games/{gid}/actions",
                 json={"action": action, "expected_version": game["version"]},

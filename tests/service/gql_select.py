@@ -91,7 +91,7 @@ def json_names(type_name: str) -> dict[str, str]:
     """The JSON names of a generated type's fields renamed in GraphQL (``bidPoints`` → ``points``)."""
     served()  # every type generated
     return {
-        renamed: field.alias or name  # the JSON name: `from`, not the attribute `from_`
+        renamed: field.alias or name  # the JSON name where a field has an alias
         for model, made in GENERATED.items()
         if made.__strawberry_definition__.name == type_name
         for name, field in model.model_fields.items()

@@ -33,8 +33,8 @@ def auth(token: str) -> dict[str, str]:
 
 def fill(action: dict[str, Any], rng: random.Random) -> dict[str, Any]:
     """A concrete action from a legal one; a discard template becomes a random choice."""
-    if action["type"] == "discard" and "from" in action:
-        return {"type": "discard", "cards": rng.sample(action["from"], action["count"])}
+    if action["type"] == "discard" and "choices" in action:
+        return {"type": "discard", "cards": rng.sample(action["choices"], action["count"])}
     return dict(action)
 
 
@@ -53,7 +53,7 @@ class Table:
     def legal(self, seat: int) -> list[dict[str, Any]]:
         response = self.client.get(f"/v1/games/{self.game_id}/actions", headers=auth(self.tokens[seat]))
         assert response.status_code == 200, response.text
-        actions: list[dict[str, Any]] = response.json()["actions"]
+        actions: list[dict[str, Any]] = response.json()["legal_actions"]
         return actions
 
     def act(self, who: int, action: dict[str, Any], **extra: Any) -> Any:

@@ -59,7 +59,7 @@ def play_until(client: TestClient, gid: str, credentials: dict[int, str], stop: 
     rng = random.Random(3)
     while (seat := to_act(client, gid)) is not None and seat != stop:
         legal = client.get(f"/v1/games/{gid}/actions", headers=auth(credentials[seat])).json()
-        move = {"action": fill(legal["actions"][0], rng), "expected_version": legal["version"]}
+        move = {"action": fill(legal["legal_actions"][0], rng), "expected_version": legal["version"]}
         answer = client.post(f"/v1/games/{gid}/actions", json=move, headers=auth(credentials[seat]))
         assert answer.status_code == 200, answer.text
 
@@ -77,7 +77,7 @@ def test_a_bot_key_sees_reads_and_moves_in_its_own_seat_with_no_seat_token(clien
     assert client.get(f"/v1/games/{gid}/view?seat=0", headers=auth(key)).json()["seat"] == 0
     legal = client.get(f"/v1/games/{gid}/actions", headers=auth(key)).json()
     assert legal["seat"] == 0 and legal["to_act"] == 0
-    move = {"action": fill(legal["actions"][0], random.Random(1)), "expected_version": legal["version"]}
+    move = {"action": fill(legal["legal_actions"][0], random.Random(1)), "expected_version": legal["version"]}
     moved = client.post(f"/v1/games/{gid}/actions", json=move, headers=auth(key))
     assert moved.status_code == 200 and moved.json()["seat"] == 0, moved.text
     replayed = client.post(

@@ -96,10 +96,10 @@ def test_every_level_answers_a_legal_action_from_a_seat_view() -> None:
 
 
 def test_a_bot_fills_a_discard_template_with_the_right_number_of_cards() -> None:
-    template: dict[str, Any] = {"type": "discard", "count": 2, "from": ["AS", "KS", "QS", "JS"]}
+    template: dict[str, Any] = {"type": "discard", "count": 2, "choices": ["AS", "KS", "QS", "JS"]}
     chosen = bot_turns.choose({}, [template], "random", random.Random(1))
     assert chosen["type"] == "discard" and len(set(chosen["cards"])) == 2
-    assert set(chosen["cards"]) <= set(template["from"])
+    assert set(chosen["cards"]) <= set(template["choices"])
 
 
 def test_the_turn_worker_starts_no_pubsub_thread_whose_stop_could_wait_a_minute(

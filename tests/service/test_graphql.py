@@ -26,7 +26,7 @@ JOIN = """mutation($id: ID!, $seat: Int, $code: String) {
 GAME = "query($id: ID!) { game(gameId: $id) { gameId status version toAct winners seed seats { seatKind } } }"
 VIEW = f"query($id: ID!) {{ view(gameId: $id) {{ seat version status view {{ {select('GameView')} }} }} }}"
 LEGAL = f"""query($id: ID!) {{
-  legalActions(gameId: $id) {{ seat version toAct actions {{ {select("LegalAction")} }} }}
+  legalActions(gameId: $id) {{ seat version toAct legalActions {{ {select("LegalAction")} }} }}
 }}"""
 SUBMIT = f"""mutation($id: ID!, $action: ActionInput!, $v: Int, $key: String) {{
   submitAction(input: {{gameId: $id, action: $action, expectedVersion: $v, idempotencyKey: $key}}) {{
@@ -38,7 +38,7 @@ SUBMIT = f"""mutation($id: ID!, $action: ActionInput!, $v: Int, $key: String) {{
 
 def legal_actions(client: TestClient, token: str, gid: str) -> list[dict[str, Any]]:
     """The seat's legal actions in REST's JSON form, read through GraphQL."""
-    found: list[dict[str, Any]] = as_json(data(client, LEGAL, token, id=gid)["legalActions"]["actions"])
+    found: list[dict[str, Any]] = as_json(data(client, LEGAL, token, id=gid)["legalActions"]["legalActions"])
     return found
 
 
@@ -127,7 +127,7 @@ def test_a_full_match_through_graphql(client: TestClient, rng: random.Random) ->
         seat = game["toAct"]
         legal = data(client, LEGAL, tokens[seat], id=gid)["legalActions"]
         assert legal["seat"] == seat and legal["version"] == game["version"]
-        action = fill(rng.choice(as_json(legal["actions"])), rng)
+        action = fill(rng.choice(as_json(legal["legalActions"])), rng)
         result = submit(client, tokens[seat], gid, action, v=game["version"])
         assert result["version"] == game["version"] + 1 and result["replayed"] is False
         assert as_json(result["action"]) == action and result["events"][-1]["type"] == "TURN"
@@ -420,5 +420,5 @@ def test_my_turns_subscription_for_a_bot_account(client: TestClient, rng: random
     notice = message["payload"]["data"]["botTurns"]
     assert notice["type"] == "YOUR_TURN" and notice["gameId"] == gid and notice["seat"] == 1
     assert notice["version"] == game["version"] and notice["view"]["seat"] == 1
-    assert notice["legalActions"] == data(client, LEGAL, tokens[1], id=gid)["legalActions"]["actions"]
+    assert notice["legalActions"] == data(client, LEGAL, tokens[1], id=gid)["legalActions"]["legalActions"]
     assert notice["view"] == data(client, VIEW, tokens[1], id=gid)["view"]["view"]

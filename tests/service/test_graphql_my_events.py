@@ -141,7 +141,7 @@ def test_a_player_plays_a_whole_match_from_my_events_only(
                 if to_act == player.seat:
                     moved = player.turn(gid, version, rng)
                 else:
-                    legal = data(client, LEGAL, tokens[to_act], id=gid)["legalActions"]["actions"]
+                    legal = data(client, LEGAL, tokens[to_act], id=gid)["legalActions"]["legalActions"]
                     moved = submit(client, tokens[to_act], gid, choose(as_json(legal), rng), v=version)
                 version, to_act, status = moved["version"], moved["toAct"], moved["status"]
             assert status == "FINISHED" and player.turns > 20

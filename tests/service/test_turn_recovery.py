@@ -111,7 +111,7 @@ def test_a_replayed_move_enqueues_the_bot_turn_its_first_request_may_have_lost(
         assert bot_turns.play_turn(gid, game["version"]) == "played"
         game = client.get(f"/v1/games/{gid}").json()
     headers = {"Authorization": f"Bearer {token}", "Idempotency-Key": "once"}
-    legal = client.get(f"/v1/games/{gid}/actions", headers=headers).json()["actions"]
+    legal = client.get(f"/v1/games/{gid}/actions", headers=headers).json()["legal_actions"]
     move = {"action": fill(legal[0], random.Random(1)), "expected_version": game["version"]}
     first = client.post(f"/v1/games/{gid}/actions", json=move, headers=headers)
     assert first.status_code == 200, first.text

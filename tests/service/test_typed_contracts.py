@@ -70,7 +70,7 @@ def test_every_view_legal_action_and_event_matches_the_typed_contract(game: str)
             check_state(m, version)
             action = rng.choice(engine.legal_actions(m, m.to_act))
             if action["type"] == "discard":
-                action = {"type": "discard", "cards": rng.sample(action["from"], action["count"])}
+                action = {"type": "discard", "cards": rng.sample(action["choices"], action["count"])}
             m = engine.apply(m, m.to_act, action)
             version += 1
             seen |= check_events(list(m.events), version, game)
@@ -157,7 +157,7 @@ def test_every_rest_answer_and_stream_event_of_a_match_matches_the_typed_contrac
         offered = LegalActionsResponse.model_validate_json(
             client.get(f"/v1/games/{table.game_id}/actions", headers=auth(table.tokens[to_act])).content
         )
-        action = fill(rng.choice(offered.actions).model_dump(by_alias=True, exclude_none=True), rng)
+        action = fill(rng.choice(offered.legal_actions).model_dump(by_alias=True, exclude_none=True), rng)
         moved = client.post(
             f"/v1/games/{table.game_id}/actions", headers=auth(table.tokens[to_act]), json={"action": action}
         )

@@ -194,7 +194,8 @@ class Drill:
         if legal.status_code != 200:
             self.errors.append(f"{url} actions {legal.status_code} {legal.text}")
             return True
-        action = fill(self.rng.choice(legal.json()["actions"]), self.rng)
+        offered = legal.json()  # the pre-v1 release names the list `actions`, v1 `legal_actions`
+        action = fill(self.rng.choice(offered.get("legal_actions", offered.get("actions"))), self.rng)
         url = self.next_url()  # the move goes to the other API than the one that read the game
         answer = http.post(
             f"{url}/v1/games/{gid}/actions",

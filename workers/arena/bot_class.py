@@ -11,7 +11,7 @@ passes from one seat or match to another), and has one method::
 
 ``view`` and ``legal_actions`` are what a ``your_turn`` notice carries (``engine.view`` and
 ``engine.legal_actions`` for the seat: a discard comes as a template ``{"type": "discard", "count":
-n, "from": [...]}``, answered with ``{"type": "discard", "cards": [n of them]}``). Its answers are
+n, "choices": [...]}``, answered with ``{"type": "discard", "cards": [n of them]}``). Its answers are
 untrusted, as an external program's: an exception or an illegal action is a forfeit, not a crash of
 the arena."""
 

@@ -15,6 +15,6 @@ JSON = dict[str, Any]
 def choose(view: JSON, legal: list[JSON], rng: random.Random, budget_s: float = 1.0) -> JSON:
     """One legal action drawn uniformly; ``view`` and ``budget_s`` are not needed."""
     action = rng.choice(legal)
-    if action.get("type") == "discard" and "from" in action:
-        return {"type": "discard", "cards": sorted(rng.sample(list(action["from"]), int(action["count"])))}
+    if action.get("type") == "discard" and "choices" in action:
+        return {"type": "discard", "cards": sorted(rng.sample(list(action["choices"]), int(action["count"])))}
     return dict(action)

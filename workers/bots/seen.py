@@ -304,8 +304,8 @@ def parse_legal(legal: list[JSON]) -> list[engine.Move]:
     """The legal actions' JSON as engine records (the discard template too)."""
     out: list[engine.Move] = []
     for a in legal:
-        if a.get("type") == "discard" and "from" in a:
-            out.append(act.DiscardTemplate(int(a["count"]), mask_of(CARD_OF[c] for c in a["from"])))
+        if a.get("type") == "discard" and "choices" in a:
+            out.append(act.DiscardTemplate(int(a["count"]), mask_of(CARD_OF[c] for c in a["choices"])))
         else:
             out.append(engine.parse(a))
     return out

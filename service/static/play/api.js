@@ -4,7 +4,7 @@
 /** @typedef {import("../../../examples/client/atout-api").components["schemas"]} Schemas */
 /** @typedef {Schemas["ViewResponse"]} ViewResponse */
 /** @typedef {Schemas["ViewResponse"]["view"]} View */
-/** @typedef {Schemas["LegalActionsResponse"]["actions"][number]} LegalAction */
+/** @typedef {Schemas["LegalActionsResponse"]["legal_actions"][number]} LegalAction */
 /** Our turn: the version to name and the legal actions (from the view, on our turn). @typedef {{version: number, actions: LegalAction[]}} Turn */
 /** @typedef {Schemas["ActionRequest"]["action"]} Action */
 /** @typedef {Schemas["GameSummary"]} GameSummary */

@@ -577,7 +577,7 @@ function discardPicker(template) {
   const group = h("div", { class: "discard", role: "group", "aria-label": fill(w.discardTitle, { count: template.count }) });
   const confirm = h("button", { type: "button", id: "discard-confirm", disabled: state.selected.size !== template.count,
     onclick: () => void send({ type: "discard", cards: [...state.selected] }) }, fill(w.discardConfirm, { count: template.count }));
-  for (const card of template.from) {
+  for (const card of template.choices) {
     const chosen = state.selected.has(card);
     group.append(cardButton(card, { "aria-pressed": String(chosen), class: chosen ? "card selected" : "card",
       onclick: () => {
