@@ -126,7 +126,9 @@ async def play_games(
             legal = first["legal_actions"]
             while to_act is not None and time.perf_counter() < deadline:
                 if not one_request:
-                    legal = (await call(http, "GET", f"/v1/games/{gid}/actions", tokens[to_act]))["legal_actions"]
+                    legal = (await call(http, "GET", f"/v1/games/{gid}/actions", tokens[to_act]))[
+                        "legal_actions"
+                    ]
                 elif legal is None:  # the game's first turn is another seat's: read its view once
                     seen = await call(http, "GET", f"/v1/games/{gid}/view", tokens[to_act])
                     legal = seen["legal_actions"]

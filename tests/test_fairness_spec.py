@@ -123,7 +123,9 @@ def play_match(client: TestClient, game: str, seeds: list[str], rng: random.Rand
             break
         seat = game_now["to_act"]
         headers = {"Authorization": f"Bearer {tokens[seat]}"}
-        action = dict(rng.choice(client.get(f"/v1/games/{gid}/actions", headers=headers).json()["legal_actions"]))
+        action = dict(
+            rng.choice(client.get(f"/v1/games/{gid}/actions", headers=headers).json()["legal_actions"])
+        )
         if action["type"] == "discard" and "choices" in action:
             action = {"type": "discard", "cards": rng.sample(action["choices"], action["count"])}
         body = {"action": action, "expected_version": game_now["version"]}

@@ -25,7 +25,13 @@ TURN = {"type": "turn", "to_act": 1, "status": "active"}
 
 
 def test_an_answer_with_a_field_the_client_does_not_know_is_read() -> None:
-    body = {"game_id": "g1", "version": 3, "seat": 1, "to_act": 1, "legal_actions": [{"type": "pass", **LATER}]}
+    body = {
+        "game_id": "g1",
+        "version": 3,
+        "seat": 1,
+        "to_act": 1,
+        "legal_actions": [{"type": "pass", **LATER}],
+    }
     answer = httpx.Response(200, content=json.dumps({**body, **LATER}).encode())
     read = _answer(LegalActionsResponse)(answer)
     assert (read.game_id, read.version, [action.type for action in read.legal_actions]) == ("g1", 3, ["pass"])
