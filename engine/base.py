@@ -472,7 +472,7 @@ class Game:
     def view(self, m: Match, seat: int | None) -> JSON:
         """What ``seat`` may see (None: a spectator), and nothing more (ALL-7)."""
         out: JSON = {
-            "game": self.id,
+            "kind": self.id,
             "phase": m.phase,
             "to_act": m.to_act,
             "seat": seat,

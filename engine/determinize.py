@@ -86,7 +86,7 @@ def _table(game_id: str, trump: str | None) -> TrumpTable | None:
 class _Sampler:
     def __init__(self, view: JSON, seat: int, rng: random.Random) -> None:
         self.view, self.seat, self.rng = view, seat, rng
-        self.g: Game = game(view["game"])
+        self.g: Game = game(view["kind"])
         self.n = self.g.players
         self.phase: str = view["phase"]
         self.contract: JSON = view.get("contract") or {}

@@ -265,7 +265,7 @@ class NewGame(Model):
     )
     rated: bool = Field(
         default=False,
-        description="A rated game: its end moves the ratings of its accounts (GET /v1/ladders/{game}). "
+        description="A rated game: its end moves the ratings of its accounts (GET /v1/ladders/{kind}). "
         "Every seat must be an identity: a player's credential, a bot account's API key, or a built-in "
         "bot (each level at most once); an anonymous join gets 403 rated_needs_identity. A seat given "
         "up during the match is rated as last. A rated game always runs on a turn clock: without "

@@ -346,11 +346,14 @@ CreateTournamentPayload = payload_type("CreateTournamentPayload", m.Tournament, 
 CreateTournamentInput = input_type(
     "CreateTournamentInput", (m.CreateTournamentRequest,), "The tournament to create."
 )
-TournamentEvent = graphql_type_of(
+TournamentEvent = union_interface(
+    "TournamentEvent",
     m.TournamentEvent,
-    description="One event of a tournament's stream: `tournament_created`, `round_started`, "
-    "`game_finished`, `round_finished` (standings) or `tournament_finished` (the key revealed).",
+    "One event of a tournament's stream, by its `type`: `tournament_created` (commitment, rounds), "
+    "`round_started` (its games), `game_finished` (a game's result), `round_finished` (standings) or "
+    "`tournament_finished` (the key revealed). Open to additions: skip a type you do not know.",
 )
+graphql_type(m.TournamentEvent)  # each event type, implementing the interface
 
 # --- webhooks --------------------------------------------------------------------------------------
 

@@ -692,7 +692,7 @@ FIELD_DOCS: dict[str, str] = {
     "hand_number": "The hand, counted from 1.",
     "seat": "A seat, 0 to n-1.",
     "kind": "Which game: FIVE_HUNDRED, ROUGH or EUCHRE5.",
-    "game": "Which game: FIVE_HUNDRED, ROUGH or EUCHRE5.",
+    "game": "The game.",
     "suit": "A suit (S, C, D, H), or NT: no trump.",
     "trump": "The trump suit (NT: none) once it is known.",
     "name": "The name shown.",

@@ -208,27 +208,74 @@ class Tournament(BaseModel):
     finished_at: Moment | None = Field(description="When it finished or stopped; null while it runs.")
 
 
-class TournamentEvent(BaseModel):
-    """One event of /v1/tournaments/{id}/events: ``tournament_created`` (commitment, rounds),
-    ``round_started`` (round, game_ids), ``game_finished`` (game), ``round_finished`` (round,
-    standings), ``tournament_finished`` (status, key revealed, standings). Delivered at least once."""
-
+class _TournamentEventBase(BaseModel):
     model_config = ConfigDict(extra="forbid")
     id: str = Field(description="The stream id: send it back as Last-Event-ID to resume.")
-    type: Literal[
-        "tournament_created", "round_started", "game_finished", "round_finished", "tournament_finished"
-    ]
     tournament_id: str
-    round: int | None = None
-    rounds: int | None = None
-    game_ids: list[str] | None = None
-    game: TournamentGame | None = None
-    standings: list[TournamentStanding] | None = None
-    status: Literal["running", "finished", "stopped"] | None = None
-    commitment: str | None = None
-    key: str | None = None
 
 
-class TournamentStreamFrame(RootModel[Annotated[TournamentEvent | StreamEnd, Field(discriminator="type")]]):
+class TournamentCreated(_TournamentEventBase):
+    """The tournament's first event: its commitment (the hash of its key, docs/fairness.md) and rounds."""
+
+    type: Literal["tournament_created"]
+    commitment: str
+    rounds: int
+
+
+class RoundStarted(_TournamentEventBase):
+    """A round's games were created: their ids."""
+
+    type: Literal["round_started"]
+    round: int
+    game_ids: list[str]
+
+
+class TournamentGameFinished(_TournamentEventBase):
+    """One of the tournament's games is over: its seats, winners and result."""
+
+    type: Literal["game_finished"]
+    game: TournamentGame
+
+
+class RoundFinished(_TournamentEventBase):
+    """Every game of a round is over: the standings after it."""
+
+    type: Literal["round_finished"]
+    round: int
+    standings: list[TournamentStanding]
+
+
+class TournamentFinished(_TournamentEventBase):
+    """The tournament ended (every round played, or stopped at its time limit): its key revealed, so
+    that anyone checks every deal against the commitment, and the final standings."""
+
+    type: Literal["tournament_finished"]
+    status: Literal["finished", "stopped"]
+    commitment: str
+    key: str | None = Field(description="The tournament's key (hex); null: not revealed.")
+    standings: list[TournamentStanding]
+
+
+TournamentEvent = Annotated[
+    TournamentCreated | RoundStarted | TournamentGameFinished | RoundFinished | TournamentFinished,
+    Field(discriminator="type"),
+]
+"""One event of /v1/tournaments/{id}/events, by its ``type`` (open to additions: skip a type you do
+not know). Delivered at least once."""
+
+
+class TournamentStreamFrame(
+    RootModel[
+        Annotated[
+            TournamentCreated
+            | RoundStarted
+            | TournamentGameFinished
+            | RoundFinished
+            | TournamentFinished
+            | StreamEnd,
+            Field(discriminator="type"),
+        ]
+    ]
+):
     """One frame of /v1/tournaments/{id}/events (SSE ``data``, or one NDJSON line): an event, or the
     ``StreamEnd`` frame of a stream that ends early."""

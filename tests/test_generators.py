@@ -316,7 +316,7 @@ def test_the_generated_python_client_plays_a_whole_match(
         to_act = view.view.to_act
         legal = api["get_legal_actions"].sync(gid, client=seats[to_act])
         assert isinstance(legal, models.LegalActionsResponse) and legal.seat == legal.to_act == to_act, legal
-        action = rng.choice(legal.actions)
+        action = rng.choice(legal.legal_actions)
         if isinstance(action, models.DiscardTemplate):
             action = models.DiscardAction(type_="discard", cards=rng.sample(action.choices, action.count))
         body = models.ActionRequest(action=action, expected_version=legal.version)
@@ -439,7 +439,7 @@ def test_the_typescript_stream_helper_reads_and_resumes_a_game_stream(
         for _ in range(8):
             to_act = http.get(f"/v1/games/{gid}").json()["to_act"]
             seat = {"Authorization": f"Bearer {tokens[to_act]}"}
-            legal = rng.choice(http.get(f"/v1/games/{gid}/actions", headers=seat).json()["actions"])
+            legal = rng.choice(http.get(f"/v1/games/{gid}/actions", headers=seat).json()["legal_actions"])
             if legal["type"] == "discard":
                 legal = {"type": "discard", "cards": rng.sample(legal["choices"], legal["count"])}
             assert (

@@ -157,7 +157,7 @@ def observation(view_or_answer: JSON, picked: Sequence[str] = ()) -> Vector:
     """The observation vector of the seat whose view this is (:func:`describe`), ``picked`` being
     the cards it has picked so far for a discard in progress (none otherwise)."""
     v = view_of(view_or_answer)
-    game, seat = v["game"], v["seat"]
+    game, seat = v["kind"], v["seat"]
     if not isinstance(seat, int):
         raise ValueError("an observation needs a seat's view, not a spectator's")
     w = _Writer(game, seat)
@@ -218,7 +218,7 @@ def _tactics(w: _Writer, v: JSON) -> None:
 
 
 def _game_fields(w: _Writer, v: JSON, contract: JSON) -> None:
-    game = v["game"]
+    game = v["kind"]
     if game == "euchre5":
         w.cards("upcard", [v["upcard_dealt"]] if v.get("upcard_dealt") else [])
         state = [v.get("upcard") is not None, v.get("turned_down") is not None]
@@ -271,7 +271,7 @@ def encode(answer: JSON, picked: Sequence[str] = ()) -> tuple[Vector, Mask]:
     """Observation and mask from one API answer (``{"view": ..., "legal_actions": ...}``, as
     ``GET /v1/games/{id}/view``, ``your_turn`` and ``next_turn`` give them)."""
     v = view_of(answer)
-    return observation(v, picked), legal_mask(v["game"], answer.get("legal_actions"), picked)
+    return observation(v, picked), legal_mask(v["kind"], answer.get("legal_actions"), picked)
 
 
 Policy = Callable[[Vector, Mask], int]
@@ -284,11 +284,11 @@ def choose(answer: JSON, policy: Policy) -> JSON:
     in the observation), and the picks are sent as one ``discard``."""
     v = view_of(answer)
     legal: list[JSON] = answer.get("legal_actions") or []
-    space = action_space(v["game"])
+    space = action_space(v["kind"])
     picked: list[str] = []
     count = discard_count(legal)
     while True:
-        index = int(policy(observation(v, picked), legal_mask(v["game"], legal, picked)))
+        index = int(policy(observation(v, picked), legal_mask(v["kind"], legal, picked)))
         action = space.action(index)
         if action["type"] != "pick":
             return action

@@ -525,7 +525,7 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/v1/ladders/{game}": {
+    "/v1/ladders/{kind}": {
         parameters: {
             query?: never;
             header?: never;
@@ -545,7 +545,7 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/v1/ladders/{game}/accounts/{account_id}": {
+    "/v1/ladders/{kind}/accounts/{account_id}": {
         parameters: {
             query?: never;
             header?: never;
@@ -565,7 +565,7 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/v1/ratings/{game}/{account_id}": {
+    "/v1/ratings/{kind}/{account_id}": {
         parameters: {
             query?: never;
             header?: never;
@@ -1438,7 +1438,7 @@ export interface components {
              * @description discriminator enum property added by openapi-typescript
              * @enum {string}
              */
-            game: "euchre5";
+            kind: "euchre5";
             options: components["schemas"]["EuchreOptions"];
             /** Bids */
             bids: (components["schemas"]["SeatedPass"] | components["schemas"]["SeatedOrderUp"] | components["schemas"]["SeatedNameTrump"] | components["schemas"]["SeatedCallPartner"] | components["schemas"]["SeatedGoAlone"])[];
@@ -1762,7 +1762,7 @@ export interface components {
              * @description discriminator enum property added by openapi-typescript
              * @enum {string}
              */
-            game: "five_hundred";
+            kind: "five_hundred";
             options: components["schemas"]["FiveHundredOptions"];
             /** Bids */
             bids: (components["schemas"]["SeatedPass"] | components["schemas"]["SeatedBid"])[];
@@ -2732,7 +2732,7 @@ export interface components {
             timeouts_to_bot?: number | null;
             /**
              * Rated
-             * @description A rated game: its end moves the ratings of its accounts (GET /v1/ladders/{game}). Every seat must be an identity: a player's credential, a bot account's API key, or a built-in bot (each level at most once); an anonymous join gets 403 rated_needs_identity. A seat given up during the match is rated as last. A rated game always runs on a turn clock: without `turn_seconds` and `timeouts_to_bot` it gets the server's (a day, 3). Default: `false`.
+             * @description A rated game: its end moves the ratings of its accounts (GET /v1/ladders/{kind}). Every seat must be an identity: a player's credential, a bot account's API key, or a built-in bot (each level at most once); an anonymous join gets 403 rated_needs_identity. A seat given up during the match is rated as last. A rated game always runs on a turn clock: without `turn_seconds` and `timeouts_to_bot` it gets the server's (a day, 3). Default: `false`.
              */
             rated?: boolean;
         };
@@ -2777,7 +2777,7 @@ export interface components {
             timeouts_to_bot?: number | null;
             /**
              * Rated
-             * @description A rated game: its end moves the ratings of its accounts (GET /v1/ladders/{game}). Every seat must be an identity: a player's credential, a bot account's API key, or a built-in bot (each level at most once); an anonymous join gets 403 rated_needs_identity. A seat given up during the match is rated as last. A rated game always runs on a turn clock: without `turn_seconds` and `timeouts_to_bot` it gets the server's (a day, 3). Default: `false`.
+             * @description A rated game: its end moves the ratings of its accounts (GET /v1/ladders/{kind}). Every seat must be an identity: a player's credential, a bot account's API key, or a built-in bot (each level at most once); an anonymous join gets 403 rated_needs_identity. A seat given up during the match is rated as last. A rated game always runs on a turn clock: without `turn_seconds` and `timeouts_to_bot` it gets the server's (a day, 3). Default: `false`.
              */
             rated?: boolean;
         };
@@ -2835,7 +2835,7 @@ export interface components {
             timeouts_to_bot?: number | null;
             /**
              * Rated
-             * @description A rated game: its end moves the ratings of its accounts (GET /v1/ladders/{game}). Every seat must be an identity: a player's credential, a bot account's API key, or a built-in bot (each level at most once); an anonymous join gets 403 rated_needs_identity. A seat given up during the match is rated as last. A rated game always runs on a turn clock: without `turn_seconds` and `timeouts_to_bot` it gets the server's (a day, 3). Default: `false`.
+             * @description A rated game: its end moves the ratings of its accounts (GET /v1/ladders/{kind}). Every seat must be an identity: a player's credential, a bot account's API key, or a built-in bot (each level at most once); an anonymous join gets 403 rated_needs_identity. A seat given up during the match is rated as last. A rated game always runs on a turn clock: without `turn_seconds` and `timeouts_to_bot` it gets the server's (a day, 3). Default: `false`.
              */
             rated?: boolean;
         };
@@ -3470,7 +3470,7 @@ export interface components {
              * @description discriminator enum property added by openapi-typescript
              * @enum {string}
              */
-            game: "rough";
+            kind: "rough";
             options: components["schemas"]["RoughOptions"];
             /** Bids */
             bids: (components["schemas"]["SeatedPass"] | components["schemas"]["SeatedBid"] | components["schemas"]["SeatedKeep"])[];
@@ -3488,6 +3488,50 @@ export interface components {
              * @description Card points taken so far, per team.
              */
             trick_points?: number[] | null;
+        };
+        /**
+         * RoundFinished
+         * @description Every game of a round is over: the standings after it.
+         */
+        RoundFinished: {
+            /**
+             * Id
+             * @description The stream id: send it back as Last-Event-ID to resume.
+             */
+            id: string;
+            /** Tournament Id */
+            tournament_id: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "round_finished";
+            /** Round */
+            round: number;
+            /** Standings */
+            standings: components["schemas"]["TournamentStanding"][];
+        };
+        /**
+         * RoundStarted
+         * @description A round's games were created: their ids.
+         */
+        RoundStarted: {
+            /**
+             * Id
+             * @description The stream id: send it back as Last-Event-ID to resume.
+             */
+            id: string;
+            /** Tournament Id */
+            tournament_id: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "round_started";
+            /** Round */
+            round: number;
+            /** Game Ids */
+            game_ids: string[];
         };
         /** RulesResponse */
         RulesResponse: {
@@ -3791,6 +3835,28 @@ export interface components {
              */
             finished_at: string | null;
         };
+        /**
+         * TournamentCreated
+         * @description The tournament's first event: its commitment (the hash of its key, docs/fairness.md) and rounds.
+         */
+        TournamentCreated: {
+            /**
+             * Id
+             * @description The stream id: send it back as Last-Event-ID to resume.
+             */
+            id: string;
+            /** Tournament Id */
+            tournament_id: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "tournament_created";
+            /** Commitment */
+            commitment: string;
+            /** Rounds */
+            rounds: number;
+        };
         /** TournamentEntrant */
         TournamentEntrant: {
             /** Index */
@@ -3804,39 +3870,37 @@ export interface components {
             name: string;
         };
         /**
-         * TournamentEvent
-         * @description One event of /v1/tournaments/{id}/events: ``tournament_created`` (commitment, rounds),
-         *     ``round_started`` (round, game_ids), ``game_finished`` (game), ``round_finished`` (round,
-         *     standings), ``tournament_finished`` (status, key revealed, standings). Delivered at least once.
+         * TournamentFinished
+         * @description The tournament ended (every round played, or stopped at its time limit): its key revealed, so
+         *     that anyone checks every deal against the commitment, and the final standings.
          */
-        TournamentEvent: {
+        TournamentFinished: {
             /**
              * Id
              * @description The stream id: send it back as Last-Event-ID to resume.
              */
             id: string;
+            /** Tournament Id */
+            tournament_id: string;
             /**
              * @description discriminator enum property added by openapi-typescript
              * @enum {string}
              */
-            type: "game_finished" | "round_finished" | "round_started" | "tournament_created" | "tournament_finished";
-            /** Tournament Id */
-            tournament_id: string;
-            /** Round */
-            round?: number | null;
-            /** Rounds */
-            rounds?: number | null;
-            /** Game Ids */
-            game_ids?: string[] | null;
-            game?: components["schemas"]["TournamentGame"] | null;
-            /** Standings */
-            standings?: components["schemas"]["TournamentStanding"][] | null;
-            /** Status */
-            status?: ("running" | "finished" | "stopped") | null;
+            type: "tournament_finished";
+            /**
+             * Status
+             * @enum {string}
+             */
+            status: "finished" | "stopped";
             /** Commitment */
-            commitment?: string | null;
-            /** Key */
-            key?: string | null;
+            commitment: string;
+            /**
+             * Key
+             * @description The tournament's key (hex); null: not revealed.
+             */
+            key: string | null;
+            /** Standings */
+            standings: components["schemas"]["TournamentStanding"][];
         };
         /**
          * TournamentGame
@@ -3902,6 +3966,25 @@ export interface components {
              * @description The game's replay log (REST path), complete once the game is over.
              */
             replay: string;
+        };
+        /**
+         * TournamentGameFinished
+         * @description One of the tournament's games is over: its seats, winners and result.
+         */
+        TournamentGameFinished: {
+            /**
+             * Id
+             * @description The stream id: send it back as Last-Event-ID to resume.
+             */
+            id: string;
+            /** Tournament Id */
+            tournament_id: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "game_finished";
+            game: components["schemas"]["TournamentGame"];
         };
         /**
          * TournamentGameNotice
@@ -3974,7 +4057,7 @@ export interface components {
          * @description One frame of /v1/tournaments/{id}/events (SSE ``data``, or one NDJSON line): an event, or the
          *     ``StreamEnd`` frame of a stream that ends early. Open to additions within /v1: a client skips a member whose `type` it does not know (a new event or notice type), and reads every other.
          */
-        TournamentStreamFrame: components["schemas"]["TournamentEvent"] | components["schemas"]["StreamEnd"];
+        TournamentStreamFrame: components["schemas"]["TournamentCreated"] | components["schemas"]["RoundStarted"] | components["schemas"]["TournamentGameFinished"] | components["schemas"]["RoundFinished"] | components["schemas"]["TournamentFinished"] | components["schemas"]["StreamEnd"];
         /**
          * Trick
          * @description A finished trick: who led, the cards in the order played, who took it (ALL-4).
@@ -7663,7 +7746,7 @@ export interface operations {
             header?: never;
             path: {
                 /** @description The game kind. */
-                game: "euchre5" | "five_hundred" | "rough";
+                kind: "euchre5" | "five_hundred" | "rough";
             };
             cookie?: never;
         };
@@ -7717,7 +7800,7 @@ export interface operations {
             header?: never;
             path: {
                 /** @description The game kind. */
-                game: "euchre5" | "five_hundred" | "rough";
+                kind: "euchre5" | "five_hundred" | "rough";
                 /** @description `player:<id>`, `bot:<id>` or `builtin:<level>`. */
                 account_id: string;
             };
@@ -7786,7 +7869,7 @@ export interface operations {
             header?: never;
             path: {
                 /** @description The game kind. */
-                game: "euchre5" | "five_hundred" | "rough";
+                kind: "euchre5" | "five_hundred" | "rough";
                 /** @description `player:<id>`, `bot:<id>` or `builtin:<level>`. */
                 account_id: string;
             };

@@ -58,7 +58,7 @@ export class AtoutClient {
 /** The view narrows by its game: each game's own fields are typed. */
 export function describe(view: View): string {
   const hand = view.hand.join(" ");
-  switch (view.game) {
+  switch (view.kind) {
     case "five_hundred":
       return view.contract
         ? `${view.contract.tricks}${view.contract.suit} by seat ${view.contract.taker}; hand ${hand}`

@@ -38,7 +38,7 @@ from schema.views.legal_actions import LegalAction
 from schema.views.rough import RoughBidEntry, RoughOptions, RoughView
 from schema.views.stream import EventEnvelope, StreamEnd, envelope
 
-View = Annotated[FiveHundredView | RoughView | EuchreView, Field(discriminator="game")]
+View = Annotated[FiveHundredView | RoughView | EuchreView, Field(discriminator="kind")]
 
 __all__ = [
     "EVENT_BODIES",

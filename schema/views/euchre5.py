@@ -58,7 +58,7 @@ class EuchreOptions(Shown):
 
 
 class EuchreView(ViewCommon):
-    game: Literal["euchre5"]
+    kind: Literal["euchre5"]
     phase: Literal["waiting", "order", "exchange", "name", "call", "play", "over"]
     options: EuchreOptions
     bids: list[EuchreBidEntry]

@@ -43,7 +43,7 @@ class FiveHundredOptions(Shown):
 
 
 class FiveHundredView(ViewCommon):
-    game: Literal["five_hundred"]
+    kind: Literal["five_hundred"]
     phase: Literal["waiting", "bidding", "discard", "play", "over"]
     options: FiveHundredOptions
     bids: list[FiveHundredBidEntry]

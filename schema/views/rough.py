@@ -42,7 +42,7 @@ class RoughOptions(Shown):
 
 
 class RoughView(ViewCommon):
-    game: Literal["rough"]
+    kind: Literal["rough"]
     phase: Literal["waiting", "bidding", "discard", "play", "over"]
     options: RoughOptions
     bids: list[RoughBidEntry]

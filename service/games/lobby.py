@@ -439,7 +439,7 @@ def opening_events(
     events: list[dict[str, Any]] = [
         {
             "type": "game_created",
-            "game": request.kind,
+            "kind": request.kind,
             "seats": seats,
             "commitment": engine.match_commitment(m),
         }
@@ -483,7 +483,7 @@ def rematch_record(record: GameRecord) -> tuple[GameRecord, dict[str, Any]]:
     )
     created = {
         "type": "game_created",
-        "game": record.game,
+        "kind": record.game,
         "seats": [s.kind for s in seats],
         "commitment": engine.match_commitment(m),
     }

@@ -388,7 +388,7 @@ class Tournaments:
         m = self.core.match_of(game)
         created = {
             "type": "game_created",
-            "game": game.game,
+            "kind": game.game,
             "seats": [s.kind for s in game.seats],
             "commitment": engine.match_commitment(m),
         }

@@ -143,7 +143,7 @@ def test_the_commitment_is_in_the_stream_before_any_deal(
     events = stream(redis_client, gid)
     assert events[0] == {
         "type": "game_created",
-        "game": "rough",
+        "kind": "rough",
         "seats": ["open"] * 4,
         "commitment": created["commitment"],
     }

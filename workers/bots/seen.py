@@ -189,7 +189,7 @@ def _voids(
 
 def from_view(view: JSON) -> Seen:
     """The seat's knowledge as given by ``engine.view`` (the only thing a bot receives)."""
-    game = view["game"]
+    game = view["kind"]
     seat = view["seat"]
     players = view["players"]
 

@@ -17,23 +17,23 @@ from service.api.rest.requests import games_of, int_query, ok, page_query
 async def get_ladder(request: Request) -> Response:
     page = page_query(request, TopPage)
     board = request.query_params.get("board", "people")
-    game = request.path_params["game"]
+    game = request.path_params["kind"]
     return ok(await games_of(request).ratings.ladder_page(game, board, page.limit, page.cursor))
 
 
 async def get_ladder_position(request: Request) -> Response:
     around = int_query(request, "around", 5, 0, 50)
-    game, account = request.path_params["game"], request.path_params["account_id"]
+    game, account = request.path_params["kind"], request.path_params["account_id"]
     return ok(await games_of(request).ratings.ladder_place(game, account, 5 if around is None else around))
 
 
 async def get_rating(request: Request) -> Response:
     page = page_query(request, HistoryPage, ("limit",))
-    game, account = request.path_params["game"], request.path_params["account_id"]
+    game, account = request.path_params["kind"], request.path_params["account_id"]
     return ok(await games_of(request).ratings.rating_history(game, account, page.limit))
 
 
-GAME = Param("game", "path", {"type": "string", "enum": sorted(engine.games())}, "The game kind.")
+GAME = Param("kind", "path", {"type": "string", "enum": sorted(engine.games())}, "The game kind.")
 ACCOUNT = Param(
     "account_id",
     "path",
@@ -44,7 +44,7 @@ ACCOUNT = Param(
 RATING_OPS: tuple[Op, ...] = (
     Op(
         "GET",
-        "/v1/ladders/{game}",
+        "/v1/ladders/{kind}",
         get_ladder,
         "getLadder",
         "A ladder of a game kind, best first: people or bots",
@@ -67,7 +67,7 @@ RATING_OPS: tuple[Op, ...] = (
     ),
     Op(
         "GET",
-        "/v1/ladders/{game}/accounts/{account_id}",
+        "/v1/ladders/{kind}/accounts/{account_id}",
         get_ladder_position,
         "getLadderPosition",
         "An account's rank on its ladder, with its neighbours",
@@ -88,7 +88,7 @@ RATING_OPS: tuple[Op, ...] = (
     ),
     Op(
         "GET",
-        "/v1/ratings/{game}/{account_id}",
+        "/v1/ratings/{kind}/{account_id}",
         get_rating,
         "getRating",
         "An account's rating in a game kind and its history",

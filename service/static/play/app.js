@@ -457,7 +457,7 @@ function collectProof(event) {
   }
   for (const [hand, proof] of proofs.hands) {
     if (proofs.verified.has(hand) || !proofs.clientSeeds || !proof.commitment || !proof.seed || !proof.serverPart || !proof.hands || !proof.kitty || proof.dealer === undefined) continue;
-    const game = state.summary?.kind ?? state.view?.view.game ?? "";
+    const game = state.summary?.kind ?? state.view?.view.kind ?? "";
     const deck = state.rules[game]?.deck ?? [];
     proofs.verified.set(hand, false);
     void verifyHand(game, deck, /** @type {HandProof} */ ({ ...proof, clientSeeds: proofs.clientSeeds })).then((ok) => {
@@ -487,7 +487,7 @@ function seatList() {
 /** @param {View} view @returns {HTMLElement} */
 function scoreLine(view) {
   const w = words();
-  const teams = view.game !== "euchre5";
+  const teams = view.kind !== "euchre5";
   const cells = view.scores.map((score, index) =>
     h("li", {}, teams ? `${w.team} ${index + 1} (${seatName(index)}, ${seatName(index + 2)}): ${score}` : `${seatName(index)}: ${score}`));
   return h("section", { class: "scores", "aria-label": w.scores }, h("h2", {}, w.scores), h("ul", {}, ...cells));
@@ -626,12 +626,12 @@ function renderTable() {
   const view = response.view;
   const focused = document.activeElement instanceof HTMLElement ? document.activeElement.dataset.card ?? document.activeElement.id : null;
   const header = h("header", { class: "table-head" },
-    h("h1", {}, `${w.games[view.game]} — ${/** @type {Record<string, string>} */ (w.phase)[view.phase] ?? view.phase}`),
+    h("h1", {}, `${w.games[view.kind]} — ${/** @type {Record<string, string>} */ (w.phase)[view.phase] ?? view.phase}`),
     h("p", {}, [fill(w.handNumber, { n: view.hand_number }), view.trump ? `${w.trump}: ${suitWord(view.trump)}` : "", contractLine(view)].filter(Boolean).join(" · ")));
   const trick = h("section", { class: "trick", "aria-label": w.trick }, h("h2", {}, w.trick),
     h("div", { class: "cards" }, ...view.current_trick.map((played) =>
       h("figure", { class: "played" }, cardImage(played.card), h("figcaption", {}, seatName(played.seat))))));
-  if (view.game === "euchre5" && view.upcard) trick.append(h("p", {}, `${w.upcard}: `, cardImage(view.upcard)));
+  if (view.kind === "euchre5" && view.upcard) trick.append(h("p", {}, `${w.upcard}: `, cardImage(view.upcard)));
   const myTurn = state.legal !== null && view.to_act === seated.seat;
   const controls = myTurn ? actionControls(/** @type {import("./api.js").Turn} */ (state.legal).actions) : null;
   const discarding = myTurn && state.legal?.actions.some((a) => a.type === "discard");
