@@ -1155,7 +1155,7 @@ async def empty_admin_token(server: Server, running: str) -> Outcome:
     match's log, delete a bot account (a 404 there would mean the token was let through)."""
     empty = {"Authorization": "Bearer "}
     requests = {
-        "seed": request_bytes("POST", "/v1/games", {**JSON, **empty}, b'{"kind": "rough", "seed": 7}'),
+        "seed": request_bytes("POST", "/v1/games", {**JSON, **empty}, b'{"kind": "rough", "seed": "7"}'),
         "log": request_bytes("GET", f"/v1/games/{running}/log", empty),
         "delete": request_bytes("DELETE", "/v1/bots/no-such-bot", empty),
     }

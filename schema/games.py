@@ -215,18 +215,10 @@ class NewGame(Model):
         min_length=1,
         max_length=16,
         pattern=r"^[0-9]{1,16}$",
-        description="A whole number from 0 to 2^53, as a decimal string (an integer is accepted too). "
+        description="A whole number from 0 to 2^53, as a decimal string. "
         "Administrator only (403 admin_required otherwise): whoever knows it knows every hand. Without it "
         "the match key comes from `secrets`.",
     )
-
-    @field_validator("seed", mode="before")
-    @classmethod
-    def _seed_as_text(cls, seed: object) -> object:
-        """The pre-v1 integer seed still read (as its decimal string): one type in the contract."""
-        if isinstance(seed, int) and not isinstance(seed, bool):
-            return str(seed)  # then checked as any seed: the pattern, the range
-        return seed
 
     @field_validator("seed")
     @classmethod

@@ -2710,7 +2710,7 @@ export interface components {
             seats?: string[] | null;
             /**
              * Seed
-             * @description A whole number from 0 to 2^53, as a decimal string (an integer is accepted too). Administrator only (403 admin_required otherwise): whoever knows it knows every hand. Without it the match key comes from `secrets`.
+             * @description A whole number from 0 to 2^53, as a decimal string. Administrator only (403 admin_required otherwise): whoever knows it knows every hand. Without it the match key comes from `secrets`.
              */
             seed?: string | null;
             /** @description Explicit first deal (administrator only): dealer, hands, kitty. */
@@ -2755,7 +2755,7 @@ export interface components {
             seats?: string[] | null;
             /**
              * Seed
-             * @description A whole number from 0 to 2^53, as a decimal string (an integer is accepted too). Administrator only (403 admin_required otherwise): whoever knows it knows every hand. Without it the match key comes from `secrets`.
+             * @description A whole number from 0 to 2^53, as a decimal string. Administrator only (403 admin_required otherwise): whoever knows it knows every hand. Without it the match key comes from `secrets`.
              */
             seed?: string | null;
             /** @description Explicit first deal (administrator only): dealer, hands, kitty. */
@@ -2813,7 +2813,7 @@ export interface components {
             seats?: string[] | null;
             /**
              * Seed
-             * @description A whole number from 0 to 2^53, as a decimal string (an integer is accepted too). Administrator only (403 admin_required otherwise): whoever knows it knows every hand. Without it the match key comes from `secrets`.
+             * @description A whole number from 0 to 2^53, as a decimal string. Administrator only (403 admin_required otherwise): whoever knows it knows every hand. Without it the match key comes from `secrets`.
              */
             seed?: string | null;
             /** @description Explicit first deal (administrator only): dealer, hands, kitty. */

@@ -340,7 +340,7 @@ class Play:
         if move.key:
             prior = await self.store.games.idempotent_result(record.id, str(seat), move.key)
             if prior is not None:
-                return await self._replayed(record.id, prior, move.fingerprint), True
+                return await self._replayed(record, prior, move.fingerprint), True
         retries = 0
         while True:
             if not fresh and not self._runs_at(record, expected_version):
@@ -359,7 +359,7 @@ class Play:
                 record, fresh = await self.core.get(record.id), True
                 continue
             if result.replayed is not None:
-                return await self._replayed(record.id, result.replayed, move.fingerprint), True
+                return await self._replayed(record, result.replayed, move.fingerprint), True
             await self._after_move(record, move, planned, result)
             return planned.response, False
 
@@ -488,11 +488,11 @@ class Play:
         if any(s.owner for s in record.seats):
             await self.core.notify_accounts(record, nxt, told=result.notified)
 
-    async def _replayed(self, gid: str, stored: str, fingerprint: str) -> ActionResponse:
+    async def _replayed(self, record: GameRecord, stored: str, fingerprint: str) -> ActionResponse:
         """The stored answer of a key seen before (step 6), once the bot turn the game is at is
         enqueued again (see :meth:`GameCore.resume_bot_turn`)."""
-        replayed = self._replay(stored, fingerprint)
-        await self.core.resume_bot_turn(gid)
+        replayed = self._replay(stored, fingerprint, record.game)
+        await self.core.resume_bot_turn(record.id)
         return replayed
 
     @staticmethod
@@ -525,12 +525,33 @@ class Play:
         )
 
     @staticmethod
-    def _replay(stored: str, fingerprint: str) -> ActionResponse:
+    def _replay(stored: str, fingerprint: str, kind: str) -> ActionResponse:
         data = json.loads(stored)
         if data["fingerprint"] != fingerprint:
             raise ProblemError(
                 "idempotency_key_reused",
                 "This Idempotency-Key was already used with another action; use a fresh key per action.",
             )
-        # the answer we stored (trusted), as a replay
-        return ActionResponse.model_construct(**{**data["response"], "replayed": True})
+        # the answer we stored (trusted), as a replay, in v1's words if stored before the upgrade
+        return ActionResponse.model_construct(
+            **{**stored_answer_in_v1(data["response"], kind), "replayed": True}
+        )
+
+
+def stored_answer_in_v1(answer: dict[str, Any], kind: str) -> dict[str, Any]:
+    """A move's answer stored for its Idempotency-Key (a day) in v1's words: one stored by the
+    pre-v1 release, retried across the upgrade, named its events, a view's kind and a discard's
+    cards otherwise (CHANGELOG v1.0.0). One written by v1 comes back the same."""
+    events = [public_event(event, kind) for event in answer.get("events", [])]
+    turn = answer.get("next_turn")
+    if turn:
+        view = turn["view"]
+        turn = {
+            **turn,
+            "view": {("kind" if name == "game" else name): value for name, value in view.items()},
+            "legal_actions": [
+                {("choices" if name == "from" else name): value for name, value in action.items()}
+                for action in turn["legal_actions"]
+            ],
+        }
+    return {**answer, "events": events, "next_turn": turn}

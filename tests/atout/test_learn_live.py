@@ -57,7 +57,7 @@ def test_live_and_engine_encodings_agree_and_ignore_hidden_cards(
     with TestClient(create_app(settings)) as client:
         moves = 0
         while moves < STEPS:  # matches one after the other (a random bid of 100 ends one at once)
-            table = seated(client, game, seed=rng.randrange(10**9), options=FAST_OPTIONS[game])
+            table = seated(client, game, seed=str(rng.randrange(10**9)), options=FAST_OPTIONS[game])
             while moves < STEPS and (m := stored_match(redis_client, table.game_id)).to_act is not None:
                 for seat in range(m.players):
                     answer = client.get(

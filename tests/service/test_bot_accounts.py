@@ -40,7 +40,7 @@ def test_one_stream_announces_the_bots_turns_in_two_games(client: TestClient, rn
     assert bot["api_key"].startswith(f"atb_{bot['bot_id']}_")
     tables = []
     for seed in (1, 2):
-        gid = create(client, "euchre5", seed=seed, options=FAST_OPTIONS["euchre5"])["game"]["game_id"]
+        gid = create(client, "euchre5", seed=str(seed), options=FAST_OPTIONS["euchre5"])["game"]["game_id"]
         table = Table(client, gid)
         for seat in range(5):
             headers = auth(bot["api_key"]) if seat == 2 else {}

@@ -29,7 +29,7 @@ def test_a_human_plays_a_full_match_against_three_bots(
         "/v1/games",
         json={
             "kind": "rough",
-            "seed": 41,
+            "seed": "41",
             "options": FAST_OPTIONS["rough"],
             "seats": ["open", "bot:random", "bot:heuristic", "bot:expert"],
         },
@@ -56,7 +56,7 @@ def test_a_human_plays_a_full_match_against_three_bots(
 def test_a_game_of_bots_only_plays_itself(
     client: TestClient, worker_env: redis.Redis, settings: Settings
 ) -> None:
-    body = {"kind": "euchre5", "seed": 5, "options": FAST_OPTIONS["euchre5"], "seats": ["bot:random"] * 5}
+    body = {"kind": "euchre5", "seed": "5", "options": FAST_OPTIONS["euchre5"], "seats": ["bot:random"] * 5}
     game = client.post("/v1/games", json=body, headers=admin_headers(client)).json()["game"]
     assert game["status"] == "active"
     drain(worker_env, settings.bot_queue)
@@ -66,7 +66,7 @@ def test_a_game_of_bots_only_plays_itself(
 def test_a_stale_or_duplicate_bot_job_does_nothing(
     client: TestClient, worker_env: redis.Redis, settings: Settings
 ) -> None:
-    body = {"kind": "rough", "seed": 6, "seats": ["open", "open", "open", "bot:random"]}
+    body = {"kind": "rough", "seed": "6", "seats": ["open", "open", "open", "bot:random"]}
     gid = client.post("/v1/games", json=body, headers=admin_headers(client)).json()["game"]["game_id"]
     assert bot_turns.play_turn(gid, 0) == "stale"  # still waiting for players
     assert bot_turns.play_turn("missing", 0) == "stale"

@@ -37,13 +37,12 @@ def test_every_moment_of_the_contract_is_a_date_time_named_at() -> None:
     assert "deadline" not in reminder and reminder["deadline_at"]["format"] == "date-time"
 
 
-@pytest.mark.parametrize("seed", [42, "42", 42.0])
-def test_the_admins_seed_is_one_type_a_decimal_string_and_the_old_integer_is_still_read(seed: object) -> None:
-    request = CreateGameRequest.model_validate({"kind": "rough", "seed": seed}).root
+def test_the_admins_seed_is_one_type_a_decimal_string() -> None:
+    request = CreateGameRequest.model_validate({"kind": "rough", "seed": "42"}).root
     assert request.seed == "42" and request.seed_number() == 42
 
 
-@pytest.mark.parametrize("seed", [2**53 + 1, "-1", "0x2a", "", True])
+@pytest.mark.parametrize("seed", [42, 42.0, str(2**53 + 1), "-1", "0x2a", "", True])
 def test_a_seed_that_is_not_a_whole_number_up_to_2_53_is_refused(seed: object) -> None:
     with pytest.raises(ValidationError):
         CreateGameRequest.model_validate({"kind": "rough", "seed": seed})

@@ -15,10 +15,10 @@ from starlette.testclient import TestClient
 from svc_helpers import auth, seated
 
 from schema import actions
-from schema.games import GameStreamFrame
+from schema.games import ActionResponse, GameStreamFrame
 from schema.views import EVENT_BODIES, EventEnvelope, GameEvent, LegalAction, public_event
 from schema.views.events import HAND_SCORED, STORED_FIELDS, STORED_TYPES, model_name_of, type_of
-from service.store.keys import events_key
+from service.store.keys import events_key, idem_key
 
 NDJSON = {"Accept": "application/x-ndjson"}
 EVENT_TYPES = {get_args(model.model_fields["type"].annotation)[0]: model for model in EVENT_BODIES}
@@ -137,3 +137,40 @@ def test_a_moves_answer_and_the_stream_give_the_same_event_object(client: TestCl
     assert moved["events"] == [event for event in at_version if event["type"] != "your_turn"]
     assert moved["events"][0]["type"] == "bid_made"
     TypeAdapter(list[GameEvent]).validate_python(moved["events"])
+
+
+def test_a_moves_answer_stored_before_v1_is_replayed_in_v1_words(
+    client: TestClient, redis_client: redis.Redis
+) -> None:
+    """A move's answer is kept a day for its Idempotency-Key: one stored by the pre-v1 release (old
+    event names, a view's `game`, a discard's `from`) and retried after the upgrade is answered in
+    v1's words, valid against the document's schema."""
+    table = seated(client, "rough")
+    seat = table.game()["to_act"]
+    headers = {**auth(table.tokens[seat]), "Idempotency-Key": "before-the-upgrade"}
+    body = {"action": table.legal(seat)[0], "expected_version": table.game()["version"]}
+    first = client.post(f"/v1/games/{table.game_id}/actions", json=body, headers=headers).json()
+    key = idem_key(table.game_id, str(seat), "before-the-upgrade")
+    stored = json.loads(redis_client.get(key))
+    old_names = {public: stored_name for stored_name, public in STORED_TYPES.items()}
+    view = client.get(f"/v1/games/{table.game_id}/view", headers=auth(table.tokens[seat])).json()["view"]
+    stored["response"]["events"] = [
+        {**event, "type": old_names.get(event["type"], event["type"])} for event in first["events"]
+    ]
+    stored["response"]["next_turn"] = {  # as the pre-v1 release wrote one
+        "seat": seat,
+        "version": first["version"],
+        "view": {("game" if name == "kind" else name): value for name, value in view.items()},
+        "legal_actions": [{"type": "discard", "count": 1, "from": view["hand"][:2]}],
+    }
+    assert stored["response"]["events"][0]["type"] == "bid"
+    redis_client.set(key, json.dumps(stored), keepttl=True)
+    again = client.post(f"/v1/games/{table.game_id}/actions", json=body, headers=headers)
+    assert again.status_code == 200 and again.headers["Idempotent-Replayed"] == "true", again.text
+    replayed = again.json()
+    assert replayed["events"] == first["events"] and replayed["replayed"] is True
+    assert replayed["next_turn"]["view"]["kind"] == "rough" and "game" not in replayed["next_turn"]["view"]
+    assert replayed["next_turn"]["legal_actions"] == [
+        {"type": "discard", "count": 1, "choices": view["hand"][:2]}
+    ]
+    ActionResponse.model_validate(replayed)

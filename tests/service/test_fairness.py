@@ -87,12 +87,26 @@ def finished_log(client: TestClient, seeds: list[str], rng: random.Random) -> tu
 # ----- finding 2: nobody but the administrator chooses a seed or a deal ---------------------------
 
 
+def test_the_administrators_seed_is_a_decimal_string_and_an_integer_is_refused_saying_where(
+    client: TestClient, admin_token: str
+) -> None:
+    """v1 has one type for a seed (CHANGELOG, "Types"): the pre-release integer is refused, not read."""
+    refused = problem(
+        client.post("/v1/games", json={"kind": "rough", "seed": 12345}, headers=auth(admin_token)),
+        422,
+        "invalid_request",
+    )
+    assert [error["loc"] for error in refused["errors"]] == [["seed"]], refused
+    created = client.post("/v1/games", json={"kind": "rough", "seed": "12345"}, headers=auth(admin_token))
+    assert created.status_code == 201, created.text
+
+
 def test_without_the_admin_token_no_seed_and_no_deal_can_be_chosen_over_rest(
     client: TestClient, admin_token: str
 ) -> None:
-    problem(client.post("/v1/games", json={"kind": "rough", "seed": 12345}), 403, "admin_required")
+    problem(client.post("/v1/games", json={"kind": "rough", "seed": "12345"}), 403, "admin_required")
     player = client.post(f"/v1/games/{new_game(client)['game_id']}/join", json={}).json()["token"]
-    refused = client.post("/v1/games", json={"kind": "rough", "seed": 12345}, headers=auth(player))
+    refused = client.post("/v1/games", json={"kind": "rough", "seed": "12345"}, headers=auth(player))
     problem(refused, 401, "invalid_token")  # a seat token is no credential createGame takes
     ref = engine.new_match("rough", seed=1)
     deal = {
@@ -101,7 +115,7 @@ def test_without_the_admin_token_no_seed_and_no_deal_can_be_chosen_over_rest(
         "kitty": [engine.cards.CODES[c] for c in ref.kitty_dealt],
     }
     problem(client.post("/v1/games", json={"kind": "rough", "deal": deal}), 403, "admin_required")
-    chosen = new_game(client, seed=12345, headers=auth(admin_token))
+    chosen = new_game(client, seed="12345", headers=auth(admin_token))
     assert client.get(f"/v1/games/{chosen['game_id']}", headers=auth(admin_token)).json()["seed"] == "12345"
     assert new_game(client, deal=deal, headers=auth(admin_token))["status"] == "waiting"
 
@@ -170,7 +184,7 @@ def test_client_seeds_change_the_deal(client: TestClient, admin_token: str) -> N
     """Same key (an administrator's seed), other client seeds: another deal; same seeds: the same."""
 
     def hand(seeds: list[str]) -> list[str]:
-        gid = new_game(client, seed=77, headers=auth(admin_token))["game_id"]
+        gid = new_game(client, seed="77", headers=auth(admin_token))["game_id"]
         token = seat_all(client, gid, seeds).tokens[0]
         cards: list[str] = client.get(f"/v1/games/{gid}/view", headers=auth(token)).json()["view"]["hand"]
         return cards

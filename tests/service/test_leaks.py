@@ -172,7 +172,7 @@ def seated_with_players(client: TestClient, game: str, rng: random.Random) -> tu
     follows /v1/me/events) or with seat tokens; the players' streams by seat."""
     created = client.post(
         "/v1/games",
-        json={"kind": game, "seed": rng.randrange(10**9), "options": FAST_OPTIONS[game]},
+        json={"kind": game, "seed": str(rng.randrange(10**9)), "options": FAST_OPTIONS[game]},
         headers=admin_headers(client),
     ).json()
     table = Table(client, created["game"]["game_id"])

@@ -117,7 +117,7 @@ def test_an_administrators_whole_number_seed_gives_the_key_and_another_number_is
     client: TestClient, rng: random.Random, tmp_path: Path
 ) -> None:
     """docs/fairness.md, "Seeds chosen by the administrator": `seed` s stands for K = key_of_int(s)."""
-    log = finished_log(client, rng, seed=12345)
+    log = finished_log(client, rng, seed="12345")
     assert log["seed"] == "12345" and bytes.fromhex(log["key"]) == fair.key_of_int(12345)
     assert engine.verify_log(log) == []
     assert_cli_passes(log, tmp_path / "int.json")

@@ -111,7 +111,7 @@ def test_the_log_of_a_compacted_match_still_replays_and_verifies(
     rng = random.Random(7)
     whole = quick_linger.model_copy(update={"stream_window": 100_000})  # to compare with every event
     with TestClient(create_app(whole)) as client:
-        table = seated(client, "rough", seed=3, options={"target_score": 200})  # a match of several hands
+        table = seated(client, "rough", seed="3", options={"target_score": 200})  # a match of several hands
         table.play_random(rng)
         gid = table.game_id
         # the fairness record as the live stream published it, read before the stream expires

@@ -201,7 +201,7 @@ SENDERS: dict[str, Send] = {"rest": rest, "graphql": graphql}
 
 def scene(client: TestClient, send: Send, finish: bool = False) -> Scene:
     """A fresh scene, its first move played through ``send`` (the API under test)."""
-    running = seated(client, "rough", seed=3)
+    running = seated(client, "rough", seed="3")
     used = running.game()["to_act"]
     assert send(client, replace(USED, gid=running.game_id, token=running.tokens[used])) == "200 applied"
     seat = running.game()["to_act"]
@@ -212,7 +212,7 @@ def scene(client: TestClient, send: Send, finish: bool = False) -> Scene:
     waiting = Table(client, gid, {0: client.post(f"/v1/games/{gid}/join", json={"seat": 0}).json()["token"]})
     over = None
     if finish:
-        over = seated(client, "rough", seed=5, options=FAST_OPTIONS["rough"])
+        over = seated(client, "rough", seed="5", options=FAST_OPTIONS["rough"])
         assert over.play_random(random.Random(5))["status"] == "finished"
     return Scene(
         running=running,

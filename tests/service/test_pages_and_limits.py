@@ -44,7 +44,7 @@ MODELS = {
 }
 # Path parameters and GraphQL arguments a list needs besides its page (their values need not exist:
 # the page is checked before anything is read).
-PATH = {"game": "rough", "account_id": "player:x", "webhook_id": "w1"}
+PATH = {"kind": "rough", "account_id": "player:x", "webhook_id": "w1"}
 ARGUMENTS = {"kind": "ROUGH", "accountId": '"player:x"', "webhookId": '"w1"'}
 
 

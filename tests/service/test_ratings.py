@@ -246,7 +246,7 @@ def test_a_rated_game_that_cannot_be_rated_is_refused(client: TestClient) -> Non
     )
     assert twice.status_code == 422 and twice.json()["code"] == "rated_game_refused"
     seeded = client.post(
-        "/v1/games", json={"kind": "rough", "rated": True, "seed": 4}, headers=admin_headers(client)
+        "/v1/games", json={"kind": "rough", "rated": True, "seed": "4"}, headers=admin_headers(client)
     )
     assert seeded.status_code == 422 and seeded.json()["code"] == "rated_game_refused"
     mixed = client.post(

@@ -47,7 +47,7 @@ def test_default_seats_are_all_open(client: TestClient) -> None:
 
 
 def test_joining_every_seat_starts_the_game_and_unlists_it(client: TestClient) -> None:
-    table = seated(client, "five_hundred", seed=5)
+    table = seated(client, "five_hundred", seed="5")
     game = table.game()
     assert game["status"] == "active" and game["to_act"] in range(4)
     assert all(s["filled"] for s in game["seats"])
@@ -185,7 +185,7 @@ def test_the_admin_may_create_a_game_with_an_explicit_deal_and_see_the_seed(
     kitty = [upcard, *sorted(deck - {c for h in hands for c in h} - {upcard})]
     deal = {"dealer": 4, "hands": hands, "kitty": kitty}
     response = client.post(
-        "/v1/games", json={"kind": "euchre5", "deal": deal, "seed": 9}, headers=auth(admin_token)
+        "/v1/games", json={"kind": "euchre5", "deal": deal, "seed": "9"}, headers=auth(admin_token)
     )
     assert response.status_code == 201, response.text
     gid = response.json()["game"]["game_id"]

@@ -30,7 +30,7 @@ def first_legal(table: Table) -> tuple[int, dict[str, Any]]:
 
 
 def test_a_seat_view_shows_its_own_hand_and_a_spectator_sees_no_hand(client: TestClient) -> None:
-    table = seated(client, "rough", seed=11)
+    table = seated(client, "rough", seed="11")
     mine = client.get(f"/v1/games/{table.game_id}/view", headers=auth(table.tokens[1])).json()
     assert mine["seat"] == 1 and mine["version"] == 0 and mine["status"] == "active"
     assert len(mine["view"]["hand"]) == 8
@@ -51,7 +51,7 @@ def test_asking_for_a_seats_view_without_a_token_is_401(client: TestClient) -> N
 
 
 def test_legal_actions_are_empty_for_a_seat_not_to_act(client: TestClient) -> None:
-    table = seated(client, "euchre5", seed=2)
+    table = seated(client, "euchre5", seed="2")
     to_act = table.game()["to_act"]
     assert table.legal(to_act)
     other = (to_act + 1) % 5
@@ -70,7 +70,7 @@ def test_the_admin_token_is_not_a_seat_token(client: TestClient, admin_token: st
 
 
 def test_an_action_bumps_the_version_by_one_and_reports_its_events(client: TestClient) -> None:
-    table = seated(client, "five_hundred", seed=4)
+    table = seated(client, "five_hundred", seed="4")
     seat, action = first_legal(table)
     response = table.act(seat, action, expected_version=0)
     assert response.status_code == 200, response.text
@@ -108,7 +108,7 @@ def test_playing_out_of_turn_is_409_not_your_turn(client: TestClient) -> None:
 
 
 def test_an_illegal_action_is_422_with_the_rule_id_and_changes_nothing(client: TestClient) -> None:
-    table = seated(client, "rough", seed=3)
+    table = seated(client, "rough", seed="3")
     seat = table.game()["to_act"]
     hand = client.get(f"/v1/games/{table.game_id}/view", headers=auth(table.tokens[seat])).json()["view"][
         "hand"
@@ -153,7 +153,7 @@ def test_acting_before_the_game_starts_is_409_game_not_started(client: TestClien
 
 
 def test_a_replayed_idempotency_key_returns_the_first_result(client: TestClient) -> None:
-    table = seated(client, "rough", seed=8)
+    table = seated(client, "rough", seed="8")
     seat, action = first_legal(table)
     first = table.act(seat, action, expected_version=0, idempotency_key="move-1")
     again = table.act(seat, action, expected_version=0, idempotency_key="move-1")
@@ -166,7 +166,7 @@ def test_a_replayed_idempotency_key_returns_the_first_result(client: TestClient)
 
 
 def test_an_idempotency_key_reused_for_another_action_is_422(client: TestClient) -> None:
-    table = seated(client, "rough", seed=8)
+    table = seated(client, "rough", seed="8")
     seat, action = first_legal(table)
     assert table.act(seat, action, expected_version=0, idempotency_key="k").status_code == 200
     problem(table.act(seat, action, expected_version=1, idempotency_key="k"), 422, "idempotency_key_reused")
@@ -180,7 +180,7 @@ def test_an_overlong_idempotency_key_is_422(client: TestClient) -> None:
 
 
 def test_fifty_concurrent_submissions_on_one_version_give_one_success(client: TestClient) -> None:
-    table = seated(client, "rough", seed=21)
+    table = seated(client, "rough", seed="21")
     seat = table.game()["to_act"]
     legal = table.legal(seat)
     actions = [fill(legal[i % len(legal)], random.Random(i)) for i in range(50)]
@@ -197,7 +197,7 @@ def test_fifty_concurrent_submissions_on_one_version_give_one_success(client: Te
 
 
 def test_racing_submissions_without_expected_version_apply_each_legal_move_once(client: TestClient) -> None:
-    table = seated(client, "rough", seed=22)
+    table = seated(client, "rough", seed="22")
     seat = table.game()["to_act"]
     with ThreadPoolExecutor(max_workers=8) as pool:
         responses = list(pool.map(lambda _: table.act(seat, {"type": "pass"}), range(8)))
@@ -208,7 +208,7 @@ def test_racing_submissions_without_expected_version_apply_each_legal_move_once(
 
 @pytest.mark.parametrize("game", ["five_hundred", "rough", "euchre5"])
 def test_a_full_match_through_rest_by_seat_tokens(client: TestClient, game: str, rng: random.Random) -> None:
-    table = seated(client, game, seed=rng.randrange(10**6), options=FAST_OPTIONS[game])
+    table = seated(client, game, seed=str(rng.randrange(10**6)), options=FAST_OPTIONS[game])
     final = table.play_random(rng)
     assert final["status"] == "finished" and final["winners"]
     assert final["seed"] is not None
@@ -229,7 +229,7 @@ def test_a_full_match_through_rest_by_seat_tokens(client: TestClient, game: str,
 def test_the_log_is_409_until_the_match_is_over_except_for_the_admin(
     client: TestClient, admin_token: str
 ) -> None:
-    table = seated(client, "rough", seed=5)
+    table = seated(client, "rough", seed="5")
     seat, action = first_legal(table)
     table.act(seat, action)
     problem(client.get(f"/v1/games/{table.game_id}/log"), 409, "game_not_finished")
@@ -243,7 +243,7 @@ def test_the_log_is_409_until_the_match_is_over_except_for_the_admin(
 def test_the_event_stream_of_a_finished_game_ends_and_is_filtered_per_seat(
     client: TestClient, rng: random.Random
 ) -> None:
-    table = seated(client, "euchre5", seed=77, options=FAST_OPTIONS["euchre5"])
+    table = seated(client, "euchre5", seed="77", options=FAST_OPTIONS["euchre5"])
     table.play_random(rng)
     frames = {}
     for seat in (None, 0, 3):

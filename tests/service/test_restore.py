@@ -133,7 +133,7 @@ def sse(http: httpx.Client, table: Table, after: str) -> list[dict[str, Any]]:
 def open_tables(http: httpx.Client, bot_key: str) -> list[Table]:
     tables = []
     for n, (game, seats) in enumerate(SEATS.items()):
-        body = {"kind": game, "seed": 700 + n, "options": FAST_OPTIONS[game], "seats": seats}
+        body = {"kind": game, "seed": str(700 + n), "options": FAST_OPTIONS[game], "seats": seats}
         created = http.post("/v1/games", json=body, headers=auth(ADMIN))
         assert created.status_code == 201, created.text
         table = Table(http, created.json()["game"]["game_id"])  # type: ignore[arg-type]  # an httpx client

@@ -58,7 +58,7 @@ def test_a_bot_turn_queued_under_the_old_job_path_is_played_by_a_new_worker(
 ) -> None:
     body = {
         "kind": "rough",
-        "seed": 41,
+        "seed": "41",
         "options": FAST_OPTIONS["rough"],
         "seats": ["bot:random"] * 3 + ["open"],
     }
@@ -115,7 +115,7 @@ def test_a_state_in_a_format_from_a_newer_release_is_refused_and_left_as_it_is(
     API and worker alike, names the format in its log, and never writes over it."""
     body = {
         "kind": "rough",
-        "seed": 42,
+        "seed": "42",
         "options": FAST_OPTIONS["rough"],
         "seats": ["bot:random"] * 3 + ["open"],
     }

@@ -35,7 +35,7 @@ def test_leaving_before_the_start_opens_the_seat_again(client: TestClient) -> No
 
 
 def test_leaving_a_running_game_hands_the_seat_to_a_bot_and_revokes_the_token(client: TestClient) -> None:
-    table = seated(client, "rough", seed=3)
+    table = seated(client, "rough", seed="3")
     seat = table.game()["to_act"]
     response = client.post(f"/v1/games/{table.game_id}/leave", headers=auth(table.tokens[seat]))
     assert response.json()["outcome"] == "replaced"
@@ -50,7 +50,7 @@ def test_leaving_a_running_game_hands_the_seat_to_a_bot_and_revokes_the_token(cl
 def test_a_revoked_token_cannot_move_even_through_a_stale_copy(
     client: TestClient, settings: Settings
 ) -> None:
-    table = seated(client, "rough", seed=4)
+    table = seated(client, "rough", seed="4")
     seat = table.game()["to_act"]
     with TestClient(create_app(settings)) as other:
         other.post(f"/v1/games/{table.game_id}/leave", headers=auth(table.tokens[seat]))
@@ -60,7 +60,7 @@ def test_a_revoked_token_cannot_move_even_through_a_stale_copy(
 
 
 def test_leave_errors(client: TestClient, rng: random.Random) -> None:
-    table = seated(client, "euchre5", seed=5, options=FAST_OPTIONS["euchre5"])
+    table = seated(client, "euchre5", seed="5", options=FAST_OPTIONS["euchre5"])
     problem(client.post(f"/v1/games/{table.game_id}/leave"), 401, "missing_token")
     problem(client.post(f"/v1/games/{table.game_id}/leave", headers=auth("nope")), 401, "invalid_token")
     problem(client.post("/v1/games/missing/leave", headers=auth("nope")), 404, "game_not_found")
@@ -73,7 +73,7 @@ def test_leave_errors(client: TestClient, rng: random.Random) -> None:
 def test_a_forfeited_seat_is_played_out_by_a_bot(
     client: TestClient, rq_worker: str, rng: random.Random
 ) -> None:
-    table = seated(client, "euchre5", seed=8, options=FAST_OPTIONS["euchre5"])
+    table = seated(client, "euchre5", seed="8", options=FAST_OPTIONS["euchre5"])
     client.post(f"/v1/games/{table.game_id}/leave", headers=auth(table.tokens[4]))
     del table.tokens[4]
     for _ in range(5000):
@@ -89,7 +89,7 @@ def test_a_rematch_keeps_the_game_options_and_seats_with_a_new_seed(
     client: TestClient, rq_worker: str, settings: Settings, rng: random.Random
 ) -> None:
     created = create(
-        client, "rough", seed=9, options=FAST_OPTIONS["rough"], seats=["open", "open", "open", "bot:random"]
+        client, "rough", seed="9", options=FAST_OPTIONS["rough"], seats=["open", "open", "open", "bot:random"]
     )
     gid = created["game"]["game_id"]
     tokens = {s: client.post(f"/v1/games/{gid}/join", json={"seat": s}).json()["token"] for s in range(3)}

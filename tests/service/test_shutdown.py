@@ -237,7 +237,7 @@ def expert_turn_in_progress(served: Served) -> tuple[str, int]:
     bot thinks its whole ``BUDGET`` (tests/service/test_worker_kill.py relies on it too)."""
     created = httpx.post(
         f"{served.base}/v1/games",
-        json={"kind": "rough", "seed": 17, "seats": ["bot:expert"] * 4},
+        json={"kind": "rough", "seed": "17", "seats": ["bot:expert"] * 4},
         headers={"Authorization": f"Bearer {ADMIN_TOKEN}"},  # a chosen seed: the administrator's
     )
     assert created.status_code == 201, created.text
@@ -446,7 +446,7 @@ def test_a_signal_lets_a_lone_worker_finish_the_bot_turn_it_is_playing(
     first = engine.new_match("rough", seed=17).to_act
     assert first is not None
     seats = ["bot:expert" if s == first else "open" for s in range(4)]
-    body = {"kind": "rough", "seed": 17, "seats": seats}  # a chosen seed: the administrator's
+    body = {"kind": "rough", "seed": "17", "seats": seats}  # a chosen seed: the administrator's
     gid = client.post("/v1/games", json=body, headers=admin_headers(client)).json()["game"]["game_id"]
     for seat in range(4):
         if seat != first:

@@ -50,7 +50,7 @@ def step(client: TestClient, table: Any, rng: random.Random) -> bool:
 def test_a_live_stream_delivers_a_move_made_after_connecting(
     client: TestClient, live_server: str, rng: random.Random
 ) -> None:
-    table = seated(client, "rough", seed=31)
+    table = seated(client, "rough", seed="31")
     seat = table.game()["to_act"]
     backlog = read(live_server, f"/v1/games/{table.game_id}/events?follow=false", auth(table.tokens[seat]))
     with httpx.stream(
@@ -67,7 +67,7 @@ def test_a_live_stream_delivers_a_move_made_after_connecting(
 def test_resume_with_last_event_id_has_no_gap_and_no_duplicate(
     client: TestClient, live_server: str, rng: random.Random
 ) -> None:
-    table = seated(client, "five_hundred", seed=32, options=FAST_OPTIONS["five_hundred"])
+    table = seated(client, "five_hundred", seed="32", options=FAST_OPTIONS["five_hundred"])
     headers = auth(table.tokens[2])
     for _ in range(15):
         step(client, table, rng)
@@ -88,7 +88,7 @@ def test_resume_with_last_event_id_has_no_gap_and_no_duplicate(
 
 
 def test_a_stream_for_a_token_in_the_query_string(client: TestClient, live_server: str) -> None:
-    table = seated(client, "rough", seed=33)
+    table = seated(client, "rough", seed="33")
     events = read(
         live_server, f"/v1/games/{table.game_id}/events?follow=false&access_token={table.tokens[3]}", {}
     )

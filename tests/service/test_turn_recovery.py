@@ -102,7 +102,7 @@ def test_a_replayed_move_enqueues_the_bot_turn_its_first_request_may_have_lost(
         "kind": "rough",
         "options": FAST_OPTIONS["rough"],
         "seats": ["open", *["bot:random"] * 3],
-        "seed": 17,
+        "seed": "17",
     }
     gid = client.post("/v1/games", json=body, headers=admin_headers(client)).json()["game"]["game_id"]
     token = client.post(f"/v1/games/{gid}/join", json={"seat": 0}).json()["token"]

@@ -25,7 +25,7 @@ def scheduled(connection: redis.Redis, settings: Settings) -> list[str]:
 def test_each_human_turn_of_a_timed_game_is_scheduled(
     client: TestClient, worker_env: redis.Redis, settings: Settings
 ) -> None:
-    table = seated(client, "rough", seed=3, turn_seconds=30)
+    table = seated(client, "rough", seed="3", turn_seconds=30)
     assert table.game()["turn_seconds"] == 30
     assert scheduled(worker_env, settings) == [bot_jobs.timer_id(table.game_id, 0)]
     seat = table.game()["to_act"]
@@ -36,7 +36,7 @@ def test_each_human_turn_of_a_timed_game_is_scheduled(
 def test_when_the_time_runs_out_a_bot_plays_for_the_seat(
     client: TestClient, worker_env: redis.Redis, settings: Settings
 ) -> None:
-    table = seated(client, "five_hundred", seed=4, turn_seconds=10)
+    table = seated(client, "five_hundred", seed="4", turn_seconds=10)
     seat = table.game()["to_act"]
     assert bot_turns.turn_timeout(table.game_id, 0) == "played"
     game = table.game()
@@ -53,7 +53,7 @@ def test_when_the_time_runs_out_a_bot_plays_for_the_seat(
 def test_untimed_games_schedule_nothing(
     client: TestClient, worker_env: redis.Redis, settings: Settings
 ) -> None:
-    table = seated(client, "rough", seed=5)
+    table = seated(client, "rough", seed="5")
     assert table.game()["turn_seconds"] is None
     assert scheduled(worker_env, settings) == []
 
@@ -74,7 +74,7 @@ def others_answer_until(table: Table, seat: int) -> dict[str, Any]:
 def test_a_seat_that_times_out_too_often_becomes_a_bot(
     client: TestClient, worker_env: redis.Redis, settings: Settings
 ) -> None:
-    table = seated(client, "euchre5", seed=6, turn_seconds=10, timeouts_to_bot=2)
+    table = seated(client, "euchre5", seed="6", turn_seconds=10, timeouts_to_bot=2)
     first = table.game()["to_act"]
     assert bot_turns.turn_timeout(table.game_id, 0) == "played"
     # the others answer in time until the same seat is to act again, then it times out once more
@@ -91,7 +91,7 @@ def test_a_seat_that_times_out_too_often_becomes_a_bot(
 def test_a_move_in_time_clears_the_count_of_timeouts(
     client: TestClient, worker_env: redis.Redis, settings: Settings
 ) -> None:
-    table = seated(client, "euchre5", seed=6, turn_seconds=10, timeouts_to_bot=2)
+    table = seated(client, "euchre5", seed="6", turn_seconds=10, timeouts_to_bot=2)
     first = table.game()["to_act"]
     assert bot_turns.turn_timeout(table.game_id, 0) == "played"
     for round_ in range(2):  # twice more at this seat: once by the player, once timed out

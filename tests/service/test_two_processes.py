@@ -30,7 +30,7 @@ def turn(table: Table) -> tuple[int, int]:
 def test_moves_alternate_between_processes_with_stale_copies(
     client: TestClient, other: TestClient, rng: random.Random
 ) -> None:
-    table = seated(client, "euchre5", seed=12, options={"target_score": 5})
+    table = seated(client, "euchre5", seed="12", options={"target_score": 5})
     mirror = Table(other, table.game_id, table.tokens)
     for n in range(60):
         here = table if n % 3 else mirror
@@ -43,7 +43,7 @@ def test_moves_alternate_between_processes_with_stale_copies(
 
 
 def test_a_stale_copy_does_not_refuse_the_seat_now_to_act(client: TestClient, other: TestClient) -> None:
-    table = seated(client, "rough", seed=13)
+    table = seated(client, "rough", seed="13")
     mirror = Table(other, table.game_id, table.tokens)
     seat, _ = turn(table)
     assert table.act(seat, {"type": "pass"}).status_code == 200  # client's copy: version 1
@@ -56,7 +56,7 @@ def test_a_stale_copy_does_not_refuse_the_seat_now_to_act(client: TestClient, ot
 
 
 def test_a_stale_copy_still_reports_the_true_current_version(client: TestClient, other: TestClient) -> None:
-    table = seated(client, "rough", seed=14)
+    table = seated(client, "rough", seed="14")
     mirror = Table(other, table.game_id, table.tokens)
     seat, _ = turn(table)
     table.act(seat, {"type": "pass"})

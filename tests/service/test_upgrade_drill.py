@@ -290,7 +290,7 @@ def test_old_and_new_release_side_by_side_on_one_redis(old_tree: Path, fleet: Fl
         for n, (game, seats) in enumerate(SEATS.items()):
             # each release in its own contract: the pre-v1 one names the kind `game`, its id `id`
             named = "kind" if n % 2 else "game"
-            body = {named: game, "seed": 900 + n, "options": FAST_OPTIONS[game], "seats": seats}
+            body = {named: game, "seed": str(900 + n), "options": FAST_OPTIONS[game], "seats": seats}
             created = http.post(f"{(old_url, new_url)[n % 2]}/v1/games", json=body, headers=auth(ADMIN))
             assert created.status_code == 201, created.text
             gid = created.json()["game"]["game_id" if n % 2 else "id"]

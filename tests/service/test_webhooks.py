@@ -395,7 +395,7 @@ def test_a_paused_or_deleted_endpoint_gets_nothing_and_an_event_key_is_sent_once
 def test_a_your_turn_from_a_real_game_carries_no_hidden_information(
     client: TestClient, receiver: Receiver, webhook_worker: Worker
 ) -> None:
-    table = seated(client, "five_hundred", seed=11)
+    table = seated(client, "five_hundred", seed="11")
     game = table.game()
     seat, version = game["to_act"], game["version"]
     hand = set(

@@ -29,7 +29,7 @@ def bot_first_game(client: TestClient) -> Table:
     first = engine.new_match("rough", seed=17).to_act
     assert first is not None
     seats = ["bot:random" if s == first else "open" for s in range(4)]
-    body = {"kind": "rough", "seed": 17, "seats": seats}  # a chosen seed: the administrator's
+    body = {"kind": "rough", "seed": "17", "seats": seats}  # a chosen seed: the administrator's
     gid = client.post("/v1/games", json=body, headers=admin_headers(client)).json()["game"]["game_id"]
     table = Table(client, gid)
     for seat in range(4):

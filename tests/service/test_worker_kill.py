@@ -69,7 +69,7 @@ def test_a_worker_killed_mid_turn_loses_no_move_and_doubles_none(
     first = engine.new_match("rough", seed=17).to_act
     assert first is not None
     seats = ["bot:expert" if s == first else "open" for s in range(4)]
-    body = {"kind": "rough", "seed": 17, "seats": seats}  # a chosen seed: the administrator's
+    body = {"kind": "rough", "seed": "17", "seats": seats}  # a chosen seed: the administrator's
     gid = client.post("/v1/games", json=body, headers=admin_headers(client)).json()["game"]["game_id"]
     for seat in range(4):
         if seat != first:
