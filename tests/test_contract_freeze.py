@@ -1,0 +1,114 @@
+"""v1 is frozen: the contracts may grow, never break (README, "Versioning and deprecation"; CHANGELOG.md).
+
+The baseline is the v1 release's documents, committed under ``openapi/baseline/``. The OpenAPI
+document is compared with Optic's ``diff --check`` (npm ``@useoptic/optic``, pinned in
+package-lock.json, run offline from node_modules): its breaking-change rules refuse a removed
+response field, operation or parameter, a newly required request field, a narrowed type or enum of a
+request. The GraphQL SDL is compared with graphql-core's ``find_breaking_changes`` (the reference
+implementation's own list: a removed type, field, argument or enum value, a changed type, a new
+required argument). Additions pass both.
+
+Each checker is shown to fail on a deliberately broken copy of the baseline and to pass on an
+extended one, so a check that cannot fail would be caught here."""
+
+from __future__ import annotations
+
+import copy
+import json
+import os
+import subprocess
+from pathlib import Path
+from typing import Any
+
+from graphql import GraphQLObjectType, GraphQLSchema, build_schema, find_breaking_changes, print_schema
+
+from service.api.graphql.schema import sdl
+from service.api.rest.openapi import openapi_document
+
+ROOT = Path(__file__).resolve().parent.parent
+BASELINE = ROOT / "openapi" / "baseline"
+OPENAPI_V1 = BASELINE / "v1-openapi.json"
+GRAPHQL_V1 = BASELINE / "v1-schema.graphql"
+
+
+def openapi_breaks(before: dict[str, Any], after: dict[str, Any], tmp: Path) -> str:
+    """Optic's report of what ``after`` breaks of ``before``; empty when nothing does."""
+    assert (ROOT / "node_modules" / ".installed").exists(), "run `make test`: it installs the npm tools"
+    (tmp / "before.json").write_text(json.dumps(before))
+    (tmp / "after.json").write_text(json.dumps(after))
+    checked = subprocess.run(
+        [str(ROOT / "node_modules" / ".bin" / "optic"), "diff", "before.json", "after.json", "--check"],
+        cwd=tmp,
+        capture_output=True,
+        text=True,
+        timeout=240,
+        check=False,
+        env={**os.environ, "OPTIC_TELEMETRY_LEVEL": "off", "HOME": str(tmp)},
+    )
+    if checked.returncode == 0:
+        return ""
+    assert "breaking change" in checked.stdout, (checked.stdout + checked.stderr)[:2000]  # not a crash
+    return checked.stdout
+
+
+def graphql_breaks(before_sdl: str, after_sdl: str) -> list[str]:
+    """graphql-core's breaking changes of ``after_sdl`` against ``before_sdl``."""
+    changes = find_breaking_changes(build_schema(before_sdl), build_schema(after_sdl))
+    return [f"{change.type.name}: {change.description}" for change in changes]
+
+
+def test_the_openapi_document_breaks_nothing_of_v1(tmp_path: Path) -> None:
+    broken = openapi_breaks(json.loads(OPENAPI_V1.read_text()), openapi_document(), tmp_path)
+    assert not broken, "a breaking change against the v1 baseline (add, never remove):\n" + broken
+
+
+def test_the_graphql_schema_breaks_nothing_of_v1() -> None:
+    broken = graphql_breaks(GRAPHQL_V1.read_text(), sdl())
+    assert not broken, "a breaking change against the v1 baseline (add, never remove):\n" + "\n".join(broken)
+
+
+def _a_response_schema(document: dict[str, Any]) -> str:
+    """The schema of ``getGame``'s answer: a response every client reads."""
+    answer = document["paths"]["/v1/games/{game_id}"]["get"]["responses"]["200"]
+    return str(answer["content"]["application/json"]["schema"]["$ref"]).rsplit("/", 1)[-1]
+
+
+def test_the_openapi_check_refuses_a_removed_response_field(tmp_path: Path) -> None:
+    before = json.loads(OPENAPI_V1.read_text())
+    after = copy.deepcopy(before)
+    schema = after["components"]["schemas"][_a_response_schema(after)]
+    removed = sorted(schema["required"])[0]
+    del schema["properties"][removed]
+    schema["required"].remove(removed)
+    broken = openapi_breaks(before, after, tmp_path)
+    assert f"cannot remove response property '{removed}'" in broken, broken
+
+
+def test_the_openapi_check_passes_an_added_response_field(tmp_path: Path) -> None:
+    before = json.loads(OPENAPI_V1.read_text())
+    after = copy.deepcopy(before)
+    schema = after["components"]["schemas"][_a_response_schema(after)]
+    schema["properties"]["added_later"] = {"type": "string", "description": "A field of a later release."}
+    assert openapi_breaks(before, after, tmp_path) == ""
+
+
+def test_the_graphql_check_refuses_a_removed_field_and_passes_an_added_one() -> None:
+    before = GRAPHQL_V1.read_text()
+    schema = build_schema(before)
+    kind = next(
+        named
+        for name, named in sorted(schema.type_map.items())
+        if isinstance(named, GraphQLObjectType)
+        and not name.startswith("__")
+        and named not in roots_of(schema)
+    )
+    removed = sorted(kind.fields)[0]
+    del kind.fields[removed]
+    broken = graphql_breaks(before, print_schema(schema))
+    assert f"FIELD_REMOVED: Field {kind.name}.{removed} was removed." in broken, broken
+    added = before.replace("type Query {", "type Query {\n  addedLater: String", 1)
+    assert graphql_breaks(before, added) == []
+
+
+def roots_of(schema: GraphQLSchema) -> tuple[GraphQLObjectType | None, ...]:
+    return (schema.query_type, schema.mutation_type, schema.subscription_type)
