@@ -107,7 +107,7 @@ def play_human(http: httpx.Client, gid: str, token: str, moves: int, rng: random
         if game["to_act"] != 0:
             time.sleep(0.01)
             continue
-        legal = http.get(f"/v1/games/{gid}/actions", headers=auth).json()["actions"]
+        legal = http.get(f"/v1/games/{gid}/actions", headers=auth).json()["legal_actions"]
         action = rng.choice(legal)
         if action["type"] == "discard" and "choices" in action:
             action = {"type": "discard", "cards": rng.sample(action["choices"], action["count"])}
@@ -285,7 +285,7 @@ def human_match(r: redis.Redis, http: httpx.Client) -> dict[str, str]:
         tokens = [http.post(f"/v1/games/{gid}/join", json={"seat": i}).json()["token"] for i in range(4)]
         while (game := http.get(f"/v1/games/{gid}").json())["status"] == "active":
             auth = {"Authorization": f"Bearer {tokens[game['to_act']]}"}
-            action = rng.choice(http.get(f"/v1/games/{gid}/actions", headers=auth).json()["actions"])
+            action = rng.choice(http.get(f"/v1/games/{gid}/actions", headers=auth).json()["legal_actions"])
             if action["type"] == "discard" and "choices" in action:
                 action = {"type": "discard", "cards": rng.sample(action["choices"], action["count"])}
             http.post(f"/v1/games/{gid}/actions", json={"action": action}, headers=auth)

@@ -290,7 +290,7 @@ async def _move(
     legal = await client.call("GET", f"/v1/games/{gid}/actions", headers=auth)
     if legal.status_code != 200:
         return  # moved on meanwhile (a 409 or a finished game): the next poll tells
-    action = rng.choice(legal.json()["actions"])
+    action = rng.choice(legal.json()["legal_actions"])
     if action["type"] == "discard" and "choices" in action:
         action = {"type": "discard", "cards": rng.sample(action["choices"], action["count"])}
     headers = {**auth, "Idempotency-Key": f"{gid}-{version}"}

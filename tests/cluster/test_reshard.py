@@ -77,7 +77,7 @@ def seated_game(drill: DrillService, moves: int = 2) -> tuple[str, dict[int, str
 def play_move(http: httpx.Client, gid: str, tokens: dict[int, str], key: str) -> httpx.Response:
     game = http.get(f"/v1/games/{gid}").json()
     auth = {"Authorization": f"Bearer {tokens[game['to_act']]}"}
-    action = http.get(f"/v1/games/{gid}/actions", headers=auth).json()["actions"][0]
+    action = http.get(f"/v1/games/{gid}/actions", headers=auth).json()["legal_actions"][0]
     if action["type"] == "discard" and "choices" in action:
         action = {"type": "discard", "cards": action["choices"][: action["count"]]}
     body = {"action": action, "expected_version": game["version"]}
