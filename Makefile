@@ -164,6 +164,7 @@ bench: bench-deps
 	$(PY) bench/players.py
 	$(PY) bench/ladder.py
 	$(PY) bench/tournament.py
+	$(PY) bench/matchmaking.py
 	$(PY) bench/reshard.py --runs 20
 	$(PY) bench/train.py
 	$(PY) bench/ismcts.py
@@ -181,6 +182,7 @@ bench-quick: bench-deps
 	$(PY) bench/players.py --quick
 	$(PY) bench/ladder.py --quick
 	$(PY) bench/tournament.py --quick
+	$(PY) bench/matchmaking.py --quick
 	$(PY) bench/reshard.py --quick
 	$(PY) bench/train.py --quick
 	$(PY) bench/ismcts.py --quick

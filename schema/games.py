@@ -22,6 +22,7 @@ import engine
 from schema.actions import CARD, Action, Model, whole
 from schema.display import DisplayText
 from schema.kinds import BotLevel, GameKind, GameStatus, SeatKind
+from schema.match_notices import MatchFoundNotice
 from schema.moments import Moment
 from schema.views import (
     EuchreOptions,
@@ -481,9 +482,12 @@ class TournamentGameNotice(BaseModel):
     tokens: list[str] = Field(description="The seat token of each of `seats`, in order.")
 
 
-BotNotice = Annotated[YourTurnNotice | GameFinishedNotice | TournamentGameNotice, Field(discriminator="type")]
+BotNotice = Annotated[
+    YourTurnNotice | GameFinishedNotice | TournamentGameNotice | MatchFoundNotice,
+    Field(discriminator="type"),
+]
 """One notice of /v1/bots/me/stream, by its ``type`` (open to additions: skip a type you do not know):
-``your_turn``, ``game_finished`` or ``tournament_game``."""
+``your_turn``, ``game_finished``, ``tournament_game`` or ``match_found``."""
 
 
 class ViewResponse(BaseModel):
@@ -666,7 +670,7 @@ class RulesResponse(BaseModel):
 class BotStreamFrame(
     RootModel[
         Annotated[
-            YourTurnNotice | GameFinishedNotice | TournamentGameNotice | StreamEnd,
+            YourTurnNotice | GameFinishedNotice | TournamentGameNotice | MatchFoundNotice | StreamEnd,
             Field(discriminator="type"),
         ]
     ]

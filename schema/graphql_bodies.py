@@ -22,6 +22,7 @@ from typing import Annotated, Any
 import strawberry
 
 from schema import games as g
+from schema import matchmaking as mm
 from schema import players as p
 from schema import ratings as r
 from schema import tournaments as m
@@ -455,4 +456,34 @@ DeleteWebhookPayload = done_payload(
     "webhook_id",
     "The endpoint deleted, with its delivery log.",
     "The endpoint deleted.",
+)
+
+# --- matchmaking (Play now) --------------------------------------------------------------------------
+
+Ticket = graphql_type_of(mm.Ticket, ids=("ticket_id",))
+Party = graphql_type_of(mm.Party, ids=("party_id",))
+CreateTicketPayload = payload_type("CreateTicketPayload", mm.Ticket, "The ticket queued.")
+CancelTicketPayload = payload_type("CancelTicketPayload", mm.Ticket, "The ticket, cancelled.")
+CreatePartyPayload = payload_type("CreatePartyPayload", mm.Party, "The party, with its invite code.")
+JoinPartyPayload = payload_type("JoinPartyPayload", mm.Party, "The party you joined.")
+CreateTicketInput = input_type(
+    "CreateTicketInput",
+    (mm.CreateTicketRequest,),
+    "The ticket to queue: its game, rated or casual, the options wanted (none: any), your party.",
+    overrides={"kind": (GameKind, "Which game to play."), "options": (OptionsInput, None)},
+)
+CancelTicketInput = input_type(
+    "CancelTicketInput", (), "The waiting ticket to cancel.", ids={"ticket_id": "The ticket's id."}
+)
+CreatePartyInput = input_type(
+    "CreatePartyInput",
+    (mm.CreatePartyRequest,),
+    "The party's game.",
+    overrides={"kind": (GameKind, "Which game the party plays.")},
+)
+JoinPartyInput = input_type(
+    "JoinPartyInput",
+    (mm.JoinPartyRequest,),
+    "The party to join and its invite code.",
+    ids={"party_id": "The party's id."},
 )

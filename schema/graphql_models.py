@@ -710,6 +710,8 @@ FIELD_DOCS: dict[str, str] = {
     "points": "Points scored.",
     "current_trick": "The cards played to the trick in progress, in order.",
     "tournament_id": "The tournament's id.",
+    "ticket_id": "The Play-now ticket's id.",
+    "party_id": "The party's id.",
     "player_id": "The player's id.",
     "bot_id": "The bot account's id.",
     "invitation_id": "The invitation's id.",

@@ -12,6 +12,7 @@ from schema.actions import Model
 from schema.display import DisplayText
 from schema.games import CLIENT_SEED, GameFinishedNotice, YourTurnNotice
 from schema.kinds import GameKind, GameStatus
+from schema.match_notices import MatchFoundNotice
 from schema.moments import Moment
 from schema.views import StreamEnd
 
@@ -189,11 +190,13 @@ PlayerNotice = Annotated[
     | GameStartedNotice
     | GameFinishedNotice
     | RematchOfferedNotice
-    | ReminderNotice,
+    | ReminderNotice
+    | MatchFoundNotice,
     Field(discriminator="type"),
 ]
 """One notice of /v1/me/events, by its ``type`` (open to additions: skip a type you do not know):
-``your_turn``, ``invitation``, ``game_started``, ``game_finished``, ``rematch_offered``, ``reminder``."""
+``your_turn``, ``invitation``, ``game_started``, ``game_finished``, ``rematch_offered``, ``reminder``,
+``match_found``."""
 
 
 class PlayerStreamFrame(
@@ -205,6 +208,7 @@ class PlayerStreamFrame(
             | GameFinishedNotice
             | RematchOfferedNotice
             | ReminderNotice
+            | MatchFoundNotice
             | StreamEnd,
             Field(discriminator="type"),
         ]

@@ -88,6 +88,7 @@ def test_the_wheel_holds_every_static_file(installed: Path) -> None:
         "i18n.js",
         "mygames.js",
         "player.js",
+        "playnow.js",
         "index.html",
         "play.css",
         "standings.html",

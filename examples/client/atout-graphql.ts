@@ -128,6 +128,7 @@ export type NoticeType =
   | 'GAME_FINISHED'
   | 'GAME_STARTED'
   | 'INVITATION'
+  | 'MATCH_FOUND'
   | 'REMATCH_OFFERED'
   | 'REMINDER'
   | 'TOURNAMENT_GAME'
@@ -377,6 +378,7 @@ export type MyEventsSubscription = { myEvents:
     | { __typename: 'GameFinishedNotice', version: number, winners: Array<number>, id: string, type: NoticeType, gameId: string }
     | { __typename: 'GameStartedNotice', id: string, type: NoticeType, gameId: string }
     | { __typename: 'InvitationNotice', invitationId: string, fromName: string, kind: GameKind, id: string, type: NoticeType, gameId: string }
+    | { __typename: 'MatchFoundNotice', id: string, type: NoticeType, gameId: string }
     | { __typename: 'RematchOfferedNotice', rematchId: string, id: string, type: NoticeType, gameId: string }
     | { __typename: 'ReminderNotice', version: number, seat: number, deadlineAt: string, id: string, type: NoticeType, gameId: string }
     | { __typename: 'YourTurnNotice', version: number, seat: number, id: string, type: NoticeType, gameId: string, legalActions: Array<

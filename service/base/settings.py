@@ -385,6 +385,40 @@ class Settings(BaseSettings):
         description="Seconds a tournament may run; past them it stops (`stopped`), scored on the games "
         "finished, and its key is revealed. Bounds the checks a tournament can cost.",
     )
+    matchmaking_bot_fill_seconds: float = Field(
+        default=30.0,
+        ge=0,
+        le=3600,
+        description="Seconds a Play-now ticket waits for strangers before the empty chairs of its table "
+        "(with at least one person) are filled with built-in bots near the people's rating.",
+    )
+    matchmaking_rated_bot_fill: bool = Field(
+        default=False, description="Whether built-in bots may fill empty chairs of a rated Play-now table."
+    )
+    matchmaking_window_start: float = Field(
+        default=5.0,
+        ge=0,
+        description="Display-rating points either side a rated Play-now ticket accepts at once (display "
+        "ratings run from about 0, a new account, to 50).",
+    )
+    matchmaking_window_growth: float = Field(
+        default=0.5, ge=0, description="Points the rated window widens by each second a ticket waits."
+    )
+    matchmaking_window_max: float = Field(
+        default=50.0, ge=0, description="The widest rated window: past it, anyone of the pool."
+    )
+    matchmaking_ticket_seconds: int = Field(
+        default=600, ge=10, le=DAY, description="Seconds a Play-now ticket waits before it expires."
+    )
+    matchmaking_max_waiting: int = Field(
+        default=20_000,
+        ge=1,
+        description="Tickets the server holds waiting at once (each pass of the matcher reads them all); "
+        "more: 503 server_full.",
+    )
+    matchmaking_interval: float = Field(
+        default=1.0, gt=0, le=60, description="Seconds between two passes of a matcher (`atout matchmaker`)."
+    )
     tournament_ttl: int = Field(
         default=30 * DAY,
         ge=3600,

@@ -21,6 +21,8 @@ the shared pieces of :mod:`service.games.core`, and the sibling parts it calls):
 - ``games.bots`` (:mod:`service.games.bot_accounts`): bot accounts, their status and their notices;
 - ``games.events`` (:mod:`service.games.events`): following a game's events and an account's notices;
 - ``games.tournaments`` (:mod:`service.games.tournaments`);
+- ``games.matchmaking`` (:mod:`service.games.matchmaking`): Play now's tickets and parties, and the
+  matcher's pass (the pure matching: :mod:`service.games.matching`);
 - ``games.webhooks`` (:mod:`service.games.webhooks`): the administrator's webhook endpoints, and
   ``emit_webhook``, which the core is given as its callback.
 
@@ -50,6 +52,7 @@ from service.games.core import (
 from service.games.events import EventDelivery
 from service.games.invitations import Invitations
 from service.games.lobby import Lobby
+from service.games.matchmaking import Matchmaking
 from service.games.play import Play
 from service.games.players import Players
 from service.games.ratings import Ratings
@@ -87,6 +90,7 @@ class Games:
     bots: BotAccounts
     events: EventDelivery
     tournaments: Tournaments
+    matchmaking: Matchmaking
 
 
 def build_games(
@@ -120,4 +124,5 @@ def build_games(
         bots=BotAccounts(core, store, settings, credentials, ratings),
         events=EventDelivery(core, store, credentials),
         tournaments=Tournaments(core, store, settings, credentials, enqueue_tournament),
+        matchmaking=Matchmaking(core, store, settings, credentials, players),
     )

@@ -34,6 +34,7 @@ from service.runtime.http_server import server_options
 from service.runtime.supervisor import RedisChild, Supervisor, WorkerChild
 from workers import arena as harness
 from workers import tournament as tourney
+from workers.jobs.matchmaker import run_matchmaker
 from workers.jobs.queue import queue_connection, queues
 from workers.jobs.worker import ForkingTurnWorker, TurnWorker
 
@@ -163,6 +164,8 @@ def _start_embedded(held: Held, data_dir: Path, api_port: int, settings: Setting
         WorkerChild(f"worker-{which}", [*command, which, "--metrics-port", "0"], os.environ.copy())
         for which in ("fast", "expert", "webhooks")
     ]
+    matcher = [sys.executable, "-m", "service.runtime.cli", "matchmaker", "--metrics-port", "0"]
+    workers.append(WorkerChild("matchmaker", matcher, os.environ.copy()))
     held.supervisor = Supervisor(workers, last=[redis_child], max_backoff=settings.supervisor_max_backoff)
     held.supervisor.start()
     log.info("workers_started", pids=[w.pid for w in workers], redis_pid=embedded.pid)
@@ -258,6 +261,18 @@ def worker(args: argparse.Namespace) -> int:
     rq_worker.work(burst=args.burst, with_scheduler=True, logging_level=settings.log_level.upper())
     log.info("worker_stopped", pid=os.getpid(), queues=[q.name for q in rq_queues])
     return 0
+
+
+def matchmaker(args: argparse.Namespace) -> int:
+    """Run Play now's matcher until stopped (workers/jobs/matchmaker.py)."""
+    settings = get_settings()
+    if not settings.redis_url:
+        print("atout matchmaker: set REDIS_URL (the store of the games)", file=sys.stderr)
+        return 2
+    metrics_port = settings.worker_metrics_port if args.metrics_port is None else args.metrics_port
+    if metrics_port:  # like a worker's: its probes and Prometheus read it
+        serve_worker_metrics(settings.worker_metrics_host, metrics_port)
+    return run_matchmaker(settings)
 
 
 def openapi(args: argparse.Namespace) -> int:
@@ -380,6 +395,9 @@ def parser() -> argparse.ArgumentParser:
         "deliveries; all: every queue, in that order",
     )
     w.set_defaults(func=worker)
+    m = sub.add_parser("matchmaker", help="run Play now's matcher (several may run; atout serve runs one)")
+    m.add_argument("--metrics-port", type=int, default=None, help="serve /metrics here (0: not served)")
+    m.set_defaults(func=matchmaker)
     o = sub.add_parser("openapi", help="print the OpenAPI document")
     o.add_argument("--output", "-o", default=None)
     o.set_defaults(func=openapi)

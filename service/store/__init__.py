@@ -38,6 +38,7 @@ from service.base.settings import Settings
 from service.store.bot_accounts import BotAccountStore
 from service.store.connection import StoreConnection
 from service.store.games import GameStore
+from service.store.matchmaking import MatchmakingStore
 from service.store.players import PlayerStore
 from service.store.ratings import RatingStore
 from service.store.redis_clients import PoolOptions
@@ -47,6 +48,7 @@ from service.store.webhooks import WebhookStore
 __all__ = [
     "BotAccountStore",
     "GameStore",
+    "MatchmakingStore",
     "PlayerStore",
     "RatingStore",
     "Store",
@@ -68,6 +70,7 @@ class Store:
         self.ratings = RatingStore(connection)
         self.webhooks = WebhookStore(connection)
         self.tournaments = TournamentStore(connection)
+        self.matchmaking = MatchmakingStore(connection)
 
     @classmethod
     def from_url(

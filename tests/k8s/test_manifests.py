@@ -253,11 +253,12 @@ def test_probes_use_endpoints_that_exist(rendered: tuple[str, list[dict[str, Any
                     assert get["path"] in api_paths, (overlay, get["path"])
                     assert container[probe] is not None
                 else:
-                    assert "worker" in args and get["path"] == "/metrics", (overlay, container["name"])
+                    runs = "worker" in args or "matchmaker" in args  # both serve their /metrics
+                    assert runs and get["path"] == "/metrics", (overlay, container["name"])
     config = named(objects, "ConfigMap", "atout-config")["data"]
     for workload in (o for o in objects if o["kind"] == "Deployment"):
         for container in containers(workload):
-            if "worker" in container.get("args", []):
+            if {"worker", "matchmaker"} & set(container.get("args", [])):
                 port = next(p["containerPort"] for p in container["ports"] if p["name"] == "metrics")
                 assert config["ATOUT_WORKER_METRICS_PORT"] == str(port)
                 assert config["ATOUT_WORKER_METRICS_HOST"] == "0.0.0.0"
@@ -277,7 +278,7 @@ def test_commands_are_real_cli_invocations(rendered: tuple[str, list[dict[str, A
             args = container["args"]
             assert args[0] == "atout", (overlay, args)
             parsed = parser().parse_args(args[1:])
-            assert parsed.command in {"serve", "worker"}
+            assert parsed.command in {"serve", "worker", "matchmaker"}
             if parsed.command == "serve":
                 assert parsed.host == "0.0.0.0"
     assert ours >= 2
@@ -322,7 +323,8 @@ def test_dev_has_one_redis_with_aof_on_a_volume_one_api_one_worker() -> None:
         m["mountPath"] == data_dir and m["name"] == claim["metadata"]["name"]
         for m in container["volumeMounts"]
     )
-    assert [d["metadata"]["name"] for d in of_kind(objects, "Deployment")] == ["atout-api", "atout-worker"]
+    names = [d["metadata"]["name"] for d in of_kind(objects, "Deployment")]
+    assert sorted(names) == ["atout-api", "atout-matchmaker", "atout-worker"]
     for deployment in of_kind(objects, "Deployment"):
         assert deployment["spec"]["replicas"] == 1
     secret = next(s for s in of_kind(objects, "Secret") if s["metadata"]["name"].startswith("atout-"))
@@ -373,9 +375,10 @@ def test_prod_workers_per_queue_scaled_by_keda_on_their_rq_list() -> None:
     workers = {
         d["metadata"]["name"]: d
         for d in of_kind(objects, "Deployment")
-        if d["metadata"]["name"] != "atout-api"
+        if d["metadata"]["name"] not in ("atout-api", "atout-matchmaker")
     }
     assert set(workers) == {"atout-worker-fast", "atout-worker-expert", "atout-worker-webhooks"}
+    assert named(objects, "Deployment", "atout-matchmaker")["spec"]["replicas"] == 2  # they race safely
     scaled = {s["spec"]["scaleTargetRef"]["name"]: s for s in of_kind(objects, "ScaledObject")}
     assert set(scaled) == set(workers)
     assert bot_queue == Settings().bot_queue

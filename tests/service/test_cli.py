@@ -152,7 +152,7 @@ def test_nothing_outlives_a_killed_serve(tmp_path: Path) -> None:
         int(p)
         for p in (Path("/proc") / str(proc.pid) / "task" / str(proc.pid) / "children").read_text().split()
     ]
-    assert len(children) == 4  # redis-server and three workers (fast, expert, webhooks)
+    assert len(children) == 5  # redis-server, three workers (fast, expert, webhooks), the matcher
     proc.kill()
     proc.wait()
     deadline = time.monotonic() + 60

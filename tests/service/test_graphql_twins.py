@@ -161,6 +161,26 @@ TWINS: dict[str, Twin] = {
         "player",
     ),
     "unblockPlayer": Twin("unblockPlayer"),
+    "createTicket": Twin(
+        "createTicket",
+        "mutation($p: String) { createTicket(input: {kind: ROUGH, partyId: $p}) { ticketId } }",
+        {"p": ""},
+        {"kind": "rough", "party_id": ""},
+        "player",
+    ),
+    "cancelTicket": Twin("cancelTicket"),
+    "createParty": Twin(
+        "createParty",
+        why="its one field is GraphQL's GameKind enum: a kind it does not know never reaches it",
+    ),
+    "joinParty": Twin(
+        "joinParty",
+        "mutation($partyId: ID!, $c: String!) { joinParty(input: {partyId: $partyId, inviteCode: $c}) "
+        "{ partyId } }",
+        {"c": ""},
+        {"invite_code": ""},
+        "player",
+    ),
 }
 OPERATIONS: dict[str, Op] = {op.operation_id: op for op in OPS}
 
@@ -244,7 +264,7 @@ def credential(made: Scene, who: str) -> dict[str, str]:
 
 
 def rest(client: TestClient, op: Op, twin: Twin, made: Scene) -> tuple[str, Any]:
-    ids = {"game_id": made.game_id, "invitation_id": "NoSuchInvite1"}
+    ids = {"game_id": made.game_id, "invitation_id": "NoSuchInvite1", "party_id": "NoSuchParty1"}
     path = op.path.format(**{name: ids[name] for name in PATH_PARAM.findall(op.path)})
     response = client.request(op.method, path, json=twin.body, headers=credential(made, twin.who))
     problem = response.json()
@@ -255,7 +275,11 @@ def rest(client: TestClient, op: Op, twin: Twin, made: Scene) -> tuple[str, Any]
 def graphql(client: TestClient, twin: Twin, made: Scene) -> tuple[str, Any]:
     assert twin.document is not None
     variables = dict(twin.variables)
-    for name, value in (("gameId", made.game_id), ("invitationId", "NoSuchInvite1")):
+    for name, value in (
+        ("gameId", made.game_id),
+        ("invitationId", "NoSuchInvite1"),
+        ("partyId", "NoSuchParty1"),
+    ):
         if f"${name}" in twin.document:
             variables[name] = value
     body = {"query": twin.document, "variables": variables}

@@ -261,7 +261,13 @@ def assert_stopped_cleanly(served: Served, every: list[int], signame: str) -> st
     assert not noise_in(log), f"{noise_in(log)} in the log of a {signame} shutdown"
     events = events_of(log)
     stopped = {e["child"]: e for e in events if e["event"] == "child_stopped"}
-    assert set(stopped) == {"worker-fast", "worker-expert", "worker-webhooks", "redis-server"}, stopped
+    assert set(stopped) == {
+        "worker-fast",
+        "worker-expert",
+        "worker-webhooks",
+        "matchmaker",
+        "redis-server",
+    }, stopped
     assert all(e["exit_code"] == 0 for e in stopped.values()), stopped
     assert len([e for e in events if e["event"] == "worker_stopped"]) == 3
     names = [e["event"] for e in events]
@@ -365,7 +371,7 @@ def test_sigterm_after_a_redis_restart_still_stops_the_workers_before_redis(tmp_
     assert_finished_after_the_signal(log, expert, gid, version)
     events = events_of(log)
     stopped = [e["child"] for e in events if e["event"] == "child_stopped"]
-    assert stopped[-1] == "redis-server" and len(stopped) == 4, stopped  # three workers, then Redis
+    assert stopped[-1] == "redis-server" and len(stopped) == 5, stopped  # three workers, the matcher, Redis
     assert all(e["exit_code"] == 0 for e in events if e["event"] == "child_stopped")
     assert not (served.data_dir / "redis.url").exists()
 

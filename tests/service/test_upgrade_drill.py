@@ -288,9 +288,10 @@ def test_old_and_new_release_side_by_side_on_one_redis(old_tree: Path, fleet: Fl
     games = []
     with httpx.Client(timeout=30) as http:
         for n, (game, seats) in enumerate(SEATS.items()):
-            # each release in its own contract: the pre-v1 one names the kind `game`, its id `id`
-            named = "kind" if n % 2 else "game"
-            body = {named: game, "seed": str(900 + n), "options": FAST_OPTIONS[game], "seats": seats}
+            # each release in its own contract: the pre-v1 one names the kind `game`, its id `id`, and
+            # takes the seed as an integer; v1 as a decimal string
+            named, seed = ("kind", str(900 + n)) if n % 2 else ("game", 900 + n)
+            body = {named: game, "seed": seed, "options": FAST_OPTIONS[game], "seats": seats}
             created = http.post(f"{(old_url, new_url)[n % 2]}/v1/games", json=body, headers=auth(ADMIN))
             assert created.status_code == 201, created.text
             gid = created.json()["game"]["game_id" if n % 2 else "id"]

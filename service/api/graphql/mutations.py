@@ -33,6 +33,7 @@ from schema.games import (
 )
 from schema.graphql_models import NoAction, action_of, build, camel, given, options_of
 from service.api.graphql.context import INPUT, client_of, games_of, guarded, parsed, token_of
+from service.api.graphql.matchmaking import MUTATIONS as MATCHMAKING
 from service.api.graphql.players import (
     BLOCKS,
     resolve_accept_invitation,
@@ -229,6 +230,10 @@ class Mutation:
     delete_webhook = WEBHOOKS["delete_webhook"]
     redeliver_dead_letter = WEBHOOKS["redeliver_dead_letter"]
     create_tournament = TOURNAMENTS["create_tournament"]
+    create_ticket = MATCHMAKING["create_ticket"]
+    cancel_ticket = MATCHMAKING["cancel_ticket"]
+    create_party = MATCHMAKING["create_party"]
+    join_party = MATCHMAKING["join_party"]
     create_player = strawberry.mutation(
         resolver=resolve_create_player,
         graphql_type=b.CreatePlayerPayload,

@@ -20,6 +20,7 @@ from schema import graphql_bodies as b
 from schema.graphql_models import build, build_connection
 from schema.pages import DEFAULT_LIMIT, Page
 from service.api.graphql.context import connection_page, games_of, guarded, root_field, token_of
+from service.api.graphql.matchmaking import QUERIES as MATCHMAKING
 from service.api.graphql.players import BLOCKS, resolve_me, resolve_my_games, resolve_my_invitations
 from service.api.graphql.ratings import QUERIES as RATINGS
 from service.api.graphql.tournaments import QUERIES as TOURNAMENTS
@@ -112,6 +113,8 @@ class Query:
     webhook_deliveries = WEBHOOKS["webhook_deliveries"]
     dead_letters = WEBHOOKS["dead_letters"]
     tournament = TOURNAMENTS["tournament"]
+    ticket = MATCHMAKING["ticket"]
+    party = MATCHMAKING["party"]
     me = root_field(
         resolve_me,
         b.Me,

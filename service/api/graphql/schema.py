@@ -92,6 +92,8 @@ def build_schema(limits: QueryLimits | None = None) -> strawberry.Schema:
 ARGUMENTS = {
     "gameId": "The game's id.",
     "tournamentId": "The tournament's id.",
+    "ticketId": "The Play-now ticket's id (yours).",
+    "partyId": "The party's id (one you are a member of).",
     "webhookId": "The webhook endpoint's id.",
     "accountId": "The account's id: a player's or a bot's.",
     "first": "At most this many (1 to 100; 50 unless said).",

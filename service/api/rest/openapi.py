@@ -51,6 +51,7 @@ TAGS: dict[str, str] = {
     "ratings": "Ratings and ladders of players and bots, by game.",
     "tournaments": "Tournaments of bots and players: create, read, follow.",
     "webhooks": "The administrator's webhook endpoints, their delivery logs and dead letters.",
+    "matchmaking": "Play now: tickets that find a table by game and rating, parties, bots in empty chairs.",
 }
 """The document's top-level ``tags``, each operation's ``tags[0]`` one of them (checked on build)."""
 

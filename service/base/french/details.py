@@ -407,4 +407,24 @@ DETAILS: dict[str, str] = {
     "retry once enough of them have finished.":
         "Ces {wanted} parties ne tiennent pas : vous avez {count} parties non terminées et un créateur peut "
         "en avoir {cap} ; réessayez quand assez d'entre elles seront terminées.",
+    # --- Play now: tickets and parties ---------------------------------------------------------------
+    "This server does not seat built-in bots at rated tables.":
+        "Ce serveur n'assoit pas de robots aux tables classées.",
+    "You hold ticket {tid} for this game already: cancel it or wait.":
+        "Vous avez déjà le billet {tid} pour ce jeu : annulez-le ou attendez.",
+    "Too many players are waiting; try again shortly.": "Trop de joueurs attendent ; réessayez sous peu.",
+    "Ticket {tid} is {status}: only a waiting ticket can be cancelled.":
+        "Le billet {tid} est {status} : seul un billet en attente peut être annulé.",
+    "There is no ticket {tid} of yours.": "Vous n'avez aucun billet {tid}.",
+    "Play now needs your account: send its credential.":
+        "Jouer maintenant demande votre compte : envoyez son identifiant.",
+    "Play now needs your account: a player's credential or a bot's API key.":
+        "Jouer maintenant demande votre compte : l'identifiant d'un joueur ou la clé d'API d'un robot.",
+    "There is no party {pid} that you lead.": "Vous ne menez aucun groupe {pid}.",
+    "Your party is for {kind}.": "Votre groupe est pour {kind}.",
+    "There is no party {pid}.": "Il n'y a pas de groupe {pid}.",
+    "That is not this party's invite code.": "Ce n'est pas le code d'invitation de ce groupe.",
+    "This party has as many members as its game has seats.":
+        "Ce groupe compte déjà autant de membres que son jeu a de places.",
+    "There is no party {pid} of yours.": "Vous n'êtes membre d'aucun groupe {pid}.",
 }  # fmt: skip

@@ -22,6 +22,8 @@
 /** @typedef {Schemas["Me"]} Me */
 /** @typedef {Schemas["MyGame"]} MyGame */
 /** @typedef {Schemas["MyGamesPage"]} MyGamesPage */
+/** @typedef {Schemas["Ticket"]} Ticket */
+/** @typedef {Schemas["CreateTicketRequest"]} CreateTicketRequest */
 /** A notice of the player's stream, one schema per `type`. @typedef {Exclude<Schemas["PlayerStreamFrame"], Schemas["StreamEnd"]>} PlayerNotice */
 
 /** The language of a problem's title and detail: the table's own (sent as Accept-Language). */
@@ -43,7 +45,7 @@ export class ApiError extends Error {
 
 /**
  * @template T
- * @param {"GET" | "POST" | "PATCH"} method
+ * @param {"GET" | "POST" | "PATCH" | "DELETE"} method
  * @param {string} path
  * @param {string | null} token
  * @param {unknown} [body]
@@ -139,6 +141,38 @@ export function myGames(token, limit, cursor) {
   return call("GET", `/v1/me/games?${query}`, token);
 }
 
+// --- Play now: a ticket the matcher seats at the first table that fits -------------------------
+
+/**
+ * Queue the player for a table of a game (201: the ticket, waiting).
+ * @param {string} token the player's
+ * @param {CreateTicketRequest} request
+ * @returns {Promise<Ticket>}
+ */
+export function createTicket(token, request) {
+  return call("POST", "/v1/matchmaking/tickets", token, request);
+}
+
+/**
+ * A ticket of the player's as it stands: waiting, matched (its game and seat), cancelled or expired.
+ * @param {string} token the player's
+ * @param {string} ticketId
+ * @returns {Promise<Ticket>}
+ */
+export function ticket(token, ticketId) {
+  return call("GET", `/v1/matchmaking/tickets/${encodeURIComponent(ticketId)}`, token);
+}
+
+/**
+ * Cancel a waiting ticket (409 ``ticket_not_waiting`` when it was matched or ended meanwhile).
+ * @param {string} token the player's
+ * @param {string} ticketId
+ * @returns {Promise<Ticket>}
+ */
+export function cancelTicket(token, ticketId) {
+  return call("DELETE", `/v1/matchmaking/tickets/${encodeURIComponent(ticketId)}`, token);
+}
+
 /**
  * @param {string} gameId
  * @param {string} token
@@ -187,7 +221,9 @@ export const EVENT_TYPES = [
 ];
 
 /** Every notice type of the player's stream. @type {PlayerNotice["type"][]} */
-export const NOTICE_TYPES = ["your_turn", "invitation", "game_started", "game_finished", "rematch_offered", "reminder"];
+export const NOTICE_TYPES = [
+  "your_turn", "invitation", "game_started", "game_finished", "rematch_offered", "reminder", "match_found",
+];
 
 /** The frames that end a stream early. @type {StreamEnd["type"][]} */
 const ENDS = ["lagged", "resync", "server_closing"];
@@ -217,7 +253,8 @@ export function follow(gameId, token, after, onEvent, onEnd) {
 
 /**
  * Follow the player's notices (their turns in every game, games started and over, rematches,
- * invitations, reminders) from just after ``after``; the browser resumes with Last-Event-ID.
+ * invitations, reminders, the tables Play now found) from just after ``after``; the browser resumes
+ * with Last-Event-ID.
  * @param {string} token the player's
  * @param {string | null} after
  * @param {(notice: PlayerNotice) => void} onNotice

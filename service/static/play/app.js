@@ -1,4 +1,4 @@
-// The reference web table: a lobby (my games, a new table), a table for each of the three games,
+// The reference web table: a lobby (my games, Play now, a new table), a table for each of the three games,
 // live by EventSource. It uses only the public API (REST and the event streams), as any front end
 // would. The page plays as a guest player (player.js): its token, kept in localStorage, holds every
 // seat the page took, so a table opened in a second tab or after a reload (/play?game=<id>) goes on.
@@ -11,6 +11,7 @@ import { verifyHand, verifyKey } from "./fair.js";
 import { WORDS, cardName, fill } from "./i18n.js";
 import { MyGames, myGamesSection } from "./mygames.js";
 import { checkedPlayer, ensurePlayer, listen, tell } from "./player.js";
+import { Search, queue } from "./playnow.js";
 
 /** @typedef {import("./api.js").View} View */
 /** @typedef {import("./api.js").LegalAction} LegalAction */
@@ -22,6 +23,8 @@ import { checkedPlayer, ensurePlayer, listen, tell } from "./player.js";
 /** @typedef {import("./fair.js").HandProof} HandProof */
 /** @typedef {import("./player.js").Player} Player */
 /** @typedef {import("./player.js").Message} Message */
+/** @typedef {import("./playnow.js").Kind} Kind */
+/** @typedef {import("./playnow.js").Outcome} Outcome */
 
 /**
  * The seat this page plays: ``token`` is the player's, which holds it.
@@ -43,6 +46,8 @@ const state = {
   player: null,
   /** the lobby's list of the player's games */
   mine: new MyGames(),
+  /** a Play-now ticket waiting for its table, shown instead of the lobby @type {Search | null} */
+  search: null,
   /** @type {Seated | null} */
   seated: null,
   /** @type {import("./api.js").ViewResponse | null} */
@@ -199,8 +204,95 @@ function renderLobby() {
       await takeSeat(created.game.game_id, player, created.invite_code ?? null, 0);
     });
   });
-  root.replaceChildren(...(state.player ? [myGamesPanel()] : []), form, errorLine());
+  const playNowGames = playNowPanel(/** @type {HTMLInputElement} */ (name));
+  root.replaceChildren(...(state.player ? [myGamesPanel()] : []), playNowGames, form, errorLine());
   if (state.player) void readMyGames();
+}
+
+/**
+ * "Play now": a button a game, each queueing the player (made now if none, named as the lobby's
+ * "Your name" says) for the first table of that game with other players, or computer players after a
+ * short wait.
+ * @param {HTMLInputElement} name the lobby's "Your name"
+ * @returns {HTMLElement}
+ */
+function playNowPanel(name) {
+  const w = words();
+  const games = /** @type {Kind[]} */ (Object.keys(state.rules));
+  const buttons = games.map((kind) => h("button", {
+    type: "button", id: `play-now-${kind}`, class: "play-now", "data-kind": kind,
+    // named "Play now Le Rough": the button's own words, then its game's
+    "aria-labelledby": `play-now-${kind} play-now-game-${kind}`,
+  }, w.playNow));
+  for (const button of buttons) {
+    button.addEventListener("click", () => {
+      for (const other of buttons) /** @type {HTMLButtonElement} */ (other).disabled = true;
+      const kind = /** @type {Kind} */ (button.dataset.kind);
+      void guarded(() => playNow(kind, name.value.trim())).finally(() => {
+        for (const other of buttons) /** @type {HTMLButtonElement} */ (other).disabled = false;
+      });
+    });
+  }
+  return h("section", { id: "play-now", class: "panel", "aria-labelledby": "play-now-title" },
+    h("h2", { id: "play-now-title" }, w.playNow),
+    h("p", { class: "about" }, w.playNowAbout),
+    h("ul", { class: "play-now-games" }, ...games.map((kind, index) =>
+      h("li", {}, h("span", { id: `play-now-game-${kind}` }, w.games[kind]), buttons[index]))));
+}
+
+/**
+ * Queue for a table of ``kind`` (a new ticket, or the one this player holds for it already) and wait.
+ * @param {Kind} kind
+ * @param {string} name
+ */
+async function playNow(kind, name) {
+  if (state.search) return;
+  const player = await playerFor(name);
+  const ticket = await queue(player.token, kind);
+  if (state.search) return; // another click's ticket came first
+  state.search = new Search(player.token, ticket, (outcome) => void guarded(() => searchEnded(outcome)), showError);
+  renderSearch(true);
+  state.search.start();
+}
+
+/**
+ * The wait for a table: the game, what happens, and a way out (focused when first shown).
+ * @param {boolean} [focus]
+ */
+function renderSearch(focus = false) {
+  const search = state.search;
+  if (!search) return;
+  const w = words();
+  const estimate = search.ticket.estimate_seconds;
+  const cancel = h("button", { type: "button", id: "cancel-search", onclick: () => void guarded(() => search.cancel()) }, w.cancelSearch);
+  const panel = h("section", { id: "searching", class: "panel", "aria-labelledby": "searching-title", "data-ticket": search.ticketId },
+    h("h1", { id: "searching-title" }, `${w.playNow} — ${w.games[search.kind]}`),
+    h("p", { role: "status", class: "looking" }, w.lookingForPlayers),
+    estimate > 0 ? h("p", { class: "about" }, fill(w.searchEstimate, { seconds: estimate })) : null,
+    cancel);
+  root.replaceChildren(panel, errorLine());
+  if (focus) cancel.focus();
+}
+
+/**
+ * The wait is over: at the table found (its seat the player's, played with the player's token, as a
+ * game of My games), or back in the lobby.
+ * @param {Outcome} outcome
+ */
+async function searchEnded(outcome) {
+  const player = state.player;
+  state.search = null;
+  if (outcome.kind === "matched" && player) {
+    state.seated = { gameId: outcome.gameId, token: player.token, seat: outcome.seat };
+    const url = new URL(window.location.href);
+    url.search = "";
+    url.searchParams.set("game", outcome.gameId);
+    window.history.replaceState(null, "", url);
+    await openTable();
+    return;
+  }
+  renderLobby();
+  if (outcome.kind === "ended" && outcome.status === "expired") showError(words().searchExpired);
 }
 
 /** The lobby's "My games", drawn from what was read last. @returns {HTMLElement} */
@@ -244,6 +336,7 @@ function hear(message) {
     if (notice.type === "your_turn") {
       adopt(notice.game_id, { seat: notice.seat, version: notice.version, view: notice.view, legal_actions: notice.legal_actions });
     }
+    if (notice.type === "match_found") state.search?.found(notice); // sooner than the next read of the ticket
   }
   readMyGames();
 }
@@ -733,6 +826,7 @@ async function start() {
     localStorage.setItem("atout:lang", state.lang);
     renderChrome();
     if (state.seated && state.view) renderTable();
+    else if (state.search) renderSearch();
     else void route();
   });
   const [rules, player] = await Promise.all([api.rules(), checkedPlayer()]);
