@@ -37,6 +37,8 @@ Attacks (``held`` when the server behaved as required):
   ``/metrics`` counts no new 5xx (a 499 may be).
 - ``junk_tokens``: 50,000 action requests (quick: 3,000) with made-up bearer tokens, then a real seat
   token past its per-token limit. Held when the real token is refused 429 once over its limit.
+- ``foreign_tickets`` (bench/abuse_doors.py): Play now's tickets are their owner's alone, a party's
+  invite code is not guessed (issue 35).
 - ``token_in_query``: a seat token as ``?access_token=`` authenticates only the SSE stream: the legal
   actions refuse it (4xx) and the view refuses it or ignores it (4xx, or a spectator's view: its token
   is optional); and no secret given out in the run (seat tokens, API keys, the administrator's token)
@@ -916,11 +918,13 @@ async def junk_tokens(server: Server, http: httpx.AsyncClient, count: int) -> Ou
 
 
 def sees_own_cards(sse: str, seat: int) -> bool:
-    """Whether an SSE text holds the ``dealt`` event of ``seat`` (only that seat may see it)."""
+    """Whether an SSE text holds the ``dealt`` event of ``seat`` (only that seat may see it), in its
+    envelope (``{"type": "event", "event": {...}}``, the v1 frame)."""
     for line in sse.splitlines():
         if line.startswith("data:"):
             with contextlib.suppress(ValueError):
-                event = json.loads(line[5:])
+                frame = json.loads(line[5:])
+                event = frame.get("event") if isinstance(frame, dict) else None
                 if isinstance(event, dict) and event.get("type") == "dealt" and event.get("seat") == seat:
                     return bool(event.get("cards"))
     return False
@@ -1260,6 +1264,7 @@ async def attack_all(server: Server, quick: bool, junk: int | None) -> list[Outc
         outcomes.append(await guarded("deep_cursor", doors.deep_cursor(server, http, Outcome)))
         outcomes.append(await guarded("webhook_urls", doors.webhook_urls(server, http, Outcome)))
         outcomes.append(await guarded("small_doors", doors.small_doors(server, http, Outcome)))
+        outcomes.append(await guarded("foreign_tickets", doors.foreign_tickets(http, Outcome)))
         # once the connection deadlines are measured: the games tournament_caps starts keep the bot
         # workers busy (as the finding's did) for the rest of the run
         outcomes += await asyncio.gather(*slow)

@@ -157,7 +157,7 @@ async def tournament_streams(server: Served, http: httpx.AsyncClient, outcome: R
         headers=server.admin(),
     )
     created.raise_for_status()
-    url = f"{server.base}/v1/tournaments/{created.json()['id']}/events"
+    url = f"{server.base}/v1/tournaments/{created.json()['tournament_id']}/events"
     cap = int(default("streams_per_client"))
     opened = 0
     async with contextlib.AsyncExitStack() as stack:
@@ -354,5 +354,48 @@ async def small_doors(server: Served, http: httpx.AsyncClient, outcome: Result) 
             "doors_problem_type": followed.status_code,
             "doors_any_deal": deal.status_code,
             "doors_rejoin": again.status_code,
+        },
+    )
+
+
+async def foreign_tickets(http: httpx.AsyncClient, outcome: Result) -> Any:
+    """Play now (issue 35): a ticket is its owner's alone, and a party's invite code is not guessed.
+    Another player reads or cancels a ticket by its id (both 404 ``ticket_not_found``: ids are not
+    secrets), the owner's second ticket for the kind is refused (409 ``ticket_held``), 50 made-up
+    invite codes never join a party (403 ``invalid_invite``); the ticket still waits at the end."""
+    owner, other = (await guest(http, "Ticket Owner"))["token"], (await guest(http, "Ticket Thief"))["token"]
+    made = await http.post("/v1/matchmaking/tickets", json={"kind": "euchre5"}, headers=bearer(owner))
+    made.raise_for_status()
+    tid = made.json()["ticket_id"]
+    read = await http.get(f"/v1/matchmaking/tickets/{tid}", headers=bearer(other))
+    cancel = await http.delete(f"/v1/matchmaking/tickets/{tid}", headers=bearer(other))
+    twice = await http.post("/v1/matchmaking/tickets", json={"kind": "euchre5"}, headers=bearer(owner))
+    party = (await http.post("/v1/matchmaking/parties", json={"kind": "rough"}, headers=bearer(owner))).json()
+    guesses = [
+        await http.post(
+            f"/v1/matchmaking/parties/{party['party_id']}/members",
+            json={"invite_code": f"guess-{n}"},
+            headers=bearer(other),
+        )
+        for n in range(50)
+    ]
+    after = await http.get(f"/v1/matchmaking/tickets/{tid}", headers=bearer(owner))
+    members = (await http.get(f"/v1/matchmaking/parties/{party['party_id']}", headers=bearer(owner))).json()
+    await http.delete(f"/v1/matchmaking/tickets/{tid}", headers=bearer(owner))  # no table for it later
+    held = (
+        (read.status_code, cancel.status_code, twice.status_code) == (404, 404, 409)
+        and all(g.status_code == 403 for g in guesses)
+        and after.json().get("status") == "waiting"
+        and members.get("members") == [party["leader"]]
+    )
+    return outcome(
+        "foreign_tickets",
+        held,
+        {
+            "foreign_read": read.status_code,
+            "foreign_cancel": cancel.status_code,
+            "second_ticket": twice.status_code,
+            "guessed_codes_refused": sum(g.status_code == 403 for g in guesses),
+            "ticket_still_waiting": after.json().get("status") == "waiting",
         },
     )

@@ -213,7 +213,7 @@ async def run(
         idle = [
             (await call(http, base, "POST", "/v1/games", body={"kind": GAME, "seats": ["open"] * SEATS}))[
                 "game"
-            ]["id"]
+            ]["game_id"]
             for _ in range(idle_n)
         ]
         streams = [Stream(played[k % players_n][0], True) for k in range(on_played)]

@@ -13,6 +13,7 @@ idempotent on the id the claim holds.
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import json
 import secrets
@@ -36,6 +37,10 @@ from service.store.keys import STATUS_ACTIVE, hash_token, owner_player
 from service.store.records import GameRecord, Seat
 
 log = logs.get_logger("atout.matchmaking")
+
+OPENING_AT_ONCE = 16
+"""Tables one pass opens at once (each a dozen Redis round trips): a backlog drains faster, and the
+store never sees more than this many openings of one matcher in flight."""
 
 PASS_TICKETS = 20_000
 """The most waiting tickets one pass reads (the oldest). The matching of 10,000 takes 0.3 s; opening
@@ -273,8 +278,10 @@ class Matchmaking:
             sorted({m for t in waiting for m in t["members"]})
         )
         by_id = {t["ticket_id"]: t for t in waiting}
-        for table in matching.match([_pure(t, met) for t in waiting], now, self.rules()):
-            await self._seat(table, by_id, now, report)
+        tables = matching.match([_pure(t, met) for t in waiting], now, self.rules())
+        for start in range(0, len(tables), OPENING_AT_ONCE):  # independent tables: their round trips overlap
+            chunk = tables[start : start + OPENING_AT_ONCE]
+            await asyncio.gather(*(self._seat(table, by_id, now, report) for table in chunk))
         for ticket in waiting:
             if ticket["ticket_id"] not in report.seated:
                 pool = f"{ticket['kind']}/{'rated' if ticket['rated'] else 'casual'}"

@@ -6,11 +6,12 @@ Bounded (a few dozen examples per operation) so it runs in CI on every commit.
 from __future__ import annotations
 
 import os
+import re
 from pathlib import Path
 from typing import Any
 
 import schemathesis
-from hypothesis import HealthCheck, settings
+from hypothesis import HealthCheck, assume, settings
 from hypothesis import strategies as st
 from hypothesis_graphql import nodes
 from schemathesis.specs.openapi.checks import positive_data_acceptance
@@ -49,11 +50,25 @@ BOUNDED = settings(
 )
 
 
+TOKEN = re.compile(r"^[!#$%&'*+.^_`|~0-9A-Za-z-]+$")
+
+
+def sendable(headers: Any) -> bool:
+    """Headers an HTTP client library can send as they are: a name that is an RFC 9110 token, and no
+    framing header of the fuzzer's (an empty ``Content-Length`` on a GET). Others never reach the
+    service: uvicorn's parser answers 400 itself, a status of HTTP, not of any operation."""
+    return all(
+        TOKEN.match(name) and name.lower() not in ("content-length", "transfer-encoding")
+        for name in (headers or {})
+    )
+
+
 @rest.exclude(path="/v1/games/{game_id}/events").parametrize()
 @BOUNDED
 def test_rest_operations_never_fail_and_match_the_spec(
     case: schemathesis.Case[Any], live_server: str
 ) -> None:
+    assume(sendable(case.headers))
     case.call_and_validate(base_url=live_server, excluded_checks=SEMANTIC)
 
 

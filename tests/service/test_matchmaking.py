@@ -343,3 +343,76 @@ def test_a_player_deleted_while_waiting_is_never_seated_and_the_others_wait_on(c
     )
     queue(client, player(client, "late"))
     assert run_pass(client).tables == 1  # the three and the newcomer
+
+
+def test_bot_accounts_play_in_a_pool_of_their_own(client: TestClient) -> None:
+    """Bots queue with their API key and meet bots (a continuous bot ladder); people meet people."""
+    keys = [client.post("/v1/bots", json={"name": f"mm-bot-{n}"}).json()["api_key"] for n in range(4)]
+    people = [player(client, f"h{n}") for n in range(4)]
+    bot_tickets = [queue(client, key) for key in keys]
+    people_tickets = [queue(client, token) for token in people]
+    assert run_pass(client).tables == 2
+    bot_games = {ticket(client, k, t["ticket_id"])["game_id"] for k, t in zip(keys, bot_tickets, strict=True)}
+    people_games = {
+        ticket(client, p, t["ticket_id"])["game_id"] for p, t in zip(people, people_tickets, strict=True)
+    }
+    assert len(bot_games) == len(people_games) == 1 and bot_games != people_games
+    stream = client.get(
+        "/v1/bots/me/stream?follow=false", headers={**auth(keys[0]), "Accept": "application/x-ndjson"}
+    ).text
+    found = [json.loads(line) for line in stream.splitlines() if '"match_found"' in line]
+    assert [n["game_id"] for n in found] == list(bot_games)
+
+
+def test_a_pass_is_measured_by_pool_wait_and_bot_fill() -> None:
+    from prometheus_client import REGISTRY
+
+    from service.games.matchmaking import PassReport
+    from workers.jobs.matchmaker import observe
+
+    def sample(name: str, **labels: str) -> float:
+        return REGISTRY.get_sample_value(name, labels) or 0.0
+
+    before = (
+        sample("atout_matchmaking_tables_total", bot_filled="yes"),
+        sample("atout_matchmaking_wait_seconds_count"),
+    )
+    observe(PassReport(tables=3, bot_filled=1, waited=[2.0, 40.0], waiting={"rough/casual": 7}))
+    assert sample("atout_matchmaking_tables_total", bot_filled="yes") == before[0] + 1
+    assert sample("atout_matchmaking_wait_seconds_count") == before[1] + 2
+    assert sample("atout_matchmaking_waiting_tickets", pool="rough/casual") == 7
+
+
+def strings_in(value: Any) -> set[str]:
+    if isinstance(value, str):
+        return {value}
+    if isinstance(value, dict):
+        return set().union(*(strings_in(v) for v in value.values())) if value else set()
+    if isinstance(value, list):
+        return set().union(*(strings_in(v) for v in value)) if value else set()
+    return set()
+
+
+@pytest.mark.parametrize("kind", ["five_hundred", "rough", "euchre5"])
+def test_a_matched_seat_sees_its_own_cards_and_no_one_elses_all_7(client: TestClient, kind: str) -> None:
+    """docs/rules.md ALL-7 on matchmade tables: each account's view of its seat holds its hand and none
+    of the other hands' cards, nor do its notices; its match_found notice names no card at all."""
+    for _table in range(3):  # several deals
+        players = 5 if kind == "euchre5" else 4
+        tokens = [player(client, f"{kind}{n}") for n in range(players)]
+        tickets = [queue(client, token, kind=kind) for token in tokens]
+        run_pass(client)
+        seen = [ticket(client, token, t["ticket_id"]) for token, t in zip(tokens, tickets, strict=True)]
+        views = [
+            client.get(f"/v1/games/{t['game_id']}/view?seat={t['seat']}", headers=auth(token)).json()["view"]
+            for token, t in zip(tokens, seen, strict=True)
+        ]
+        hands = [set(view["hand"]) for view in views]
+        assert all(hands) and sum(map(len, hands)) == len(set().union(*hands))  # dealt, disjoint
+        for n, view in enumerate(views):
+            others = set().union(*(hand for m, hand in enumerate(hands) if m != n))
+            assert not strings_in(view) & others, (kind, n)
+            for notice in notices(client, tokens[n]):  # your_turn holds the seat's own view
+                assert not strings_in(notice) & others, (kind, n, notice["type"])
+                if notice["type"] == "match_found":
+                    assert not strings_in(notice) & set().union(*hands)
