@@ -113,7 +113,7 @@ async def play_games(
             game = GAMES[(i + counts["actions"]) % len(GAMES)]
             n = PLAYERS[game]
             gid = (await call(http, "POST", "/v1/games", body={"kind": game, "seats": ["open"] * n}))["game"][
-                "id"
+                "game_id"
             ]
             tokens = [
                 (await call(http, "POST", f"/v1/games/{gid}/join", key, {"seat": s, "name": f"c{i}s{s}"}))[

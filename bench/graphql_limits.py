@@ -35,9 +35,9 @@ from service.api.graphql.limits import QueryLimits  # noqa: E402
 
 
 def doubling(count: int) -> str:
-    fragments = ["fragment F0 on Game { id status }"]
+    fragments = ["fragment F0 on Game { gameId status }"]
     fragments += [f"fragment F{i} on Game {{ ...F{i - 1} ...F{i - 1} }}" for i in range(1, count)]
-    return f"query {{ games {{ ...F{count - 1} }} }}\n" + "\n".join(fragments)
+    return f"query {{ games {{ nodes {{ ...F{count - 1} }} }} }}\n" + "\n".join(fragments)
 
 
 REFUSED = {
@@ -53,7 +53,7 @@ REFUSED = {
     "aliases": "{ " + " ".join(f"a{i}: rules" for i in range(31)) + " }",
     "depth": "{ " + "games { nodes { seats { " * 8 + "seat" + " }" * 24 + " }",
     "nesting": "{ games(first: " + "[" * 2_400 + "]" * 2_400 + ") { nodes { gameId } } }",
-    "cycle": "fragment A on Game { id ...B } fragment B on Game { ...A } { games { ...A } }",
+    "cycle": "fragment A on Game { gameId ...B } fragment B on Game { ...A } { games { nodes { ...A } } }",
 }
 ACCEPTED = {
     "fragments": "fragment R on Query { rules { kind } } fragment T on Query { __typename ...R } "

@@ -185,7 +185,7 @@ async def play(http: aiohttp.ClientSession, bases: list[str], phase: Phase, i: i
                     version, to_act = game["version"], game["to_act"]
                     continue
                 path = f"/v1/games/{gid}/actions"
-                legal = (await call(http, pick(bases), "GET", path, tokens[to_act]))["actions"]
+                legal = (await call(http, pick(bases), "GET", path, tokens[to_act]))["legal_actions"]
                 action = rng.choice(legal)
                 if action["type"] == "discard" and "choices" in action:
                     action = {"type": "discard", "cards": rng.sample(action["choices"], action["count"])}

@@ -172,7 +172,7 @@ async def player(
         to_act = (await call(http, load.base, "GET", f"/v1/games/{gid}/view", tokens[0]))["view"]["to_act"]
         while to_act is not None and time.perf_counter() < until:
             path = f"/v1/games/{gid}/actions"
-            legal = (await call(http, load.base, "GET", path, tokens[to_act]))["actions"]
+            legal = (await call(http, load.base, "GET", path, tokens[to_act]))["legal_actions"]
             action = rng.choice(legal)
             if action["type"] == "discard" and "choices" in action:
                 action = {"type": "discard", "cards": rng.sample(action["choices"], action["count"])}
@@ -326,6 +326,7 @@ def main() -> None:
             # every client of the bench comes from 127.0.0.1: the per-address limits would count it as
             # one client; they stay on, far above this load
             "ATOUT_STREAMS_PER_CLIENT": str(args.streams + 100),
+            "ATOUT_MAX_CONNECTIONS_PER_ADDRESS": str(args.streams + 256),
             "ATOUT_MAX_OPEN_GAMES_PER_CREATOR": "1000000",
             "ATOUT_RATE_OPEN_STREAM_PER_ADDRESS": "1000000/minute",
             "ATOUT_RATE_CREATE_GAME_PER_ADDRESS": "1000000/minute",
