@@ -2,9 +2,9 @@
 server held.
 
 It starts ``atout serve`` from this checkout on a free loopback port (embedded Redis and RQ workers,
-its own ``ATOUT_DATA_DIR`` in a temporary folder, an administrator token, log level warning, its
-output captured to a file), waits for ``/healthz``, replays every attack below over the loopback only
-(from 127.0.0.1; the idle connections from 127.0.0.2, so that a per-address connection cap they meet
+its own ``ATOUT_DATA_DIR`` in a temporary folder, an administrator token, log level info: every
+request logged; its output captured to a file), waits for ``/healthz``, replays every attack below
+over the loopback only (from 127.0.0.1; the idle connections from 127.0.0.2, so that a per-address connection cap they meet
 does not refuse the attacks running meanwhile), and stops the server by its PID at the end, whatever
 happened. Every attack is bounded in requests and time. The server runs with
 ``ATOUT_RATE_ACT=20/minute;1000/hour;10000/day`` (the minute binds) and a very high per-address action
@@ -42,7 +42,7 @@ Attacks (``held`` when the server behaved as required):
 - ``token_in_query``: a seat token as ``?access_token=`` authenticates only the SSE stream: the legal
   actions refuse it (4xx) and the view refuses it or ignores it (4xx, or a spectator's view: its token
   is optional); and no secret given out in the run (seat tokens, API keys, the administrator's token)
-  appears in the server's log.
+  appears in the server's log, which holds every request of the run (it must name the view's).
 - ``page_headers``: ``/play``, ``/docs`` and ``/graphql`` (HTML) carry Content-Security-Policy,
   ``X-Content-Type-Options: nosniff``, frame-ancestors (or X-Frame-Options) and Referrer-Policy.
 
@@ -196,7 +196,9 @@ def server_env(data_dir: Path, admin_token: str) -> dict[str, str]:
     env.update(
         ATOUT_DATA_DIR=str(data_dir),
         ATOUT_ADMIN_TOKEN=admin_token,
-        ATOUT_LOG_LEVEL="warning",
+        # info: every request is logged, so that token_in_query's "no secret in the log" reads a log
+        # that holds the run's requests (at warning it was empty, a check that could not fail)
+        ATOUT_LOG_LEVEL="info",
         PYTHONPATH=str(ROOT),
         PYTHONUNBUFFERED="1",  # the log file is complete when it is read
         **SERVER_ENV,
@@ -946,14 +948,16 @@ async def token_in_query(server: Server, http: httpx.AsyncClient, gid: str, toke
     await asyncio.sleep(0.5)
     log = server.log_path.read_text(errors="replace")
     leaked = sum(1 for secret in server.issued if secret and secret in log)
+    logged_the_query = f"/v1/games/{gid}/view" in log or "/v1/games/{game_id}/view" in log
     return Outcome(
         "token_in_query",
-        view_ok and 400 <= actions.status_code < 500 and stream_ok and leaked == 0,
+        view_ok and 400 <= actions.status_code < 500 and stream_ok and leaked == 0 and logged_the_query,
         {
             "query_token_view": view_shown,
             "query_token_actions": actions.status_code,
             "query_token_sse": "authenticated" if stream_ok else f"no-{stream.status_code}",
             "tokens_in_log": leaked,
+            "requests_logged": logged_the_query,
             "log_bytes": len(log),
         },
     )
