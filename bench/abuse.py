@@ -1,15 +1,15 @@
 """Abuse suite: replays known attacks against a live ``atout serve`` and says, for each, whether the
 server held.
 
-It starts ``atout serve`` from this checkout on a free loopback port (embedded Redis and RQ workers,
-its own ``ATOUT_DATA_DIR`` in a temporary folder, an administrator token, log level info: every
-request logged; its output captured to a file), waits for ``/healthz``, replays every attack below
-over the loopback only (from 127.0.0.1; the idle connections from 127.0.0.2, so that a per-address connection cap they meet
-does not refuse the attacks running meanwhile), and stops the server by its PID at the end, whatever
-happened. Every attack is bounded in requests and time. The server runs with
+It starts ``atout serve`` from this checkout on a free loopback port (embedded Redis and RQ workers, its
+own ``ATOUT_DATA_DIR`` in a temporary folder, an administrator token, log level info: every request
+logged; its output captured to a file), waits for ``/healthz``, replays every attack below over the
+loopback only (from 127.0.0.1; the idle connections from 127.0.0.2, so that a per-address connection cap
+they meet does not refuse the attacks running meanwhile), and stops the server by its PID at the end,
+whatever happened. Every attack is bounded in requests and time. The server runs with
 ``ATOUT_RATE_ACT=20/minute;1000/hour;10000/day`` (the minute binds) and a very high per-address action
-limit, so that only the per-token limit can refuse the real token of the junk-token attack; every
-other setting is its default (the per-address limits the spoofing attacks probe included).
+limit, so that only the per-token limit can refuse the real token of the junk-token attack; every other
+setting is its default (the per-address limits the spoofing attacks probe included).
 
 Attacks (``held`` when the server behaved as required):
 
