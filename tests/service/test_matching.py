@@ -189,12 +189,14 @@ def test_any_options_alone_make_a_table_with_any_options() -> None:
 
 
 def test_a_party_of_two_sits_opposite() -> None:
+    """Partners sit opposite: seats 0 & 2 against 1 & 3 (docs/rules.md F5-2, RG-2)."""
     tickets = [ticket("s1", waited=9), ticket("pair", "x", "y", waited=8), ticket("s2", waited=7)]
     (table,) = match([*tickets, ticket("s3", waited=1)], NOW, RULES)
     assert abs(seats_of(table, "x") - seats_of(table, "y")) == 2
 
 
 def test_two_parties_of_two_are_the_two_teams() -> None:
+    """Partners sit opposite: seats 0 & 2 against 1 & 3 (docs/rules.md F5-2, RG-2)."""
     (table,) = match([ticket("a", "a1", "a2"), ticket("b", "b1", "b2")], NOW, RULES)
     assert table.seats == ("a1", "b1", "a2", "b2")
 
@@ -205,6 +207,7 @@ def test_a_party_of_three_has_its_first_two_members_opposite() -> None:
 
 
 def test_a_party_of_four_is_two_teams_in_member_order() -> None:
+    """Partners sit opposite: seats 0 & 2 against 1 & 3 (docs/rules.md F5-2, RG-2)."""
     (table,) = match([ticket("four", "a", "b", "c", "d")], NOW, RULES)
     assert table.seats == ("a", "c", "b", "d")
 
@@ -312,6 +315,7 @@ def test_bot_fill_waits_for_the_oldest_ticket_of_the_group() -> None:
 
 
 def test_bot_filled_party_of_two_sits_opposite() -> None:
+    """Partners sit opposite: seats 0 & 2 against 1 & 3 (docs/rules.md F5-2, RG-2)."""
     (table,) = match([ticket("pair", "x", "y", waited=60)], NOW, RULES)
     assert table.seats == ("x", None, "y", None)
 

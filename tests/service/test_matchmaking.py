@@ -80,6 +80,7 @@ def test_eight_players_queueing_for_le_rough_make_two_full_tables_with_no_bots(c
 
 
 def test_a_party_of_two_sits_opposite_in_a_partnership_game(client: TestClient) -> None:
+    """Partners sit opposite: seats 0 & 2 against 1 & 3 (docs/rules.md RG-2)."""
     leader, friend = player(client, "lead"), player(client, "friend")
     party = client.post("/v1/matchmaking/parties", json={"kind": "rough"}, headers=auth(leader)).json()
     joined = client.post(
