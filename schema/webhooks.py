@@ -29,7 +29,7 @@ from schema.display import DisplayText
 from schema.kinds import GameKind
 from schema.moments import Moment
 
-EventType = Literal["your_turn", "invitation", "game_finished", "reminder"]
+EventType = Literal["your_turn", "invitation", "game_finished", "reminder", "match_found"]
 EVENT_TYPES: tuple[str, ...] = get_args(EventType)
 
 ID_PATTERN = r"^[A-Za-z0-9_-]{1,64}$"
@@ -111,11 +111,25 @@ class ReminderData(MessageData):
     deadline_at: Moment | None = Field(default=None, description="When the turn's clock runs out.")
 
 
+class MatchFoundData(MessageData):
+    """A player's (or a bot account's) matchmaking ticket was matched: the game has started with them
+    seated. The view is not sent (a message never carries what a seat holds): the app reads it with the
+    player's credential."""
+
+    ticket_id: Id
+    game_id: Id
+    kind: GameKind
+    seat: Seat
+    version: int = Field(ge=0, description="The game's version when the player was seated.")
+    player_id: Id = Field(description="The player account seated (a party's members get one message each).")
+
+
 DATA_OF: dict[str, type[MessageData]] = {
     "your_turn": YourTurnData,
     "invitation": InvitationData,
     "game_finished": GameFinishedData,
     "reminder": ReminderData,
+    "match_found": MatchFoundData,
 }
 assert set(DATA_OF) == set(EVENT_TYPES)
 
@@ -146,8 +160,15 @@ class ReminderMessage(BaseModel):
     data: ReminderData
 
 
+class MatchFoundMessage(BaseModel):
+    type: Literal["match_found"]
+    timestamp: Moment = TIMESTAMP
+    data: MatchFoundData
+
+
 WebhookPayload = Annotated[
-    YourTurnMessage | InvitationMessage | GameFinishedMessage | ReminderMessage, Field(discriminator="type")
+    YourTurnMessage | InvitationMessage | GameFinishedMessage | ReminderMessage | MatchFoundMessage,
+    Field(discriminator="type"),
 ]
 
 

@@ -1256,7 +1256,7 @@ export interface components {
              * Event Type
              * @enum {string}
              */
-            event_type: "your_turn" | "invitation" | "game_finished" | "reminder";
+            event_type: "your_turn" | "invitation" | "game_finished" | "reminder" | "match_found";
             /** Attempts */
             attempts: number;
             /**
@@ -1275,7 +1275,7 @@ export interface components {
              * Payload
              * @description Open to additions within /v1: a client skips a member whose `type` it does not know (a new event or notice type), and reads every other.
              */
-            payload: components["schemas"]["YourTurnMessage"] | components["schemas"]["InvitationMessage"] | components["schemas"]["GameFinishedMessage"] | components["schemas"]["ReminderMessage"];
+            payload: components["schemas"]["YourTurnMessage"] | components["schemas"]["InvitationMessage"] | components["schemas"]["GameFinishedMessage"] | components["schemas"]["ReminderMessage"] | components["schemas"]["MatchFoundMessage"];
         };
         /** DeadLetterPage */
         DeadLetterPage: {
@@ -2746,6 +2746,58 @@ export interface components {
             hands: components["schemas"]["HandRecord"][];
         };
         /**
+         * MatchFoundData
+         * @description A player's (or a bot account's) matchmaking ticket was matched: the game has started with them
+         *     seated. The view is not sent (a message never carries what a seat holds): the app reads it with the
+         *     player's credential.
+         */
+        MatchFoundData: {
+            /**
+             * Ticket Id
+             * @example k3Jx9aQ2pLmN
+             */
+            ticket_id: string;
+            /**
+             * Game Id
+             * @example k3Jx9aQ2pLmN
+             */
+            game_id: string;
+            /**
+             * Kind
+             * @enum {string}
+             */
+            kind: "five_hundred" | "rough" | "euchre5";
+            /** Seat */
+            seat: number;
+            /**
+             * Version
+             * @description The game's version when the player was seated.
+             */
+            version: number;
+            /**
+             * Player Id
+             * @description The player account seated (a party's members get one message each).
+             * @example k3Jx9aQ2pLmN
+             */
+            player_id: string;
+        };
+        /** MatchFoundMessage */
+        MatchFoundMessage: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "match_found";
+            /**
+             * Timestamp
+             * Format: date-time
+             * @description When the event happened (RFC 3339, UTC); the same on every retry.
+             * @example 2026-12-06T09:21:55Z
+             */
+            timestamp: string;
+            data: components["schemas"]["MatchFoundData"];
+        };
+        /**
          * MatchFoundNotice
          * @description A ticket of yours was matched: the game and your seat, already started. Act with your own
          *     credential (a player's or a bot's API key): your seat is yours, no seat token needed.
@@ -3378,7 +3430,7 @@ export interface components {
              */
             url: string;
             /** Event Types */
-            event_types: ("your_turn" | "invitation" | "game_finished" | "reminder")[];
+            event_types: ("your_turn" | "invitation" | "game_finished" | "reminder" | "match_found")[];
             /**
              * Description
              * @description What this endpoint is, for you. Default: `""`.
@@ -4568,7 +4620,7 @@ export interface components {
             /** Url */
             url: string;
             /** Event Types */
-            event_types: ("your_turn" | "invitation" | "game_finished" | "reminder")[];
+            event_types: ("your_turn" | "invitation" | "game_finished" | "reminder" | "match_found")[];
             /** Description */
             description: string;
             /** Enabled */
@@ -4599,7 +4651,7 @@ export interface components {
              * Event Type
              * @enum {string}
              */
-            event_type: "your_turn" | "invitation" | "game_finished" | "reminder";
+            event_type: "your_turn" | "invitation" | "game_finished" | "reminder" | "match_found";
             /** Attempt */
             attempt: number;
             /**

@@ -187,14 +187,17 @@ class Matchmaking:
 
     async def _answer(self, ticket: dict[str, Any]) -> Ticket:
         expires = ticket["created_at"] + self.settings.matchmaking_ticket_seconds
-        waiting = ticket["status"] == "waiting"
+        status = "waiting" if ticket["status"] == "matching" else ticket["status"]
+        if status == "waiting" and time.time() >= expires:
+            status = "expired"  # as the next pass will write it: no pass matches it any more
+        waiting = status == "waiting"
         estimate = min(self.settings.matchmaking_bot_fill_seconds, 60.0) if waiting else 0
         options = ticket.get("options")
         return Ticket.model_validate(
             {
                 **{k: ticket.get(k) for k in ("ticket_id", "kind", "rated", "party_id", "members")},
                 "options": None if options is None else game_options(ticket["kind"], options),
-                "status": "waiting" if ticket["status"] == "matching" else ticket["status"],
+                "status": status,
                 "created_at": ticket["created_at"],
                 "expires_at": expires,
                 "estimate_seconds": int(estimate),
@@ -369,7 +372,9 @@ class Matchmaking:
                 log.warning("matched_game_not_listed", game=record.id, player=pid, code=refused.code)
 
     async def _tell_found(self, claim: dict[str, Any], record: GameRecord, seats: dict[str, int]) -> None:
-        """``match_found`` to every account the claim seated, naming the ticket that brought it."""
+        """``match_found`` to every account the claim seated, naming the ticket that brought it; for a
+        player, the app backends' webhooks too (the facts, never the view: docs/rules.md ALL-7), once
+        per player and game however often a recovered claim is opened again."""
         for tid, members in claim["members"].items():
             for member in members:
                 notice = {
@@ -381,6 +386,11 @@ class Matchmaking:
                     "seat": seats[member],
                 }
                 await self.store.bots.notify_account(member, notice)
+                pid = owner_player(member)
+                if pid is not None:
+                    facts = {key: value for key, value in notice.items() if key != "type"}
+                    key = f"{record.id}:match:{pid}"
+                    await self.core.emit_webhook("match_found", {**facts, "player_id": pid}, key=key)
 
     def _record(self, claim: dict[str, Any]) -> tuple[GameRecord, engine.Match]:
         key = secrets.token_bytes(32)  # the match key K (docs/fairness.md), secret until the end

@@ -18,6 +18,7 @@ import redis
 from gql_select import as_json, select, without_nulls
 from starlette.testclient import TestClient
 from svc_helpers import FAST_OPTIONS, PLAYERS, Table, admin_headers, auth, fill
+from test_matchmaking import run_pass
 
 import engine
 from service.api.app import create_app
@@ -190,6 +191,32 @@ def seated_with_players(client: TestClient, game: str, rng: random.Random) -> tu
     return table, players
 
 
+def seated_by_matchmaking(client: TestClient, game: str, rng: random.Random) -> tuple[Table, dict[int, str]]:
+    """A game opened by Play now (issue 35): a table's worth of players queue tickets for ``game`` and
+    the matcher seats them, each playing with its own credential. A ticket reads for its owner only."""
+    tokens = [client.post("/v1/players", json={}).json()["token"] for _ in range(PLAYERS[game])]
+    body = {"kind": game, "options": FAST_OPTIONS[game]}
+    tickets = {}
+    for token in rng.sample(tokens, len(tokens)):
+        answer = client.post("/v1/matchmaking/tickets", json=body, headers=auth(token))
+        assert answer.status_code == 201, answer.text
+        tickets[answer.json()["ticket_id"]] = token
+    run_pass(client)
+    players: dict[int, str] = {}
+    games: set[str] = set()
+    table = Table(client, "")
+    for tid, token in tickets.items():
+        mine = client.get(f"/v1/matchmaking/tickets/{tid}", headers=auth(token)).json()
+        assert mine["status"] == "matched", mine
+        table.game_id = mine["game_id"]
+        games.add(table.game_id)
+        table.tokens[mine["seat"]], players[mine["seat"]] = token, token
+        for other in set(tickets.values()) - {token}:  # another player: not found, not forbidden
+            assert client.get(f"/v1/matchmaking/tickets/{tid}", headers=auth(other)).status_code == 404
+    assert len(games) == 1 and sorted(players) == list(range(PLAYERS[game]))
+    return table, players
+
+
 class PlayerStreams:
     """Each player's /v1/me/events, read as a client that resumes with its Last-Event-ID."""
 
@@ -218,7 +245,8 @@ class PlayerStreams:
 def check_matches(client: TestClient, redis_client: redis.Redis, game: str, rng: random.Random) -> None:
     deck = DECKS[game]
     for n in range(3):
-        table, players = seated_with_players(client, game, rng)
+        seated = seated_by_matchmaking if n == 2 else seated_with_players
+        table, players = seated(client, game, rng)
         streams = PlayerStreams(client, players)
         knowledge = Knowledge(PLAYERS[game])
         cursor = "-"

@@ -6,20 +6,25 @@ died mid-table, and every refusal with its code."""
 from __future__ import annotations
 
 import asyncio
+import functools
 import json
 import os
 import signal
 import subprocess
 import sys
 import time
+from datetime import datetime
 from typing import Any
 
 import pytest
 from starlette.testclient import TestClient
 from svc_helpers import auth
 
+from service.api.app import create_app
+from service.base.settings import Settings
 from service.games import Games
 from service.store.matchmaking import CLAIM_LEASE
+from service.store.ratings import rating_key
 
 
 def games_of(client: TestClient) -> Games:
@@ -123,8 +128,6 @@ def test_a_lone_player_is_bot_filled_after_the_configured_wait(client: TestClien
 
 
 def mine_created(client: TestClient, token: str, mine: dict[str, Any]) -> float:
-    from datetime import datetime
-
     return datetime.fromisoformat(ticket(client, token, mine["ticket_id"])["created_at"]).timestamp()
 
 
@@ -136,6 +139,58 @@ def test_a_cancelled_ticket_is_never_matched(client: TestClient) -> None:
     assert run_pass(client).tables == 0  # three left: no table, and never the cancelled one
     again = client.delete(f"/v1/matchmaking/tickets/{tickets[0]['ticket_id']}", headers=auth(tokens[0]))
     assert again.status_code == 409 and again.json()["code"] == "ticket_not_waiting"
+
+
+def test_rated_tickets_1000_points_apart_wait_until_the_window_reaches_them(settings: Settings) -> None:
+    """The windows of this deployment: 100 points at once, 25 more a second, so 975 after 35 s and
+    1,000 after 36 s (two tickets meet within the narrower of their windows; README "Play now")."""
+    curve = {
+        "matchmaking_window_start": 100.0,
+        "matchmaking_window_growth": 25.0,
+        "matchmaking_window_max": 2000.0,
+    }
+    with TestClient(create_app(settings.model_copy(update=curve))) as client:
+        tokens = [player(client, f"w{n}") for n in range(4)]
+        for n, token in enumerate(tokens):
+            owner = client.portal.call(games_of(client).matchmaking.account, token)  # type: ignore[attr-defined]
+            key = rating_key(owner, "rough")
+            ordinal = "1000" if n % 2 else "0"
+            client.portal.call(
+                functools.partial(games_of(client).matchmaking.store.ratings.r.hset, key, "ordinal", ordinal)
+            )  # type: ignore[attr-defined]
+        tickets = [queue(client, token, rated=True) for token in tokens]
+        last = max(mine_created(client, token, t) for token, t in zip(tokens, tickets, strict=True))
+        assert run_pass(client, last + 35).tables == 0
+        assert {
+            ticket(client, token, t["ticket_id"])["status"] for token, t in zip(tokens, tickets, strict=True)
+        } == {"waiting"}
+        report = run_pass(client, last + 36.5)
+        assert (report.tables, report.bot_filled) == (1, 0)
+
+
+def test_a_ticket_past_its_time_expires_is_never_matched_and_frees_its_place(client: TestClient) -> None:
+    tokens = [player(client, f"x{n}") for n in range(4)]
+    old = queue(client, tokens[0])
+    expires = datetime.fromisoformat(old["expires_at"]).timestamp()
+    report = run_pass(client, expires + 1)  # the others are queued only now: they wait on
+    assert (report.expired, report.tables) == (1, 0)
+    assert ticket(client, tokens[0], old["ticket_id"])["status"] == "expired"
+    again = queue(client, tokens[0])  # no longer held: queue again
+    for token in tokens[1:]:
+        queue(client, token)
+    assert run_pass(client).tables == 1
+    assert ticket(client, tokens[0], old["ticket_id"])["status"] == "expired"
+    assert ticket(client, tokens[0], again["ticket_id"])["status"] == "matched"
+
+
+def test_a_ticket_reads_expired_from_its_expires_at_on_before_any_pass(settings: Settings) -> None:
+    """One second to wait (below the setting's floor of 10, set past its validation for time's sake)."""
+    with TestClient(create_app(settings.model_copy(update={"matchmaking_ticket_seconds": 1}))) as client:
+        token = player(client)
+        mine = queue(client, token)
+        assert mine["status"] == "waiting"
+        time.sleep(max(0.0, datetime.fromisoformat(mine["expires_at"]).timestamp() - time.time()) + 0.05)
+        assert ticket(client, token, mine["ticket_id"])["status"] == "expired"
 
 
 def test_two_matchers_racing_never_put_one_ticket_in_two_games(client: TestClient) -> None:

@@ -15,6 +15,7 @@ import pytest
 from starlette.testclient import TestClient
 from svc_helpers import auth, create, fill
 from test_leaks import DECKS, cards_in
+from test_matchmaking import queue, run_pass
 from test_players import guest, table_with
 from test_webhooks import Receiver, Worker, receiver, settings, subscribed, wait_for, webhook_worker
 
@@ -107,3 +108,27 @@ def test_an_invitation_and_a_reminder_reach_the_backend(
         assert (reminder["game_id"], reminder["seat"], reminder["version"]) == (table.game_id, 0, version)
         assert reminder["player_id"] == friend["player_id"] and reminder["deadline_at"]
         assert time.time() < datetime.fromisoformat(reminder["deadline_at"]).timestamp() + 60
+
+
+def test_a_match_found_reaches_the_backend_once_per_player_with_its_seat_and_no_card(
+    client: TestClient, receiver: Receiver, webhook_worker: Worker
+) -> None:
+    subscribed(client, receiver, "match_found")
+    webhook_worker()
+    players = [guest(client, f"P{i}") for i in range(4)]
+    tickets = {queue(client, p["token"])["ticket_id"]: p["player_id"] for p in players}
+    run_pass(client)
+    run_pass(client)  # a second pass finds nothing to open, and tells no one again
+    wait_for(lambda: len(messages(receiver, "match_found")) >= 4, "4 match_found")
+    time.sleep(1.0)  # a duplicate would have come by now
+    sent = messages(receiver, "match_found")
+    assert sorted(m["data"]["player_id"] for m in sent) == sorted(tickets.values())
+    assert {tickets[m["data"]["ticket_id"]] for m in sent} == set(tickets.values())
+    (game_id,) = {m["data"]["game_id"] for m in sent}
+    seats = client.get(f"/v1/games/{game_id}").json()["seats"]
+    names = {p["player_id"]: p["name"] for p in players}
+    for message in sent:
+        data = message["data"]
+        assert seats[data["seat"]]["name"] == names[data["player_id"]]
+        assert not cards_in(message, DECKS["rough"]), message
+        assert set(data) == {"ticket_id", "game_id", "kind", "seat", "version", "player_id"}
