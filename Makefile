@@ -197,6 +197,7 @@ openapi: $(STAMP) $(NODE)
 	npx --no-install graphql-codegen --config codegen.yml --silent
 	$(PY) -m service.base.settings --readme README.md
 	$(PY) -m service.base.catalogue_doc > docs/errors.md
+	$(PY) -m schema.views.fields_doc docs/bots.md
 
 clean:
 	rm -rf $(VENV) var build node_modules .pytest_cache .mypy_cache .ruff_cache .hypothesis

@@ -547,14 +547,14 @@ def union_interface(name: str, union: Any, description: str, type_enum: str | No
             if any(_nullable(m.model_fields[field].annotation) for m in members):
                 kind = typing.Optional[kind]  # noqa: UP045
         namespace["__annotations__"][field] = _as_id(kind) if field in ID_FIELDS else kind
-        namespace[field] = strawberry.field(description=info.description or _field_said(first, field))
+        namespace[field] = strawberry.field(description=info.description or field_said(first, field))
     face = strawberry.interface(type(name, (), namespace), description=description)
     for model in members:
         UNION_FACES[model] = (*UNION_FACES.get(model, ()), face)
     return face
 
 
-def _field_said(model: type[BaseModel], name: str) -> str | None:
+def field_said(model: type[BaseModel], name: str) -> str | None:
     """A field's description when its model has none: a rule option's from the engine's rules, else
     the word's (:data:`FIELD_DOCS`), else the camelCase name of the field as a phrase."""
     for kind, options in OPTIONS_OF_GAME.items():
@@ -634,7 +634,7 @@ def _fields(model: type[BaseModel]) -> dict[str, Any]:
             extra = shape.extras[name]
             namespace["__annotations__"][extra.name or name] = extra.graphql
             namespace[extra.name or name] = strawberry.field(
-                description=extra.description or info.description or _field_said(model, name), default=None
+                description=extra.description or info.description or field_said(model, name), default=None
             )
             continue
         kind = graphql_type(_annotation(info), (model, name))
@@ -643,7 +643,7 @@ def _fields(model: type[BaseModel]) -> dict[str, Any]:
         namespace["__annotations__"][name] = _as_id(kind) if name in ID_FIELDS | shape.ids else kind
         namespace[name] = strawberry.field(
             name=graphql_name(model, name),
-            description=info.description or _field_said(model, name),
+            description=info.description or field_said(model, name),
             default=None,
         )
     return namespace
@@ -1024,7 +1024,7 @@ def input_type(
                 namespace["__annotations__"][field_name] = kind if required else typing.Optional[kind]  # noqa: UP045
                 default: Any = dataclasses.MISSING if required else None
                 namespace[field_name] = strawberry.field(
-                    default=default, description=said or info.description or _field_said(model, field_name)
+                    default=default, description=said or info.description or field_said(model, field_name)
                 )
                 continue
             exact = len(models) == 1 and not all_optional
@@ -1047,7 +1047,7 @@ def _input_field(info: Any, exact: bool, place: tuple[type[BaseModel], str]) -> 
     """An input field's type and its ``strawberry.field``: as the model has it when ``exact`` (required,
     or its default: an enum's member for its wire string), else optional."""
     kind = graphql_type(_annotation(info), place)
-    said = info.description or _field_said(*place)
+    said = info.description or field_said(*place)
     if exact and isinstance(info.default, str) and isinstance(kind, type) and issubclass(kind, enum.Enum):
         return kind, strawberry.field(default=kind(info.default), description=said)
     if exact and info.is_required():
