@@ -111,7 +111,7 @@ typecheck: $(STAMP)
 
 # Everything on the compiled engine, then the rules (golden hands, rule and property tests) again on
 # the plain modules: both builds of the engine are tested.
-PURE_ENGINE_TESTS := tests/engine tests/test_fairness_spec.py tests/test_standalone.py tests/workers
+PURE_ENGINE_TESTS := tests/engine tests/test_fairness_spec.py tests/test_standalone.py tests/workers tests/atout/test_learn_pickling.py
 # A run that goes wrong stops after a few failures (its tracebacks and the machine's state printed)
 # rather than waiting out every later test's timeout.
 # Two workers (pytest-xdist; each starts its own redis-server), work stealing so the long image build
@@ -197,7 +197,7 @@ openapi: $(STAMP) $(NODE)
 	npx --no-install graphql-codegen --config codegen.yml --silent
 	$(PY) -m service.base.settings --readme README.md
 	$(PY) -m service.base.catalogue_doc > docs/errors.md
-	$(PY) -m schema.views.fields_doc docs/bots.md
+	$(PY) -m schema.view_fields_doc docs/bots.md
 
 clean:
 	rm -rf $(VENV) var build node_modules .pytest_cache .mypy_cache .ruff_cache .hypothesis

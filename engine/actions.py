@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Final
 
-from .cards import CARD_OF, CODES, SUITS, cards_of, mask_of
+from .cards import CARD_OF, CODES, SUITS, Record, cards_of, mask_of
 from .errors import IllegalAction
 
 JSON = dict[str, Any]
@@ -19,13 +19,13 @@ DENOMINATIONS: Final = ("S", "C", "D", "H", "NT")
 
 
 @dataclass(frozen=True, slots=True)
-class Pass:
+class Pass(Record):
     def to_json(self) -> JSON:
         return {"type": "pass"}
 
 
 @dataclass(frozen=True, slots=True)
-class TrickBid:
+class TrickBid(Record):
     """Le 500: a number of tricks and a denomination (F5-8)."""
 
     tricks: int
@@ -41,7 +41,7 @@ class TrickBid:
 
 
 @dataclass(frozen=True, slots=True)
-class PointBid:
+class PointBid(Record):
     """Le Rough: a number of card points, 70..100 by fives (RG-6)."""
 
     points: int
@@ -51,7 +51,7 @@ class PointBid:
 
 
 @dataclass(frozen=True, slots=True)
-class Keep:
+class Keep(Record):
     """Le Rough: the dealer takes the highest bid over at the same value (RG-7)."""
 
     def to_json(self) -> JSON:
@@ -59,7 +59,7 @@ class Keep:
 
 
 @dataclass(frozen=True, slots=True)
-class Discard:
+class Discard(Record):
     """The taker's discards, as a card mask (F5-10, RG-10)."""
 
     cards: int
@@ -69,7 +69,7 @@ class Discard:
 
 
 @dataclass(frozen=True, slots=True)
-class Play:
+class Play(Record):
     """A card to the trick; ``no_trump`` only on the Rough taker's first lead (RG-11)."""
 
     card: int
@@ -83,7 +83,7 @@ class Play:
 
 
 @dataclass(frozen=True, slots=True)
-class OrderUp:
+class OrderUp(Record):
     """Euchre round 1: accept the upcard's suit as trump (E5-5)."""
 
     def to_json(self) -> JSON:
@@ -91,7 +91,7 @@ class OrderUp:
 
 
 @dataclass(frozen=True, slots=True)
-class Exchange:
+class Exchange(Record):
     """Euchre: the dealer takes the upcard and discards ``card`` face down (E5-5)."""
 
     card: int
@@ -101,7 +101,7 @@ class Exchange:
 
 
 @dataclass(frozen=True, slots=True)
-class NameTrump:
+class NameTrump(Record):
     """Euchre round 2: name a suit other than the turned-down one (E5-6)."""
 
     suit: int
@@ -111,7 +111,7 @@ class NameTrump:
 
 
 @dataclass(frozen=True, slots=True)
-class CallPartner:
+class CallPartner(Record):
     """Euchre: the maker names a card; its holder is his secret partner (E5-7)."""
 
     card: int
@@ -121,7 +121,7 @@ class CallPartner:
 
 
 @dataclass(frozen=True, slots=True)
-class GoAlone:
+class GoAlone(Record):
     def to_json(self) -> JSON:
         return {"type": "go_alone"}
 
@@ -142,7 +142,7 @@ Action = (
 
 
 @dataclass(frozen=True, slots=True)
-class DiscardTemplate:
+class DiscardTemplate(Record):
     """A combinatorial legal action: choose ``count`` of the cards of the mask ``cards``.
 
     Never enumerated (a choice of 6 of 16 cards is 8,008 actions): ``legal_actions`` shows it as

@@ -17,14 +17,14 @@ from typing import Any, ClassVar, Final
 from . import actions as act
 from . import fair
 from .actions import Action, Move
-from .cards import BIT, CARD_OF, CODES, cards_of, codes_of, mask_of
+from .cards import BIT, CARD_OF, CODES, Record, cards_of, codes_of, mask_of
 from .errors import IllegalAction
 from .match import BID, DEALT, HAND_SCORED, JSON, PLAYED, TRICK, LastHand, Match
 from .tricks import TrumpTable, legal_plays, trick_winner_index
 
 
 @dataclass(frozen=True)
-class Option:
+class Option(Record):
     """A docs/rules.md **[option]**: its default, the values allowed and the rule it varies."""
 
     default: Any

@@ -3,12 +3,15 @@
 A card is a small int: ``suit * 11 + rank`` for the 44 suited cards (rank 0 is the four,
 10 the ace) and 44/45 for the black and red jokers. A set of cards (a hand, the kitty,
 the cards played) is a bitmask of those ints, so following suit is one ``&``.
+
+``Record``, the base of the engine's immutable records (the actions, a trump table, a scored
+hand: ints, masks and tuples of them), is here, in the module all the others import.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Final
+from typing import Any, ClassVar, Final
 
 SUITS: Final = "SCDH"
 """Suit letters in index order; S and C are black, D and H red (ALL-6)."""
@@ -24,6 +27,23 @@ CODES: Final[tuple[str, ...]] = (*tuple(r + s for s in SUITS for r in RANKS), "B
 CARD_OF: Final[dict[str, int]] = {code: i for i, code in enumerate(CODES)}
 BIT: Final[tuple[int, ...]] = tuple(1 << i for i in range(CARD_COUNT))
 CARD_OF_BIT: Final[dict[int, int]] = {1 << i: i for i in range(CARD_COUNT)}
+
+
+class Record:
+    """An immutable record that pickles and copies as a call of its class with its fields.
+
+    ``__match_args__`` names the fields in the constructor's order (a dataclass makes it; a plain
+    class writes it). Compiled by mypyc, the usual way would not do: a native class's ``__new__``
+    runs ``__init__`` (which wants its arguments), and its ``__setstate__`` sets the fields one by
+    one, which a frozen dataclass refuses. Rebuilt by its constructor, a record unpickles and
+    deep-copies alike in both builds, and a pickle of either build loads in the other (issue 36).
+    """
+
+    __slots__ = ()
+    __match_args__: ClassVar[tuple[str, ...]] = ()
+
+    def __reduce__(self) -> tuple[type[Record], tuple[Any, ...]]:
+        return type(self), tuple(getattr(self, name) for name in self.__match_args__)
 
 
 def card(suit: int, rank: str) -> int:

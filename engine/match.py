@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any, Final
 
 from .actions import Action
-from .cards import CARD_OF, CODES, codes_of, mask_of
+from .cards import CARD_OF, CODES, Record, codes_of, mask_of
 from .tricks import TrumpTable
 
 JSON = dict[str, Any]
@@ -22,11 +22,23 @@ HAND_SCORED: Final = 4
 BID: Final = 5
 
 
-class LastHand:
+class LastHand(Record):
     """A scored hand: its result and its deal record, which become public (ALL-7). Never changed
     once made. A plain class, not a dataclass: compiled, a dataclass's generated ``__init__`` stays
     interpreted, and one of these is made every hand."""
 
+    __match_args__ = (
+        "hand_number",
+        "result",
+        "dealer",
+        "dealt",
+        "kitty",
+        "discards",
+        "discarder",
+        "tricks",
+        "scores",
+    )
+    """The constructor's arguments in order: how it pickles and copies (``Record``)."""
     __slots__ = (
         "dealer",
         "dealt",
@@ -256,6 +268,16 @@ class Match:
         other.winners = self.winners[:] if self.winners is not None else None
         return other
 
+    def __getstate__(self) -> JSON:
+        """Every field by name: how a match pickles and deep-copies (issue 36). Written here, not
+        left to each build's default (mypyc's dict of fields, Python's pair for ``__slots__``), so
+        that both builds write the same pickle and each loads the other's."""
+        return {name: getattr(self, name) for name in _FIELDS}
+
+    def __setstate__(self, state: JSON) -> None:
+        for name, value in state.items():
+            setattr(self, name, value)
+
     @property
     def events(self) -> list[JSON]:
         """The public (and seat-private, see ``visible_to``) events of the last step."""
@@ -275,3 +297,7 @@ class Match:
             f"<Match {self.game} hand {self.hand_number} phase {self.phase} "
             f"to_act {self.to_act} scores {self.scores}>"
         )
+
+
+_FIELDS: Final[tuple[str, ...]] = tuple(vars(Match).get("__slots__") or vars(Match)["__mypyc_attrs__"])
+"""The fields of a match: its ``__slots__``, which mypyc keeps as ``__mypyc_attrs__`` when compiled."""

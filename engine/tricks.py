@@ -14,14 +14,14 @@ from dataclasses import dataclass
 from functools import cache
 from typing import Final
 
-from .cards import BIT, CARD_COUNT, suit_of
+from .cards import BIT, CARD_COUNT, Record, suit_of
 
 JOKER_SUIT: Final = 4
 """Effective suit of the jokers when they alone are trump (Le 500 at no trump, F5-6)."""
 
 
 @dataclass(frozen=True, slots=True)
-class TrumpTable:
+class TrumpTable(Record):
     trump_suit: int | None
     """Effective suit index of trump (0-3, or JOKER_SUIT), None when nothing is trump."""
     suit: tuple[int, ...]

@@ -1,13 +1,13 @@
 """The generated sections of the guides are what their generators make now (``make openapi`` rewrites
 them): docs/bots.md's tables of the view's fields come from the models the API's answers are checked
-against (schema/views/fields_doc.py), so a field added to a view without `make openapi` fails here."""
+against (schema/view_fields_doc.py), so a field added to a view without `make openapi` fails here."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
 from schema.views import EuchreView, FiveHundredView, RoughView, ViewCommon
-from schema.views.fields_doc import BEGIN, END, markdown, rewrite
+from schema.view_fields_doc import BEGIN, END, markdown, rewrite
 
 ROOT = Path(__file__).resolve().parent.parent
 BOTS = ROOT / "docs" / "bots.md"

@@ -102,6 +102,11 @@ class AtoutGame(pyspiel.Game):  # type: ignore[misc]
     def new_initial_state(self) -> AtoutState:
         return AtoutState(self)
 
+    def __reduce__(self) -> tuple[Any, tuple[str]]:
+        """Pickled (and deep-copied) as its OpenSpiel string, loaded again by name (issue 36):
+        pyspiel's own pickling of a game rebuilds its C++ part only, not what ``__init__`` sets here."""
+        return _loaded, (self.to_string(),)
+
     def make_py_observer(self, iig_obs_type: Any = None, params: Any = None) -> AtoutObserver:
         if params:
             raise ValueError(f"observation parameters are not supported, got {params}")
@@ -309,6 +314,13 @@ def bot_ids(state: AtoutState, level: str, rng: random.Random) -> list[int]:
 
 for _cls in (FiveHundredGame, RoughGame, Euchre5Game):
     pyspiel.register_game(_game_type(_cls.game_id), _cls)
+
+
+def _loaded(name: str) -> AtoutGame:
+    """The game of an OpenSpiel game string (``python_atout_rough(dealer=2,...)``), here so that
+    unpickling a game imports this module, which registers the games."""
+    game: AtoutGame = pyspiel.load_game(name)
+    return game
 
 
 def load(game: str, **params: Any) -> Any:
