@@ -6,8 +6,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from schema.views import EuchreView, FiveHundredView, RoughView, ViewCommon
 from schema.view_fields_doc import BEGIN, END, markdown, rewrite
+from schema.views import EuchreView, FiveHundredView, RoughView, ViewCommon
 
 ROOT = Path(__file__).resolve().parent.parent
 BOTS = ROOT / "docs" / "bots.md"

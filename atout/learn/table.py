@@ -22,9 +22,10 @@ import random
 from typing import Any
 
 import engine
-from atout.learn.encoding import Mask, Vector, legal_mask, observation
-from atout.learn.spaces import JSON, PICK, action_space, discard_action, discard_count
+from atout.learn.encoding import Mask, Vector, mask_of_ids, observation_of_match
+from atout.learn.spaces import JSON, action_space, legal_ids_of_match
 from workers.arena.base import MAX_HANDS
+from workers.bots.action_ids import apply_id
 
 GAME_BID = 100
 """RG-9: Le Rough's contract that decides the match."""
@@ -119,15 +120,14 @@ class Table:
     def legal(self) -> list[int]:
         """The legal ids of the seat to act, ascending."""
         seat = self.to_act
-        return [] if seat is None else self.space.legal(self.legal_actions(seat), self.picked)
+        return [] if seat is None else legal_ids_of_match(self.match, seat, self.picked)
 
     def observe(self, seat: int) -> tuple[Vector, Mask]:
-        """Observation and mask of ``seat`` (its own picks in it; an all-zero mask off its turn)."""
+        """Observation and mask of ``seat`` (its own picks in it; an all-zero mask off its turn),
+        read from the match (workers.bots.observe: the same vector as from ``engine.view``)."""
         picks = self.picks_of(seat)
-        return (
-            observation(self.view(seat), picks),
-            legal_mask(self.game, self.legal_actions(seat), picks),
-        )
+        ids = legal_ids_of_match(self.match, seat, picks) if seat == self.to_act else []
+        return observation_of_match(self.match, seat, picks), mask_of_ids(self.game, ids)
 
     def step(self, index: int) -> None:
         """The seat to act takes the id ``index`` (a pick completes a discard at its last card)."""
@@ -136,18 +136,18 @@ class Table:
             raise ValueError("the episode is over: nobody acts")
         if index not in self.legal():
             raise ValueError(f"action id {index} ({self.space.action(index)}) is not legal now")
-        action = self.space.action(index)
-        if action["type"] == PICK:
-            self.picked.append(action["card"])
-            if len(self.picked) < discard_count(self.legal_actions(seat)):
-                return
-            action, self.picked = discard_action(self.picked), []
-        self.push(seat, action)
+        hand = self.match.hand_number
+        if apply_id(self.match, seat, index, self.picked):
+            self._scored(hand)
 
     def push(self, seat: int, action: JSON) -> None:
         """An engine action (a discard whole), then the scoring of a hand it ends."""
         hand = self.match.hand_number
         engine.push(self.match, seat, action)
+        self._scored(hand)
+
+    def _scored(self, hand: int) -> None:
+        """After an engine action taken during hand number ``hand``: add up that hand if it ended."""
         if self.match.hand_number != hand or self.match.over:
             prev = self.match.prev
             assert prev is not None

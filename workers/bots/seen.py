@@ -335,10 +335,16 @@ def beaten_by_unseen(s: Seen, table: TrumpTable, c: int, led: int) -> bool:
 
 def is_boss(s: Seen, table: TrumpTable, c: int) -> bool:
     """The highest card left of its effective suit (counts the bowers and jokers played)."""
+    return is_boss_among(table, s.unseen(), c)
+
+
+def is_boss_among(table: TrumpTable, unseen: int, c: int) -> bool:
+    """``is_boss`` given the mask of the cards the seat has not seen (``Seen.unseen``): what the
+    observation vector (workers.bots.observe) computes without building a ``Seen``."""
     su = table.suit[c]
     keys = table.win_key[su]
     k = keys[c]
-    rest = s.unseen() & table.follow[su]
+    rest = unseen & table.follow[su]
     while rest:
         low = rest & -rest
         if keys[low.bit_length() - 1] > k:
