@@ -2,37 +2,48 @@
 (a new bot account: its id and API key). The service's ``atout`` command adds these to its own
 (service/runtime/cli.py); they are here, with the runner, because a bot program carries no server code.
 
-Exit codes: 0 stopped by SIGTERM or Ctrl-C; 2 what was asked cannot be done (a bot spec that names
-no usable class, a URL that is not one, a key the service refuses, a join refused: the problem
-``code`` is printed); 3 the service cannot be reached (at the start, or longer than
-``--max-outage`` later)."""
+``run``'s options are :mod:`atout.runner.config`'s table (a TOML file with ``--config``, each flag
+over it), so that its ``--help`` shows every one with its default and its place in the file.
+
+Exit codes: 0 stopped by SIGTERM or Ctrl-C, or done (``--exit-when-done``); 2 what was asked cannot
+be done (a bot spec that names no usable class, a program not found, a URL that is not one, a config
+file with an unknown option, a key the service refuses, a join refused: the problem ``code`` is
+printed); 3 the service cannot be reached (at the start, or longer than ``--max-outage`` later)."""
 
 from __future__ import annotations
 
 import argparse
+import asyncio
 import json
 import logging
-import os
 import signal
 import sys
-from collections.abc import Iterator
-from contextlib import contextmanager
-from pathlib import Path
-from types import FrameType
 from typing import Any
 
-from atout.client import NO_RETRY, ApiError, Client, ConnectionLost, RetryPolicy
+from atout.client import ApiError, Client, ConnectionLost, RetryPolicy
+from atout.runner.config import KEY_VARIABLE, ConfigError, add_flags, from_flags, key_file_exposed
 from atout.runner.journal import ClientRecords, Journal
-from atout.runner.play import Runner, ServiceGone, Stopped
-from atout.runner.state import RunnerState, StateError
-from workers.arena import ArenaError, load_bot
+from atout.runner.play import Runner, ServiceGone
+from atout.runner.state import StateError
+from workers.arena import ArenaError
 
-KEY_VARIABLE = "ATOUT_BOT_KEY"
+RUN_HELP = (
+    "Follows the bot's stream (GET /v1/bots/me/stream) and answers each your_turn with the bot: a "
+    "Python class's decide(view, legal_actions) (the class `atout arena --a-bot` plays), or a program in "
+    "any language speaking the bot protocol, JSON lines on stdin/stdout (--cmd; workers/arena/protocol.py, "
+    "examples/bots/node/bot.js). Joins --join games first, seeks --seek games (Play now), takes the seats "
+    "of tournament games as they come, plays --concurrency games at once. Reconnects by itself. Logs one "
+    "line per event on stderr (JSON unless --log-format text): a decision line per move, a bot_failed line "
+    "(level error) when the bot raises, crashes, times out or answers an illegal move, then does what "
+    f"--on-failure says. The API key: --token, the file's key, or ${KEY_VARIABLE} (--key-env)."
+)
 
 
 def add_commands(sub: Any) -> None:
     """Add ``bot run`` and ``bot register`` to an argparse subparsers object (the ``atout`` command's)."""
-    bot = sub.add_parser("bot", help="run a bot account (a Python class) on a service, or register one")
+    bot = sub.add_parser(
+        "bot", help="run a bot account (a Python class or a program) on a service, or register one"
+    )
     add_bot_commands(bot.add_subparsers(dest="bot_command", required=True))
 
 
@@ -51,30 +62,9 @@ def add_bot_commands(commands: Any) -> None:
     run = commands.add_parser(
         "run",
         help="connect a bot account and play every game it is seated in, until SIGTERM",
-        description="Follows the bot's stream (GET /v1/bots/me/stream) and answers each your_turn with "
-        "the class's decide(view, legal_actions), the same class `atout arena --a-bot` plays. Joins "
-        "--join games first; takes the seats of tournament games as they come. Reconnects by itself. "
-        "Logs one JSON line per decision on stderr.",
+        description=RUN_HELP,
     )
-    run.add_argument("bot", help="the bot class: module:Class, or path/to/file.py:Class")
-    run.add_argument("--url", required=True, help="the service, e.g. http://localhost:8000")
-    run.add_argument("--token", default=None, help=f"the bot account's API key (default: ${KEY_VARIABLE})")
-    run.add_argument(
-        "--join", action="append", default=[], metavar="GAME[:SEAT]", help="join this game first (repeatable)"
-    )
-    run.add_argument(
-        "--state",
-        type=Path,
-        default=None,
-        help="a file to keep the stream cursor (optional: the key plays on without it)",
-    )
-    run.add_argument(
-        "--max-outage",
-        type=float,
-        default=300.0,
-        help="seconds the service may stay unreachable (default 300)",
-    )
-    run.add_argument("--ndjson", action="store_true", help="read the stream as NDJSON rather than SSE")
+    add_flags(run)
     run.set_defaults(func=run_command)
     register = commands.add_parser(
         "register", help="register a bot account: prints its id and API key (once)"
@@ -108,73 +98,49 @@ def register_command(args: argparse.Namespace) -> int:
     return 0
 
 
-def _joins(specs: list[str]) -> list[tuple[str, int | None]]:
-    joins: list[tuple[str, int | None]] = []
-    for spec in specs:
-        game, colon, seat = spec.partition(":")
-        if not game or (colon and not seat.isdigit()):
-            raise ValueError(f"--join takes GAME or GAME:SEAT, not {spec!r}")
-        joins.append((game, int(seat) if colon else None))
-    return joins
-
-
 def run_command(args: argparse.Namespace) -> int:
-    token = args.token or os.environ.get(KEY_VARIABLE)
-    if not token:
-        return _fail(2, f"give the bot account's API key: --token, or ${KEY_VARIABLE}")
     try:
-        bot = load_bot(args.bot)
-        joins = _joins(args.join)
-        state = RunnerState.load(args.state)
-        client = _client(args.url, token)
-    except (ArenaError, StateError, ValueError) as error:
+        config = from_flags(args)
+        journal = Journal(level=config.log_level, fmt=config.log_format)
+        runner = Runner(config, journal)
+    except (ConfigError, ArenaError, StateError, ValueError) as error:
         return _fail(2, str(error))
-    journal = Journal()
-    runner = Runner(bot, client, state, journal, max_outage=args.max_outage, ndjson=args.ndjson)
+    if args.config is not None and config.key_from == str(args.config) and key_file_exposed(args.config):
+        journal("key_in_file", level="warning", file=str(args.config), advice="chmod 600, or use key_env")
     client_log = logging.getLogger("atout.client")
     records = ClientRecords(journal)
     client_log.addHandler(records)
     client_log.propagate = False  # its records are journal lines, not text beside them
     try:
-        with stopped_by_signals(runner):
-            try:
-                with _client(args.url, token, NO_RETRY) as once:  # at the start a wrong URL fails at once
-                    Runner(bot, once, state, journal).check()
-                for game, seat in joins:
-                    runner.join(game, seat)
-                runner.run()
-            except Stopped:
-                pass
+        asyncio.run(until_signalled(runner))
     except ApiError as error:
         return _fail(2, f"{error.code}: {error.detail}")
     except ConnectionLost as error:
-        return _fail(3, f"cannot reach {args.url}: {error}")
+        return _fail(3, f"cannot reach {config.url}: {error}")
     except ServiceGone as error:
         return _fail(3, str(error))
     finally:
-        client.close()
         client_log.removeHandler(records)
         client_log.propagate = True
     journal("stopped", moves=runner.moves)
     return 0
 
 
-@contextmanager
-def stopped_by_signals(runner: Runner) -> Iterator[None]:
-    """SIGTERM and SIGINT stop the runner (:meth:`Runner.stop`): at once while it waits, after the
-    move in flight otherwise; a second signal does not wait for that move."""
-    previous = {signum: signal.getsignal(signum) for signum in (signal.SIGTERM, signal.SIGINT)}
+async def until_signalled(runner: Runner) -> None:
+    """:meth:`Runner.main`, stopped by SIGTERM and SIGINT (:meth:`Runner.stop`): after the moves in
+    flight on the first, at once on a second."""
+    loop = asyncio.get_running_loop()
 
-    def handler(signum: int, frame: FrameType | None) -> None:
-        if runner.stopping:
-            raise Stopped
-        runner.journal("stopping", signal=signal.Signals(signum).name)
+    def stop(signum: signal.Signals) -> None:
+        if not runner.stopping:
+            runner.journal("stopping", signal=signum.name)
         runner.stop()
 
-    for signum in previous:
-        signal.signal(signum, handler)
+    signals = (signal.SIGTERM, signal.SIGINT)
+    for signum in signals:
+        loop.add_signal_handler(signum, stop, signum)
     try:
-        yield
+        await runner.main()
     finally:
-        for signum, before in previous.items():
-            signal.signal(signum, before)
+        for signum in signals:
+            loop.remove_signal_handler(signum)

@@ -34,6 +34,7 @@ from service.runtime.http_server import server_options
 from service.runtime.supervisor import RedisChild, Supervisor, WorkerChild
 from workers import arena as harness
 from workers import tournament as tourney
+from workers.bots import LEVELS
 from workers.jobs.matchmaker import run_matchmaker
 from workers.jobs.queue import queue_connection, queues
 from workers.jobs.worker import ForkingTurnWorker, TurnWorker
@@ -294,7 +295,7 @@ def arena(args: argparse.Namespace) -> int:
         if bot:
             return harness.BotClass(bot)  # a class with decide(view, legal_actions), as `atout bot run`
         if command:
-            return harness.Command(command, timeout_s=args.timeout)
+            return harness.Command(command, timeout_s=args.timeout, protocol=args.protocol)
         return harness.Builtin(level, budget_s=args.budget, playouts=args.playouts)
 
     options = {"target_score": args.target} if args.target is not None else {}
@@ -411,11 +412,13 @@ def parser() -> argparse.ArgumentParser:
         "arena",
         help="play bots (built-in levels or your program) against each other over duplicate deals",
         description="Side A holds seats 0+2 (euchre5: seat 0), side B the others; each seed is played "
-        "twice with the seats swapped. A --a-cmd/--b-cmd program reads one JSON line per decision "
-        '({"view": ..., "legal_actions": [...]}) and answers one action as a JSON line.',
+        "twice with the seats swapped. A --a-cmd/--b-cmd program speaks the bot protocol in JSON lines "
+        '(docs/bots.md): with --protocol 0, one line per decision ({"view": ..., "legal_actions": [...]}) '
+        "answered by one action; with --protocol 1, atout bot run's: hello, game_start, your_turn, "
+        "hand_end, game_end.",
     )
     a.add_argument("--game", required=True, help="five_hundred, rough or euchre5")
-    levels = ["random", "heuristic", "expert"]
+    levels = list(LEVELS)
     a.add_argument("--a", default="heuristic", choices=levels, help="side A's built-in level")
     a.add_argument("--b", default="random", choices=levels, help="side B's built-in level")
     a.add_argument("--a-cmd", default=None, help='side A is this program, e.g. "python my_bot.py"')
@@ -428,6 +431,13 @@ def parser() -> argparse.ArgumentParser:
     a.add_argument("--budget", type=float, default=0.2, help="expert thinking time per move, seconds")
     a.add_argument("--playouts", type=int, default=None, help="expert: deals sampled a move (deterministic)")
     a.add_argument("--timeout", type=float, default=10.0, help="seconds a program has per decision")
+    a.add_argument(
+        "--protocol",
+        type=int,
+        choices=[0, 1],
+        default=0,
+        help="the bot protocol --a-cmd/--b-cmd programs speak",
+    )
     a.add_argument("--max-hands", type=int, default=500, help="a match with no winner by then is a tie")
     a.add_argument(
         "--tournament",

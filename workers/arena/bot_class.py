@@ -11,9 +11,12 @@ passes from one seat or match to another), and has one method::
 
 ``view`` and ``legal_actions`` are what a ``your_turn`` notice carries (``engine.view`` and
 ``engine.legal_actions`` for the seat: a discard comes as a template ``{"type": "discard", "count":
-n, "choices": [...]}``, answered with ``{"type": "discard", "cards": [n of them]}``). Its answers are
-untrusted, as an external program's: an exception or an illegal action is a forfeit, not a crash of
-the arena."""
+n, "choices": [...]}``, answered with ``{"type": "discard", "cards": [n of them]}``); a ``decide`` that
+annotates its view with a model of schema/ (``schema.views.View``) gets models, and may answer one.
+Optional methods ``on_game_start``, ``on_hand_end`` and ``on_game_end`` hear the bot protocol's
+messages (``workers.arena.protocol``), in the arena as under ``atout bot run``. Its answers are
+untrusted, as an external program's: an exception (in ``decide`` or a callback) or an illegal action
+is a forfeit, not a crash of the arena — the arena is where a bot author learns the bot is broken."""
 
 from __future__ import annotations
 
@@ -29,6 +32,7 @@ from types import ModuleType
 from typing import Protocol, cast, runtime_checkable
 
 from workers.arena.base import JSON, ArenaError, BotFailure, Player
+from workers.arena.protocol import CALLBACKS, Message, SeatFeed, action_json, as_models, wants_models
 
 METHOD = "decide"
 
@@ -104,27 +108,52 @@ class BotClass:
         return self.spec
 
     def player(self, seat: int, rng: random.Random) -> Player:
-        return _BotPlayer(self.cls)
+        return _BotPlayer(self.cls, seat)
+
+
+def _crash(error: BaseException, where: str) -> BotFailure:
+    tail = "".join(traceback.format_exception_only(error)).strip()
+    return BotFailure("crash", f"the bot's {where} raised {tail}")
 
 
 class _BotPlayer:
+    """One seat played by a fresh instance of the class, fed the protocol's messages (``SeatFeed``)."""
+
     external = True
 
-    def __init__(self, cls: type[Bot]) -> None:
-        self.cls = cls
+    def __init__(self, cls: type[Bot], seat: int) -> None:
+        self.cls, self.typed = cls, wants_models(cls)
+        self.feed = SeatFeed(None, seat, 0.0)
         self.bot: Bot | None = None
 
     def decide(self, view: JSON, legal: list[JSON]) -> JSON:
+        *told, _ = self.feed.turn(view, legal, None)
         try:
             if self.bot is None:
                 self.bot = self.cls()
-            action = self.bot.decide(view, legal)
         except Exception as error:
-            tail = "".join(traceback.format_exception_only(error)).strip()
-            raise BotFailure("crash", f"the bot raised {tail}") from error
-        if not isinstance(action, dict):
-            raise BotFailure("garbage", f"the answer is not a JSON object: {action!r:.200}")
-        return action
+            raise _crash(error, "constructor") from error
+        for message in told:
+            self._callback(message)
+        try:
+            answer: object = self.bot.decide(*(as_models(view, legal) if self.typed else (view, legal)))
+        except Exception as error:
+            raise _crash(error, "decide") from error
+        return action_json(answer)
+
+    def finish(self, view: JSON) -> None:
+        """The match is over: the last ``hand_end`` and ``game_end`` to the callbacks."""
+        for message in self.feed.end(view, "finished"):
+            self._callback(message)
+
+    def _callback(self, message: Message) -> None:
+        name = CALLBACKS.get(type(message))
+        method = getattr(self.bot, name, None) if name else None
+        if callable(method):
+            try:
+                method(message)
+            except Exception as error:
+                raise _crash(error, str(name)) from error
 
     def close(self) -> None:
         self.bot = None

@@ -1,9 +1,11 @@
-"""An external bot (``Command``): a program speaking JSON lines, run under timeouts and always stopped.
+"""An external bot (``Command``): a program speaking the bot protocol (``workers.arena.protocol``) in
+JSON lines, run under timeouts and always stopped.
 
 Its own module because it is the only part of the arena that deals with processes, pipes,
 threads and deadlines, and the part a bot author reads when a program forfeits: what counts as
 ``timeout``, ``crash`` or ``garbage``, how much of its stderr is quoted, and why nothing can make
-the harness hang (see ``_CommandPlayer``).
+the harness hang (see ``ProgramSeat``). The runner (``atout bot run --cmd``) plays its programs with
+the same class: one protocol, one process handling, for the arena and the service.
 """
 
 from __future__ import annotations
@@ -24,12 +26,24 @@ from dataclasses import dataclass
 from typing import IO
 
 from workers.arena.base import JSON, ArenaError, BotFailure, Player
+from workers.arena.protocol import (
+    ASKS_AN_ANSWER,
+    LEGACY,
+    VERSIONS,
+    Hello,
+    Message,
+    SeatFeed,
+    check_action,
+    check_hello,
+    encode,
+)
 
 MAX_LINE = 1 << 20
 """Longest answer line read from a bot, in bytes."""
 STDERR_TAIL = 1500
 """Characters of a failed bot's stderr quoted in the forfeit."""
 POSIX = os.name == "posix"
+LEGACY_HINT = " (a program written for protocol 0, which has no hello, is run with protocol 0)"
 
 
 @dataclass(frozen=True)
@@ -39,10 +53,20 @@ class Command:
     command: str
     timeout_s: float = 10.0
     """Seconds to answer one decision (the first includes the program's start-up)."""
+    protocol: int = LEGACY
+    """The bot protocol it speaks (``workers.arena.protocol``): 1 (``hello``, ``game_start``,
+    ``your_turn``, ``hand_end``, ``game_end``), or 0, the turn alone, the arena's first protocol and
+    so its default (``atout bot run`` speaks 1 unless told)."""
 
     def __post_init__(self) -> None:
         if not self.argv():
             raise ArenaError("the bot command is empty")
+        if self.protocol not in VERSIONS:
+            raise ArenaError(
+                f"unknown bot protocol {self.protocol!r}; known: {', '.join(map(str, VERSIONS))}"
+            )
+        if not self.timeout_s > 0:
+            raise ArenaError(f"a bot's time to answer is more than 0 seconds, not {self.timeout_s!r}")
 
     @property
     def name(self) -> str:
@@ -52,11 +76,14 @@ class Command:
         return shlex.split(self.command, posix=os.name != "nt")
 
     def player(self, seat: int, rng: random.Random) -> Player:
-        return _CommandPlayer(self)
+        return ProgramSeat(self, "arena", None, seat)
 
 
-class _CommandPlayer:
-    """A bot process for one seat: started on its first decision, stopped with its process group at the end.
+class ProgramSeat:
+    """A bot process for one seat of one game: started on its first turn (with the ``hello``
+    handshake in protocol 1), told the game's messages in order (``SeatFeed``), stopped with its
+    process group at the end. The arena's player of a ``Command`` side, and the runner's engine for a
+    program.
 
     Nothing waits without a deadline: answers are read by a thread into a queue, requests are
     written without blocking (a bot that stops reading its stdin times out like a silent one),
@@ -65,12 +92,15 @@ class _CommandPlayer:
 
     external = True
 
-    def __init__(self, side: Command) -> None:
-        self.side = side
+    def __init__(self, side: Command, host: str, game_id: str | None, seat: int) -> None:
+        self.side, self.host = side, host
+        self.feed = SeatFeed(game_id, seat, side.timeout_s)
         self.proc: subprocess.Popen[bytes] | None = None
         self.lines: queue.Queue[bytes] = queue.Queue()
         self.stderr: IO[bytes] | None = None
         self.failed = False
+        self.name: str | None = None
+        """The name the bot gave in its ``hello`` (protocol 1)."""
 
     def _start(self) -> subprocess.Popen[bytes]:
         self.stderr = tempfile.TemporaryFile()  # noqa: SIM115  (closed in close())
@@ -90,6 +120,11 @@ class _CommandPlayer:
             os.set_blocking(proc.stdin.fileno(), False)
         threading.Thread(target=self._read, args=(proc,), daemon=True).start()
         self.proc = proc
+        if self.side.protocol > LEGACY:
+            try:
+                self.name = check_hello(self._ask(proc, Hello(self.host)))
+            except BotFailure as failure:
+                raise BotFailure(failure.reason, f"at the hello: {failure.detail}{LEGACY_HINT}") from None
         return proc
 
     def _read(self, proc: subprocess.Popen[bytes]) -> None:
@@ -116,40 +151,41 @@ class _CommandPlayer:
         status = f"exited with code {code}" if code is not None else "closed its stdout"
         return BotFailure("crash", f"the bot {status} before answering{self._stderr_tail()}")
 
-    def _send(self, proc: subprocess.Popen[bytes], data: bytes) -> None:
+    def _write(self, proc: subprocess.Popen[bytes], data: bytes, wait_s: float | None = None) -> None:
         assert proc.stdin is not None
         if not POSIX:
             proc.stdin.write(data)
             proc.stdin.flush()
             return
         fd = proc.stdin.fileno()
-        deadline = time.monotonic() + self.side.timeout_s
+        wait_s = self.side.timeout_s if wait_s is None else wait_s
+        deadline = time.monotonic() + wait_s
         while data:
             remaining = deadline - time.monotonic()
             if remaining <= 0 or not select.select([], [fd], [], remaining)[1]:
-                raise BotFailure("timeout", f"the bot has not read its stdin for {self.side.timeout_s:g} s")
+                raise BotFailure("timeout", f"the bot has not read its stdin for {wait_s:g} s")
             with contextlib.suppress(BlockingIOError):
                 data = data[os.write(fd, data) :]
 
-    def decide(self, view: JSON, legal: list[JSON]) -> JSON:
-        try:
-            return self._decide(view, legal)
-        except BotFailure:
-            self.failed = True
-            raise
-
-    def _decide(self, view: JSON, legal: list[JSON]) -> JSON:
-        proc = self.proc or self._start()
+    def _tell(self, proc: subprocess.Popen[bytes], message: Message, wait_s: float | None = None) -> None:
+        """Write ``message`` (nothing when the bot's protocol has no such message). A line the bot
+        wrote unasked before it is ``garbage``: the bot answered a message that asks nothing."""
+        obj = encode(message, self.side.protocol)
+        if obj is None:
+            return
         with contextlib.suppress(queue.Empty):
             early = self.lines.get_nowait()
             if not early:
                 raise self._died(proc)
             raise BotFailure("garbage", f"a line it was not asked for: {_quote(early)}")
-        request = json.dumps({"view": view, "legal_actions": legal}, separators=(",", ":")) + "\n"
         try:
-            self._send(proc, request.encode())
+            self._write(proc, (json.dumps(obj, separators=(",", ":")) + "\n").encode(), wait_s)
         except OSError:  # BrokenPipeError: it is gone
             raise self._died(proc) from None
+
+    def _ask(self, proc: subprocess.Popen[bytes], message: Message) -> JSON:
+        """Write ``message`` and read its answer: one JSON object within the timeout."""
+        self._tell(proc, message)
         try:
             line = self.lines.get(timeout=self.side.timeout_s)
         except queue.Empty:
@@ -168,9 +204,39 @@ class _CommandPlayer:
             raise BotFailure("garbage", f"the answer is not a JSON object: {_quote(line)}")
         return answer
 
+    def decide(self, view: JSON, legal: list[JSON], version: int | None = None) -> JSON:
+        """The bot's action for this turn (``game_start`` and a ``hand_end`` told first when due)."""
+        try:
+            proc = self.proc or self._start()
+            *told, turn = self.feed.turn(view, legal, version)
+            for message in told:
+                self._tell(proc, message)
+            answer = self._ask(proc, turn)
+            return answer if self.side.protocol == LEGACY else check_action(answer)
+        except BotFailure:
+            self.failed = True
+            raise
+
+    def finish(self, view: JSON | None, reason: str = "finished", winners: list[int] | None = None) -> None:
+        """Tell the end (the final hand's ``hand_end``, then ``game_end``), from the final ``view``;
+        a bot gone by then, or no longer reading, is not waited for (a second at most)."""
+        proc = self.proc
+        messages = self.feed.end(view, reason, winners)
+        if proc is None or self.failed:
+            return
+        try:
+            for message in messages:
+                assert not isinstance(message, ASKS_AN_ANSWER)
+                self._tell(proc, message, wait_s=1.0)
+        except BotFailure:
+            self.failed = True
+
     def close(self) -> None:
+        """``game_end`` (``stopped``) unless told already, then EOF; the process group is killed
+        if it lingers."""
         proc = self.proc
         if proc is not None:
+            self.finish(None, "stopped")
             with contextlib.suppress(OSError):
                 assert proc.stdin is not None
                 proc.stdin.close()  # EOF: the match is over
@@ -183,6 +249,7 @@ class _CommandPlayer:
             proc.wait()
         if self.stderr is not None:
             self.stderr.close()
+            self.stderr = None
 
 
 def _quote(line: bytes) -> str:

@@ -87,6 +87,15 @@ def play_match(
                 refused = Forfeit(side, seat, "illegal", detail, m.hand_number)
                 return _forfeited(m, seed, a_seats, decisions, refused)
             decisions += 1
+        for seat, p in players.items():  # the bot protocol's hand_end and game_end (workers.arena.protocol)
+            finish = getattr(p, "finish", None)
+            try:
+                if finish is not None:
+                    finish(engine.view(m, seat))
+            except BotFailure as f:  # a Python bot's on_game_end raised: as broken as a crash in decide
+                side = "A" if seat in mine else "B"
+                ended = Forfeit(side, seat, f.reason, f.detail, m.hand_number)
+                return _forfeited(m, seed, a_seats, decisions, ended)
     finally:
         for p in players.values():
             p.close()
