@@ -198,6 +198,7 @@ openapi: $(STAMP) $(NODE)
 	$(PY) -m service.base.settings --readme README.md
 	$(PY) -m service.base.catalogue_doc > docs/errors.md
 	$(PY) -m schema.view_fields_doc docs/bots.md
+	$(PY) -c 'from atout.runner.config import write_options_table; write_options_table("docs/bots.md")'
 
 clean:
 	rm -rf $(VENV) var build node_modules .pytest_cache .mypy_cache .ruff_cache .hypothesis

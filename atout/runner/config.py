@@ -274,14 +274,37 @@ BY_PATH = {option.path: option for option in OPTIONS}
 
 
 def options_table() -> str:
-    """Every option as a Markdown table (file key, flag, default, meaning): for the docs."""
+    """Every option as a Markdown table (file key, flag, default, meaning): for the docs. A default
+    is written as the file takes it (``false``, not Python's ``False``)."""
     rows = ["| In the file | On the command line | Default | What it does |", "|---|---|---|---|"]
     for o in OPTIONS:
-        default = "—" if o.default in (None, ()) else f"`{o.default}`"
+        shown = str(o.default).lower() if isinstance(o.default, bool) else o.default
+        default = "—" if o.default in (None, ()) else f"`{shown}`"
         flag = f"`{o.flag}`" + (" (`--key`)" if o.flag == "--token" else "")
         flag += f" / `--no-{o.flag[2:]}`" if o.kind == "bool" else ""
         rows.append(f"| `{o.path}` | {flag} | {default} | {o.help.replace('|', '/')} |")
     return "\n".join(rows)
+
+
+DOC_BEGIN = "<!-- runner-options: generated from atout/runner/config.py (OPTIONS) by make openapi -->"
+DOC_END = "<!-- runner-options: end -->"
+
+
+def with_options_table(page: str) -> str:
+    """``page`` (docs/bots.md) with the part between its two markers replaced by :func:`options_table`,
+    so that the guide lists every option the runner takes (tests/test_docs_generated.py checks it);
+    a page without the markers is refused, not overwritten."""
+    head, begin, rest = page.partition(DOC_BEGIN)
+    _, end, tail = rest.partition(DOC_END)
+    if not begin or not end:
+        raise ValueError(f"the page has no section between {DOC_BEGIN!r} and {DOC_END!r}")
+    return f"{head}{DOC_BEGIN}\n{options_table()}\n{DOC_END}{tail}"
+
+
+def write_options_table(path: str | Path) -> None:
+    """Rewrite the options table of the page at ``path`` in place (``make openapi``)."""
+    page = Path(path)
+    page.write_text(with_options_table(page.read_text(encoding="utf-8")), encoding="utf-8")
 
 
 # --- values -----------------------------------------------------------------------------------------
