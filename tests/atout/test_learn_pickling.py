@@ -283,3 +283,31 @@ def test_a_registered_gymnasium_env_with_its_wrappers_round_trips(
             assert gym_result(other.step(action)) == gym_result(result), how
         obs, _, terminated, truncated, _ = result
         done = terminated or truncated
+
+
+# ----- the vector env -------------------------------------------------------------------------------------
+@pytest.mark.parametrize("how", ROUND_TRIPS)
+@pytest.mark.parametrize("game", GAMES)
+def test_a_vector_env_in_play_round_trips_and_plays_on_identically(game: str, how: str) -> None:
+    """N tables mid-hand (a discard half picked among them, perhaps) shipped to a subprocess or kept
+    in a checkpoint: the copy steps as the original, rewards and re-deals included."""
+    vector = pytest.importorskip("atout.learn.vector")
+    original = vector.VectorTables(game, 8)
+    obs, _ = original.reset(seed=3)
+    rng = np.random.default_rng(3)
+
+    def random_ids(masks: Any) -> list[int]:
+        return [int(rng.choice(np.flatnonzero(row))) for row in masks]
+
+    for _ in range(40):
+        obs, *_ = original.step(random_ids(obs["action_mask"]))
+    other = ROUND_TRIPS[how](original)
+    for _ in range(300):
+        ids = random_ids(obs["action_mask"])
+        expected, copied = original.step(ids), other.step(ids)
+        for mine, theirs in zip(expected[:4], copied[:4], strict=True):
+            if isinstance(mine, dict):
+                assert all(np.array_equal(mine[k], theirs[k]) for k in mine)
+            else:
+                assert np.array_equal(mine, theirs)
+        obs = expected[0]

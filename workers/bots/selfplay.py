@@ -11,6 +11,8 @@ is told which tables scored a hand.
 
 from __future__ import annotations
 
+from typing import Any
+
 from engine.match import Match
 
 from .action_ids import apply_id
@@ -28,6 +30,11 @@ class Tables:
         self.picked: list[list[str]] = [[] for _ in range(count)]
         self.legal: list[list[int]] = [[] for _ in range(count)]
         self.seats: list[int] = [0] * count
+
+    def __reduce__(self) -> tuple[Any, tuple[Any, ...]]:
+        """Pickled and deep-copied by its parts: compiled, the class is rebuilt by a call, not field
+        by field (issue 36: a vector env shipped to a subprocess or kept in a checkpoint)."""
+        return rebuilt, (self.matches, self.picked, self.legal, self.seats)
 
     def illegal(self, ids: list[int]) -> int:
         """The first table whose id is not one of its legal ids, -1 when every id is legal."""
@@ -58,3 +65,12 @@ class Tables:
                 raise ValueError(f"table {i}: the match is over, deal a new one before writing")
             self.seats[i] = seat
             self.legal[i] = write_turn(m, seat, self.picked[i], i, ones, counts, mask)
+
+
+def rebuilt(
+    matches: list[Match], picked: list[list[str]], legal: list[list[int]], seats: list[int]
+) -> Tables:
+    """The :class:`Tables` a pickle holds."""
+    tables = Tables(matches)
+    tables.picked, tables.legal, tables.seats = picked, legal, seats
+    return tables
