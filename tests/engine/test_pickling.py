@@ -11,7 +11,6 @@ runs them again with ``ATOUT_PURE_ENGINE=1``.
 
 from __future__ import annotations
 
-import ast
 import copy
 import os
 import pickle
@@ -25,6 +24,7 @@ from typing import Any
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from test_build import _match_fields
 
 import engine
 import engine.match
@@ -40,20 +40,6 @@ ROUND_TRIPS: dict[str, Callable[[Any], Any]] = {
     "pickle": lambda x: pickle.loads(pickle.dumps(x)),
     "deepcopy": copy.deepcopy,
 }
-
-
-def _match_fields() -> list[str]:
-    """``Match.__slots__`` as written in the source: every field a state has, named independently of
-    the pickling code under test (a compiled class keeps no ``__slots__``)."""
-    tree = ast.parse((ENGINE / "match.py").read_text())
-    match = next(n for n in tree.body if isinstance(n, ast.ClassDef) and n.name == "Match")
-    slots = next(
-        n.value
-        for n in match.body
-        if isinstance(n, ast.Assign)
-        and any(isinstance(t, ast.Name) and t.id == "__slots__" for t in n.targets)
-    )
-    return [ast.literal_eval(e) for e in slots.elts]  # type: ignore[attr-defined]
 
 
 FIELDS = _match_fields()
