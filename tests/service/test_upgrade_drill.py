@@ -195,7 +195,9 @@ class Drill:
             self.errors.append(f"{url} actions {legal.status_code} {legal.text}")
             return True
         offered = legal.json()  # the pre-v1 release names the list `actions`, v1 `legal_actions`
-        action = fill(self.rng.choice(offered.get("legal_actions", offered.get("actions"))), self.rng)
+        action = fill(
+            v1_template(self.rng.choice(offered.get("legal_actions", offered.get("actions")))), self.rng
+        )
         url = self.next_url()  # the move goes to the other API than the one that read the game
         answer = http.post(
             f"{url}/v1/games/{gid}/actions",
@@ -213,6 +215,14 @@ class Drill:
         else:
             self.errors.append(f"{url} act {answer.status_code} {answer.text}")
         return True
+
+
+def v1_template(action: dict[str, Any]) -> dict[str, Any]:
+    """A legal action as v1 words it: the pre-v1 release offered a discard's cards as ``from``, v1 as
+    ``choices`` (docs/glossary.md)."""
+    if action["type"] == "discard" and "from" in action:
+        return {**{k: v for k, v in action.items() if k != "from"}, "choices": action["from"]}
+    return action
 
 
 def play_for(
