@@ -1,11 +1,13 @@
-"""Bot strength and speed: heuristic vs random and expert vs heuristic, over duplicate deals.
+"""Bot strength and speed: heuristic vs random, expert and learned vs heuristic, over duplicate deals.
 
 For each game, each deal (a match seed) is played from both sides: in Le 500 and Le Rough
 the bot under test holds seats 0+2, then 1+3, against the other bot on the same seed, so
 the cards dealt are the same and luck cancels out. Five-handed euchre has no teams
 (E5-2): the bot under test holds one seat against four of the other, at each of the five
 seats in turn on the same seed; its baseline share of wins is 1/5 (ties share the win,
-E5-12). Win rates come with 95% Wilson intervals. Each bot's decision time per move
+E5-12). The learned bot (workers/bots/learned.py: the network of bench/train.py) plays the
+heuristic on as many deals as the heuristic plays random. Win rates come with 95% Wilson intervals.
+Each bot's decision time per move
 (``workers.bots.choose`` on a view and its legal actions, p50 and p99) is measured on
 every decision it takes that has more than one legal action.
 
@@ -218,7 +220,9 @@ def main() -> None:
             )
             figures[f"{game}_e_vs_h_head_to_head"] = f"{mean:.3f}"
             figures[f"{game}_e_vs_h_head_to_head_ci"] = f"{lo:.3f}-{hi:.3f}"
-    for level in ("random", "heuristic", "expert"):
+    for game in games:
+        learned_vs_heuristic(game, deals, budget, times, figures, args.jobs)
+    for level in ("random", "heuristic", "expert", "learned"):
         xs = times.get(level, [])
         p50, p99 = pct(xs, 0.5) * 1e3, pct(xs, 0.99) * 1e3
         print(f"{level:9s} decision time: p50 {p50:.2f} ms  p99 {p99:.2f} ms  over {len(xs)} decisions")
@@ -234,6 +238,28 @@ def main() -> None:
     figures["euchre5_baseline"] = "0.200"
     figures["seconds"] = f"{time.perf_counter() - started:.1f}"
     print("bench bots: " + " ".join(f"{k}={v}" for k, v in figures.items()))
+
+
+def learned_vs_heuristic(
+    game: str, deals: int, budget: float, times: dict[str, list[float]], figures: dict[str, str], jobs: int
+) -> None:
+    """The learned bot against the heuristic on ``deals`` duplicate deals (whole matches): ``figures``."""
+    t0 = time.perf_counter()
+    won, n, h2h = duplicate(game, "learned", "heuristic", deals, budget, {}, times, first_seed=1, jobs=jobs)
+    lo, hi = wilson(won, n)
+    print(
+        f"{game:13s} learned vs heuristic: {won}/{n} = {won / n:.0%} [{lo:.0%}, {hi:.0%}]"
+        f"  ({time.perf_counter() - t0:.1f}s)",
+        flush=True,
+    )
+    figures[f"{game}_l_vs_h"] = f"{won / n:.3f}"
+    figures[f"{game}_l_vs_h_ci"] = f"{lo:.3f}-{hi:.3f}"
+    figures[f"{game}_l_vs_h_n"] = str(n)
+    if engine.game(game).players != 4:
+        mean, lo, hi = mean_interval(h2h)
+        print(f"{'':13s} learned head-to-head against each heuristic seat: {mean:.0%} [{lo:.0%}, {hi:.0%}]")
+        figures[f"{game}_l_vs_h_head_to_head"] = f"{mean:.3f}"
+        figures[f"{game}_l_vs_h_head_to_head_ci"] = f"{lo:.3f}-{hi:.3f}"
 
 
 def sse_events(lines: Iterator[str]) -> Iterator[dict[str, Any]]:

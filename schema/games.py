@@ -35,7 +35,7 @@ from schema.views import (
     View,
 )
 
-SEAT_KIND = r"^(open|bot:(random|heuristic|expert))$"
+SEAT_KIND = r"^(open|bot:(random|heuristic|expert|learned))$"
 CLIENT_SEED = r"^[ -~]*$"  # printable ASCII: the same bytes in every language's JSON (docs/fairness.md)
 
 
@@ -174,8 +174,8 @@ def seats_schema(game: str) -> Callable[[dict[str, Any]], None]:
 
 
 SEATS_RULE = (
-    "The first seats' kinds, one entry a seat from seat 0: `open` or `bot:random|heuristic|expert`; the "
-    "seats not given (all of them when omitted, null or empty) are open."
+    "The first seats' kinds, one entry a seat from seat 0: `open` or `bot:random|heuristic|expert|learned`; "
+    "the seats not given (all of them when omitted, null or empty) are open."
 )
 OPTIONS_RULE = "Rule options, see /v1/rules: the game's own names and allowed values."
 

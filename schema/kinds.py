@@ -16,5 +16,5 @@ GameStatus = Literal["waiting", "active", "finished"]
 SeatKind = Literal["open", "reserved", "human", "bot"]
 """Who holds a seat: nobody yet (``open``), the player a rematch keeps it for (``reserved``), a person
 or a bot account (``human``: an account plays it through the API), or a built-in bot (``bot``)."""
-BotLevel = Literal["random", "heuristic", "expert"]
-"""A built-in bot's level."""
+BotLevel = Literal["random", "heuristic", "expert", "learned"]
+"""A built-in bot's level (``learned``: the network trained by expert iteration, workers/bots/learned.py)."""

@@ -23,7 +23,7 @@ from schema.display import DisplayText
 from schema.moments import Moment
 from schema.views import StreamEnd
 
-LEVELS = ("random", "heuristic", "expert")
+LEVELS = ("random", "heuristic", "expert", "learned")
 """The built-in bots' levels (workers.bots.LEVELS, which the schema does not import: it runs them)."""
 ENTRANT = rf"^(bot:({'|'.join(LEVELS)})|account:[A-Za-z0-9_-]{{1,64}})$"
 _ENTRANT = re.compile(ENTRANT)
@@ -35,7 +35,8 @@ def _entrant(value: str) -> str:
     if not _ENTRANT.fullmatch(value):  # not match: Python's `$` also matches before a final newline
         raise PydanticCustomError(
             "invalid_entrant",
-            "must be `bot:random`, `bot:heuristic`, `bot:expert` or `account:<bot_id>` (a bot account's id)",
+            "must be `bot:random`, `bot:heuristic`, `bot:expert`, `bot:learned` or `account:<bot_id>` (a bot "
+            "account's id)",
         )
     return value
 

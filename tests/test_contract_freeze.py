@@ -37,6 +37,10 @@ GRAPHQL_V1 = BASELINE / "v1-schema.graphql"
 
 ADDITIONS_THE_POLICY_ALLOWS = re.compile(r"cannot add enum option '[^']+' (from|to) '[^']+' property")
 """Optic's words for an enum value added to an answer: an addition within v1 by the policy."""
+NARROWED_UNION = re.compile(r"anyOf/\d+: enums (?P<values>.+?) were removed")
+"""Optic's words when an answer's nullable enum (``anyOf: [enum, null]``) changes: it says the values
+were *removed* whether they were removed or added. Let through only when every value it names is in
+an enum of the new document and in none of the old: an addition, misnamed."""
 FINDING = re.compile(r"^\s*x \[(?P<rule>[^\]]+)\] (?P<words>.*)$", re.MULTILINE)
 
 
@@ -46,8 +50,27 @@ def openapi_breaks(before: dict[str, Any], after: dict[str, Any], tmp: Path) -> 
     report = optic_report(before, after, tmp)
     findings = [match.group(0).strip() for match in FINDING.finditer(report)]
     assert findings or not report, report[:2000]  # Optic failed, but on no finding we can read
-    breaking = [finding for finding in findings if not ADDITIONS_THE_POLICY_ALLOWS.search(finding)]
+    old, new = enum_values(before), enum_values(after)
+    breaking = [finding for finding in findings if not an_allowed_addition(finding, old, new)]
     return report if breaking else ""
+
+
+def an_allowed_addition(finding: str, old: set[str], new: set[str]) -> bool:
+    """Whether Optic's ``finding`` is an enum value added to an answer (the policy allows it)."""
+    if ADDITIONS_THE_POLICY_ALLOWS.search(finding):
+        return True
+    union = NARROWED_UNION.search(finding)
+    return union is not None and all(v in new and v not in old for v in union["values"].split(", "))
+
+
+def enum_values(node: Any) -> set[str]:
+    """Every string value of every ``enum`` in a document."""
+    if isinstance(node, list):
+        return set().union(*(enum_values(item) for item in node)) if node else set()
+    if not isinstance(node, dict):
+        return set()
+    found = {v for v in node.get("enum", []) if isinstance(v, str)}
+    return found.union(*(enum_values(value) for value in node.values()))
 
 
 def optic_report(before: dict[str, Any], after: dict[str, Any], tmp: Path) -> str:
@@ -66,7 +89,7 @@ def optic_report(before: dict[str, Any], after: dict[str, Any], tmp: Path) -> st
     )
     if checked.returncode == 0:
         return ""
-    assert "breaking change" in checked.stdout, (checked.stdout + checked.stderr)[:2000]  # not a crash
+    assert FINDING.search(checked.stdout), (checked.stdout + checked.stderr)[:2000]  # a finding, not a crash
     return checked.stdout
 
 
@@ -137,7 +160,9 @@ def test_the_openapi_check_passes_an_enum_value_added_to_an_answer(tmp_path: Pat
     """The policy lets v1 add enum values: Optic's stricter rule is the one finding let through."""
     before = json.loads(OPENAPI_V1.read_text())
     after = copy.deepcopy(before)
-    after["components"]["schemas"]["WebhookDelivery"]["properties"]["event_type"]["enum"].append("added_later")
+    after["components"]["schemas"]["WebhookDelivery"]["properties"]["event_type"]["enum"].append(
+        "added_later"
+    )
     assert ADDITIONS_THE_POLICY_ALLOWS.search(optic_report(before, after, tmp_path))
     assert openapi_breaks(before, after, tmp_path) == ""
 
@@ -148,3 +173,16 @@ def test_the_openapi_check_refuses_an_enum_value_removed_from_a_request(tmp_path
     after["components"]["schemas"]["CreateTournamentRequest"]["properties"]["format"]["enum"].remove("swiss")
     broken = openapi_breaks(before, after, tmp_path)
     assert "cannot remove enum option 'swiss' from 'format' property" in broken, broken
+
+
+def test_the_openapi_check_passes_a_value_added_to_a_nullable_enum_of_an_answer(tmp_path: Path) -> None:
+    """A seat's ``bot_level`` is ``anyOf: [enum, null]``: a level added there (``bot:learned``) is an
+    addition, which Optic's narrowing rule reports as values removed; a value truly removed from a
+    request's enum is still refused (the test above)."""
+    before = json.loads(OPENAPI_V1.read_text())
+    after = copy.deepcopy(before)
+    after["components"]["schemas"]["SeatInfo"]["properties"]["bot_level"]["anyOf"][0]["enum"].append(
+        "added_later"
+    )
+    assert NARROWED_UNION.search(optic_report(before, after, tmp_path))
+    assert openapi_breaks(before, after, tmp_path) == ""

@@ -12,17 +12,19 @@ twice, the sides' seats swapped), in points (margins) per deal with a 95% interv
 
 from __future__ import annotations
 
+import multiprocessing
 import random
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Protocol
 
 import numpy as np
 import numpy.typing as npt
 
 from atout.learn.encoding import Mask, Vector, choose, size
 from atout.learn.single import SeatEnv
-from atout.learn.spaces import action_space
+from atout.learn.spaces import JSON, action_space
 from atout.learn.table import MAX_MARGIN, Table
 from workers import bots
 from workers.arena import seat_plan
@@ -51,6 +53,10 @@ class LinearPolicy:
     def __call__(self, observation: Vector, mask: Mask) -> int:
         """The most probable legal id (ties: the lowest): how the trained policy plays."""
         return int(np.argmax(np.where(mask > 0, self.probabilities(observation, mask), -1.0)))
+
+    def act(self, answer: JSON) -> JSON:
+        """The engine/API action for an answer holding the view and the legal actions."""
+        return choose(answer, self)
 
     def sample(self, observation: Vector, mask: Mask, rng: np.random.Generator) -> int:
         p = self.probabilities(observation, mask)
@@ -145,31 +151,55 @@ class Score:
     deals: int
 
 
+class Player(Protocol):
+    """A trained policy as :func:`evaluate` plays it: its game, and its action for an API answer."""
+
+    @property
+    def game(self) -> str: ...
+
+    def act(self, answer: JSON) -> JSON: ...
+
+
 def evaluate(
-    policy: LinearPolicy, opponent: str = "random", deals: int = 200, seed: int = 1, budget_s: float = 0.05
+    policy: Player,
+    opponent: str = "random",
+    deals: int = 200,
+    seed: int = 1,
+    budget_s: float = 0.05,
+    jobs: int = 1,
 ) -> Score:
     """The policy against a built-in level on ``deals`` duplicate deals: each deal (one hand, from
     match seed ``seed + i``) is played twice, the policy holding seats 0+2 then 1+3 (euchre: seat 0
     alone, then seats 1..4, workers.arena.seat_plan); a deal's points are the mean margin of the
-    policy's seats over the two."""
-    game = policy.game
-    per_deal: list[float] = []
-    for i in range(deals):
-        both = []
-        for mine in seat_plan(game):
-            table = Table.new(game, seed + i)
-            rng = random.Random(f"evaluate:{seed + i}:{mine}")
-            while (seat := table.to_act) is not None:
-                view, legal = table.view(seat), table.legal_actions(seat)
-                if seat in mine:
-                    action = choose({"view": view, "legal_actions": legal}, policy)
-                else:
-                    action = bots.choose(opponent, view, legal, rng, budget_s)
-                table.push(seat, action)
-            both.append(float(np.mean([table.margins()[s] for s in mine])))
-        per_deal.append(float(np.mean(both)))
+    policy's seats over the two. ``jobs`` > 1 plays the deals in that many processes (the same
+    figures: each deal depends on its seed alone)."""
+    tasks = [(policy, opponent, seed + i, budget_s) for i in range(deals)]
+    if jobs > 1:
+        with multiprocessing.get_context("spawn").Pool(jobs) as pool:
+            per_deal = pool.map(_deal, tasks, chunksize=max(1, deals // (8 * jobs)))
+    else:
+        per_deal = [_deal(t) for t in tasks]
     mean, low, high = interval(per_deal)
     return Score(mean, low, high, deals)
 
 
-__all__ = ["LinearPolicy", "Score", "Training", "evaluate", "train"]
+def _deal(task: tuple[Player, str, int, float]) -> float:
+    """One duplicate deal of :func:`evaluate`: the policy's mean margin over its two seatings."""
+    policy, opponent, deal_seed, budget_s = task
+    game = policy.game
+    both = []
+    for mine in seat_plan(game):
+        table = Table.new(game, deal_seed)
+        rng = random.Random(f"evaluate:{deal_seed}:{mine}")
+        while (seat := table.to_act) is not None:
+            view, legal = table.view(seat), table.legal_actions(seat)
+            if seat in mine:
+                action = policy.act({"view": view, "legal_actions": legal})
+            else:
+                action = bots.choose(opponent, view, legal, rng, budget_s)
+            table.push(seat, action)
+        both.append(float(np.mean([table.margins()[s] for s in mine])))
+    return float(np.mean(both))
+
+
+__all__ = ["LinearPolicy", "Player", "Score", "Training", "evaluate", "train"]

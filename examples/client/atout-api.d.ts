@@ -710,7 +710,7 @@ export interface paths {
          * Create a tournament on duplicate deals (the administrator or a bot account)
          * @description Round robin or Swiss between built-in bots (`bot:<level>`) and bot accounts (`account:<bot_id>`) in Le 500 or Le Rough. Each pairing plays each of its duplicate deals twice, the teams swapped on the same hands. The answer's `commitment` is SHA-256 of the tournament key, revealed as `key` when it ends; every game's match key is derived from it. A bot account gets each of its games as a `tournament_game` notice on its stream, with its two seat tokens, then `your_turn` notices as in any game.
          *
-         *     Entrants: a built-in level (`random`, `heuristic`, `expert`), or a bot account that exists; the administrator may enter any bot account, a bot account itself only (403 `entrant_not_allowed`). `target_score` is one the game takes (422 `invalid_options` otherwise).
+         *     Entrants: a built-in level (`random`, `heuristic`, `expert`, `learned`), or a bot account that exists; the administrator may enter any bot account, a bot account itself only (403 `entrant_not_allowed`). `target_score` is one the game takes (422 `invalid_options` otherwise).
          *
          *     Caps: a tournament's games count as games created by its creator (the administrator is exempt from the per-creator cap only), and each round is admitted whole, against the creator's cap on unfinished games (429 `too_many_games`), the server's (503 `server_full`) and the server's running tournament games (503 `tournaments_full`), all with `Retry-After`; nothing is created when the first round is refused. A round larger than a cap could ever admit is 422 `invalid_tournament`. A later round that does not fit yet waits (`waiting`) and is retried.
          */
@@ -2952,7 +2952,7 @@ export interface components {
             options?: components["schemas"]["NewEuchre5GameOptions"];
             /**
              * Seats
-             * @description The first seats' kinds, one entry a seat from seat 0: `open` or `bot:random|heuristic|expert`; the seats not given (all of them when omitted, null or empty) are open.
+             * @description The first seats' kinds, one entry a seat from seat 0: `open` or `bot:random|heuristic|expert|learned`; the seats not given (all of them when omitted, null or empty) are open.
              */
             seats?: string[] | null;
             /**
@@ -2997,7 +2997,7 @@ export interface components {
             options?: components["schemas"]["NewFiveHundredGameOptions"];
             /**
              * Seats
-             * @description The first seats' kinds, one entry a seat from seat 0: `open` or `bot:random|heuristic|expert`; the seats not given (all of them when omitted, null or empty) are open.
+             * @description The first seats' kinds, one entry a seat from seat 0: `open` or `bot:random|heuristic|expert|learned`; the seats not given (all of them when omitted, null or empty) are open.
              */
             seats?: string[] | null;
             /**
@@ -3055,7 +3055,7 @@ export interface components {
             options?: components["schemas"]["NewRoughGameOptions"];
             /**
              * Seats
-             * @description The first seats' kinds, one entry a seat from seat 0: `open` or `bot:random|heuristic|expert`; the seats not given (all of them when omitted, null or empty) are open.
+             * @description The first seats' kinds, one entry a seat from seat 0: `open` or `bot:random|heuristic|expert|learned`; the seats not given (all of them when omitted, null or empty) are open.
              */
             seats?: string[] | null;
             /**
@@ -3861,7 +3861,7 @@ export interface components {
              * Bot Level
              * @description With `bot`: the built-in bot's level; null otherwise.
              */
-            bot_level: ("random" | "heuristic" | "expert") | null;
+            bot_level: ("random" | "heuristic" | "expert" | "learned") | null;
             /** Name */
             name: string;
             /** Filled */

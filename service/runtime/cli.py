@@ -446,7 +446,7 @@ def parser() -> argparse.ArgumentParser:
         help="play a local tournament (Le 500, Le Rough) between --entrants and --entrant-cmd programs",
     )
     a.add_argument(
-        "--entrants", default=None, help="tournament: built-in levels, e.g. random,heuristic,expert"
+        "--entrants", default=None, help="tournament: built-in levels, e.g. random,heuristic,expert,learned"
     )
     a.add_argument("--entrant-cmd", action="append", help="tournament: an entrant program (repeat for more)")
     a.add_argument("--entrant-bot", action="append", help="tournament: an entrant bot class, module:Class")

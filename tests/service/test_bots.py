@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import random
-from typing import Any
+import re
+from typing import Any, get_args
 
 import redis
 from rq import Queue
@@ -11,7 +12,11 @@ from rq.serializers import JSONSerializer
 from starlette.testclient import TestClient
 from svc_helpers import FAST_OPTIONS, Table, admin_headers, fill, wait_for_human
 
+from schema import tournaments
+from schema.games import SEAT_KIND
+from schema.kinds import BotLevel
 from service.base.settings import Settings
+from workers.bots import LEVELS
 from workers.jobs import queue as bot_jobs
 from workers.jobs import turns as bot_turns
 from workers.jobs.worker import TurnWorker
@@ -83,6 +88,14 @@ def test_expert_turns_have_their_own_queue(worker_env: redis.Redis, settings: Se
     assert expert.job_ids == [bot_jobs.job_id("g", 3)] and fast.job_ids == [bot_jobs.job_id("g", 4)]
 
 
+def test_the_contract_names_every_built_in_level_the_workers_run() -> None:
+    """A seat's ``bot_level``, a seat kind ``bot:<level>`` and a tournament entrant: the levels
+    workers.bots.LEVELS plays, no more and no fewer (the schema does not import the workers)."""
+    assert set(get_args(BotLevel)) == set(LEVELS) == set(tournaments.LEVELS)
+    for level in LEVELS:
+        assert re.fullmatch(SEAT_KIND, f"bot:{level}")
+
+
 def test_every_level_answers_a_legal_action_from_a_seat_view() -> None:
     import engine
 
@@ -90,7 +103,7 @@ def test_every_level_answers_a_legal_action_from_a_seat_view() -> None:
     seat = m.to_act
     assert seat is not None
     legal = engine.legal_actions(m, seat)
-    for level in ("random", "heuristic", "expert"):
+    for level in LEVELS:
         action = bot_turns.choose(engine.view(m, seat), legal, level, random.Random(1), budget_s=0.01)
         engine.apply(m, seat, action)
 

@@ -86,7 +86,7 @@ def test_bot_plays_whole_matches_against_itself(game: str) -> None:
         assert m.winners
 
 
-@pytest.mark.parametrize("level", ["random", "heuristic", "expert"])
+@pytest.mark.parametrize("level", list(bots.LEVELS))
 @pytest.mark.parametrize("game", GAMES)
 def test_bot_never_changes_its_arguments(game: str, level: str) -> None:
     for m in positions(game, 11, hands=1)[::4]:
@@ -98,7 +98,7 @@ def test_bot_never_changes_its_arguments(game: str, level: str) -> None:
         assert (view, legal) == before
 
 
-@pytest.mark.parametrize("level", ["random", "heuristic", "expert"])
+@pytest.mark.parametrize("level", list(bots.LEVELS))
 @pytest.mark.parametrize("game", GAMES)
 def test_bot_choice_is_fixed_by_its_seed(game: str, level: str) -> None:
     for step, m in enumerate(positions(game, 5, hands=1)[::3]):

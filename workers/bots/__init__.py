@@ -17,7 +17,7 @@ from engine import _build
 BUILD = _build.choose(__name__, Path(__file__).parent)
 """``"compiled"`` (mypyc, like the engine: setup.py) or ``"pure"``: decided before the modules load."""
 
-from . import expert, heuristic, random_bot  # noqa: E402  (after the build is chosen)
+from . import expert, heuristic, learned, random_bot  # noqa: E402  (after the build is chosen)
 
 JSON = dict[str, Any]
 Strategy = Callable[[JSON, list[JSON], random.Random, float], JSON]
@@ -26,6 +26,7 @@ LEVELS: dict[str, Strategy] = {
     "random": random_bot.choose,
     "heuristic": heuristic.choose,
     "expert": expert.choose,
+    "learned": learned.choose,
 }
 
 
@@ -37,7 +38,7 @@ def choose(
     budget_s: float = 1.0,
     playouts: int | None = None,
 ) -> JSON:
-    """A legal action chosen by the bot ``level`` (``random``, ``heuristic``, ``expert``).
+    """A legal action chosen by the bot ``level`` (``random``, ``heuristic``, ``expert``, ``learned``).
 
     ``budget_s`` bounds the expert's thinking time; ``playouts`` (expert only) fixes its
     number of sampled deals instead, so that its choice depends on ``rng`` alone.

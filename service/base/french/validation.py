@@ -41,8 +41,8 @@ _BY_TYPE = {
     "union_tag_invalid": "Le type « {tag} » (lu dans {discriminator}) n'est pas l'un des types attendus : "
     "{expected_tags}",
     "union_tag_not_found": "Impossible de lire le type dans {discriminator}",
-    "invalid_entrant": "Doit être `bot:random`, `bot:heuristic`, `bot:expert` ou `account:<bot_id>` (l'id "
-    "d'un compte de bot)",
+    "invalid_entrant": "Doit être `bot:random`, `bot:heuristic`, `bot:expert`, `bot:learned` ou "
+    "`account:<bot_id>` (l'id d'un compte de bot)",
 }
 
 VALIDATION: dict[str, str] = {
