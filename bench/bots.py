@@ -204,22 +204,8 @@ def main() -> None:
         )
         if not n:
             continue
-        lo, hi = wilson(won, n)
-        print(
-            f"{game:13s} expert vs heuristic: {won}/{n} = {won / n:.0%} [{lo:.0%}, {hi:.0%}]"
-            f"  ({time.perf_counter() - t0:.1f}s, target {options.get('target_score', 'default')})",
-            flush=True,
-        )
-        figures[f"{game}_e_vs_h"] = f"{won / n:.3f}"
-        figures[f"{game}_e_vs_h_ci"] = f"{lo:.3f}-{hi:.3f}"
-        figures[f"{game}_e_vs_h_n"] = str(n)
-        if engine.game(game).players != 4:
-            mean, lo, hi = mean_interval(h2h)
-            print(
-                f"{'':13s} expert head-to-head against each heuristic seat: {mean:.0%} [{lo:.0%}, {hi:.0%}]"
-            )
-            figures[f"{game}_e_vs_h_head_to_head"] = f"{mean:.3f}"
-            figures[f"{game}_e_vs_h_head_to_head_ci"] = f"{lo:.3f}-{hi:.3f}"
+        note = f"{time.perf_counter() - t0:.1f}s, target {options.get('target_score', 'default')}"
+        record_against_heuristic(game, "expert", "e", (won, n, h2h), note, figures)
     for game in games:
         learned_vs_heuristic(game, deals, budget, times, figures, args.jobs)
     for level in ("random", "heuristic", "expert", "learned"):
@@ -245,21 +231,34 @@ def learned_vs_heuristic(
 ) -> None:
     """The learned bot against the heuristic on ``deals`` duplicate deals (whole matches): ``figures``."""
     t0 = time.perf_counter()
-    won, n, h2h = duplicate(game, "learned", "heuristic", deals, budget, {}, times, first_seed=1, jobs=jobs)
+    result = duplicate(game, "learned", "heuristic", deals, budget, {}, times, first_seed=1, jobs=jobs)
+    record_against_heuristic(game, "learned", "l", result, f"{time.perf_counter() - t0:.1f}s", figures)
+
+
+def record_against_heuristic(
+    game: str,
+    level: str,
+    short: str,
+    result: tuple[int, int, list[float]],
+    note: str,
+    figures: dict[str, str],
+) -> None:
+    """Print a level's wins against the heuristic (and, in euchre, its head-to-head rate) and keep them
+    in ``figures`` as ``<game>_<short>_vs_h...``."""
+    won, n, h2h = result
     lo, hi = wilson(won, n)
     print(
-        f"{game:13s} learned vs heuristic: {won}/{n} = {won / n:.0%} [{lo:.0%}, {hi:.0%}]"
-        f"  ({time.perf_counter() - t0:.1f}s)",
+        f"{game:13s} {level} vs heuristic: {won}/{n} = {won / n:.0%} [{lo:.0%}, {hi:.0%}]  ({note})",
         flush=True,
     )
-    figures[f"{game}_l_vs_h"] = f"{won / n:.3f}"
-    figures[f"{game}_l_vs_h_ci"] = f"{lo:.3f}-{hi:.3f}"
-    figures[f"{game}_l_vs_h_n"] = str(n)
+    figures[f"{game}_{short}_vs_h"] = f"{won / n:.3f}"
+    figures[f"{game}_{short}_vs_h_ci"] = f"{lo:.3f}-{hi:.3f}"
+    figures[f"{game}_{short}_vs_h_n"] = str(n)
     if engine.game(game).players != 4:
         mean, lo, hi = mean_interval(h2h)
-        print(f"{'':13s} learned head-to-head against each heuristic seat: {mean:.0%} [{lo:.0%}, {hi:.0%}]")
-        figures[f"{game}_l_vs_h_head_to_head"] = f"{mean:.3f}"
-        figures[f"{game}_l_vs_h_head_to_head_ci"] = f"{lo:.3f}-{hi:.3f}"
+        print(f"{'':13s} {level} head-to-head against each heuristic seat: {mean:.0%} [{lo:.0%}, {hi:.0%}]")
+        figures[f"{game}_{short}_vs_h_head_to_head"] = f"{mean:.3f}"
+        figures[f"{game}_{short}_vs_h_head_to_head_ci"] = f"{lo:.3f}-{hi:.3f}"
 
 
 def sse_events(lines: Iterator[str]) -> Iterator[dict[str, Any]]:
