@@ -3,7 +3,7 @@ its ``status``, a seat's ``seat_kind``. One definition each, so that a game's ki
 summary, a rating, an invitation and a webhook, and a generated client has one type for it.
 
 Open to additions within v1 (a new game, a new state): a client treats a value it does not know as its
-enum's unknown case (the README's generator settings), never as an error."""
+enum's unknown case (docs/apps.md's generator settings), never as an error."""
 
 from __future__ import annotations
 

@@ -23,7 +23,7 @@ class CreateTicketRequest(Model):
     rated: bool = Field(
         default=False,
         description="A rated game (its end moves the ratings): matched by rating, the window widening with "
-        'the wait (README, "Play now"). Casual pools fill fastest.',
+        'the wait (docs/apps.md, "Matchmaking"). Casual pools fill fastest.',
     )
     options: dict[str, Any] | None = Field(
         default=None,

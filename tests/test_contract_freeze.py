@@ -1,4 +1,4 @@
-"""v1 is frozen: the contracts may grow, never break (README, "Versioning and deprecation"; CHANGELOG.md).
+"""v1 is frozen: the contracts may grow, never break (docs/apps.md, "Versioning"; CHANGELOG.md).
 
 The baseline is the v1 release's documents, committed under ``openapi/baseline/``. The OpenAPI
 document is compared with Optic's ``diff --check`` (npm ``@useoptic/optic``, pinned in
@@ -6,7 +6,7 @@ package-lock.json, run offline from node_modules): its breaking-change rules ref
 response field, operation or parameter, a newly required request field, a narrowed type or enum of a
 request. One of its rules is stricter than the policy: it refuses a value added to an enum that an
 answer carries, where the policy lets v1 add enum values (clients are told to keep a case for an
-unknown one: ``enumUnknownDefaultCase``, README "Generated clients"). That rule's findings, and only
+unknown one: ``enumUnknownDefaultCase``, docs/apps.md "Types"). That rule's findings, and only
 those, are allowed (:data:`ADDITIONS_THE_POLICY_ALLOWS`). The GraphQL SDL is compared with
 graphql-core's ``find_breaking_changes`` (the reference implementation's own list: a removed type,
 field, argument or enum value, a changed type, a new required argument). Additions pass both.

@@ -215,7 +215,7 @@ def test_no_required_field_is_deprecated() -> None:
 
 
 def test_every_deprecated_operation_declares_its_deprecation_headers() -> None:
-    """README, "Versioning and deprecation": each answer of a deprecated operation carries
+    """docs/apps.md, "Versioning": each answer of a deprecated operation carries
     ``Deprecation``, ``Sunset`` and ``Link``, and the document says so on each of its answers."""
     deprecated = [op for op in operations() if op.get("deprecated")]
     assert "getLegalActions" in [op["operationId"] for op in deprecated]

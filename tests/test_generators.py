@@ -51,8 +51,8 @@ GENERATOR_NOTICES = (
 )
 LOG_LINE = re.compile(r"^\[[^\]]+\] (?P<level>WARN|ERROR)\s+\S+ - (?P<message>.*)$")
 LEAN = ["--global-property", "apiTests=false,modelTests=false,apiDocs=false,modelDocs=false"]
-# /v1 may add enum values (README, "Versioning and deprecation"): each generated enum gets a case for a
-# value it does not know, so that a decoder reads a new one instead of failing (the README's commands).
+# /v1 may add enum values (docs/apps.md, "Versioning"): each generated enum gets a case for a
+# value it does not know, so that a decoder reads a new one instead of failing (docs/apps.md's commands).
 OPEN_ENUMS = ["--additional-properties=enumUnknownDefaultCase=true"]
 ENUMS = {  # an enum's declaration, and its case for an unknown value
     "kotlin": (r"\benum class \w+\(val value", r"\bunknown_default_open_api\("),
@@ -495,7 +495,7 @@ FUTURE_STREAM = [  # a game's stream: a known event with a new field, an event o
 def test_the_generated_python_client_reads_an_answer_from_a_later_v1(
     python_client: Run, closing: contextlib.ExitStack
 ) -> None:
-    """README, "Versioning and deprecation": a new field is kept aside (``additional_properties``), a
+    """docs/apps.md, "Versioning": a new field is kept aside (``additional_properties``), a
     new problem code read as any string (handled by its status), an event of a new type skipped by the
     stream helper, its id still the place to resume after."""
     generated = importlib.import_module(PACKAGE)
@@ -523,7 +523,7 @@ def test_the_generated_python_client_reads_an_answer_from_a_later_v1(
     assert stream.last_event_id == "3-0"
 
     # a move's answer holding an event of a new type: the generated model alone refuses it, the
-    # helper the README names reads it without that event
+    # helper docs/apps.md names reads it without that event
     answer = {
         "game_id": "g1",
         "version": 4,

@@ -1165,7 +1165,7 @@ export interface components {
             kind: "five_hundred" | "rough" | "euchre5";
             /**
              * Rated
-             * @description A rated game (its end moves the ratings): matched by rating, the window widening with the wait (README, "Play now"). Casual pools fill fastest. Default: `false`.
+             * @description A rated game (its end moves the ratings): matched by rating, the window widening with the wait (docs/apps.md, "Matchmaking"). Casual pools fill fastest. Default: `false`.
              */
             rated?: boolean;
             /**
@@ -4932,7 +4932,7 @@ export interface components {
         "Idempotent-Replayed": "true";
         /** @description A strong entity-tag of this answer (a game's: its version, what changes without one, and who asks): send it back as `If-None-Match` to get an empty `304` while it is current. */
         ETag: string;
-        /** @description How long a copy may be used (README "Caching and polling"): `no-store` on every problem, `no-cache` or `private, no-cache` where a copy must be revalidated with its ETag, `public, max-age=…` on the rules and `immutable` on a finished match's log. */
+        /** @description How long a copy may be used (docs/apps.md "Caching"): `no-store` on every problem, `no-cache` or `private, no-cache` where a copy must be revalidated with its ETag, `public, max-age=…` on the rules and `immutable` on a finished match's log. */
         "Cache-Control": string;
         /** @description The request headers the answer depends on: `Authorization` (who asks) on a game, a view or legal actions, `Accept-Language` on a problem, `Origin` where CORS applies. */
         Vary: string;

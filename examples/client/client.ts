@@ -97,7 +97,7 @@ export function narrate(event: GameEvent): string {
   }
 }
 
-// The README's first move: only the action is required.
+// The walkthrough's first move: only the action is required.
 export const firstMove: Schemas["ActionRequest"] = { action: { type: "pass" } };
 
 /** Our turn: the version to name and what we may do, from a view, a move's `next_turn` or a

@@ -425,7 +425,7 @@ _ENTRIES = (
         "You hold no open invitation with this id: it expired, was answered, or was someone else's.",
         "List your invitations (GET /v1/me/invitations) and answer one of those.",
     ),
-    # --- rated games and ladders (service/games/ratings.py, README "Ratings and ladders") --------------
+    # --- rated games and ladders (service/games/ratings.py, docs/apps.md "Ratings") --------------
     ErrorCode(
         "rated_needs_identity",
         403,

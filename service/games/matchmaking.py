@@ -1,5 +1,5 @@
 """Play now (``games.matchmaking``): tickets and parties for players and bot accounts, and the matcher's
-pass that seats them (README, "Play now").
+pass that seats them (docs/apps.md, "Matchmaking").
 
 A ticket names its owner's account (a player's credential or a bot's API key: one ticket per game an
 account) and, through a party, its friends. A pass of the matcher (``atout matchmaker``, or the one

@@ -1,4 +1,4 @@
-"""The toolkit's client reads the answers of a later /v1 (README, "Versioning and deprecation";
+"""The toolkit's client reads the answers of a later /v1 (docs/apps.md, "Versioning";
 docs/glossary.md): a field it does not know is ignored (the models forbid undeclared fields, so that
 the server's tests catch one it sends, and the client decodes with ``extra="ignore"``), an event or
 notice of a type it does not know is skipped, a problem code it does not know keeps its status; a

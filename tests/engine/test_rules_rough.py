@@ -511,7 +511,7 @@ def test_rg15_target_score_option() -> None:
 
 
 def test_rg16_a_team_at_minus_the_target_loses() -> None:
-    """RG-16 [decision, README]: -270 - 90 = -360 <= -350, so the other team wins and every
+    """RG-16 [decision]: -270 - 90 = -360 <= -350, so the other team wins and every
     match ends."""
     m = finish_hand(seat0_takes("SCD", 90, scores=(-270, 0)))
     assert m.scores == [-360, 15]

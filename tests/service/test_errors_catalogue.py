@@ -88,7 +88,7 @@ def test_every_code_has_a_french_title_of_its_own() -> None:
 
 
 def test_the_openapi_problem_code_lists_the_catalogue_as_its_known_values() -> None:
-    """Open to additions (README, "Versioning and deprecation"): a string whose known values are the
+    """Open to additions (docs/apps.md, "Versioning"): a string whose known values are the
     catalogue, as ``x-extensible-enum``, not a closed ``enum`` a generated decoder would fail on."""
     committed = json.loads((ROOT / "openapi" / "openapi.json").read_text())
     for document in (committed, openapi_document()):

@@ -143,7 +143,7 @@ def test_a_cancelled_ticket_is_never_matched(client: TestClient) -> None:
 
 def test_rated_tickets_1000_points_apart_wait_until_the_window_reaches_them(settings: Settings) -> None:
     """The windows of this deployment: 100 points at once, 25 more a second, so 975 after 35 s and
-    1,000 after 36 s (two tickets meet within the narrower of their windows; README "Play now")."""
+    1,000 after 36 s (two tickets meet within the narrower of their windows; docs/apps.md "Matchmaking")."""
     curve = {
         "matchmaking_window_start": 100.0,
         "matchmaking_window_growth": 25.0,

@@ -1,4 +1,4 @@
-"""The rating-farming policy (issue 32; README "Ratings and ladders", docs/operations.md): an established
+"""The rating-farming policy (issue 32; docs/apps.md "Ratings", docs/operations.md): an established
 account that beats provisional accounts moves by ``rating_newcomer_weight`` of its change, the
 provisional accounts in full; with ``ATOUT_RATED_IDENTITIES=identified`` a guest player cannot sit at a
 rated table, while a player signed in with a trusted issuer's JWT and a bot account can. Checked against

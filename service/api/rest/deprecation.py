@@ -1,4 +1,4 @@
-"""Deprecating a REST operation (README, "Versioning and deprecation"): the endpoint table marks it
+"""Deprecating a REST operation (docs/apps.md, "Versioning"): the endpoint table marks it
 (:class:`Deprecation` on its ``Op``), the OpenAPI document says ``deprecated: true``, and every answer
 of it, problems included, carries ``Deprecation`` (RFC 9745), ``Sunset`` (RFC 8594) and a ``Link`` to
 what replaces it, so that a client's logs show the date long before the operation goes away.
@@ -18,7 +18,7 @@ from starlette.responses import Response
 from service.base.problems import ProblemError
 
 MINIMUM_NOTICE = timedelta(days=180)
-"""The least time between an operation's deprecation and its sunset (the README's promise)."""
+"""The least time between an operation's deprecation and its sunset (docs/apps.md's promise)."""
 
 Handler = Callable[[Request], Awaitable[Response]]
 
@@ -53,7 +53,7 @@ class Deprecation:
 
     since: datetime
     sunset: datetime
-    link: str  # what to use instead: a README anchor, the successor's path
+    link: str  # what to use instead: a docs anchor, the successor's path
 
     def __post_init__(self) -> None:
         if self.since.tzinfo is None or self.sunset.tzinfo is None:

@@ -62,7 +62,7 @@ HEADERS: dict[str, dict[str, Any]] = {
         "schema": {"type": "string", "pattern": '^"[!#-~]*"$', "examples": ['"42-3f2a9c1b0d4e"']},
     },
     "Cache-Control": {
-        "description": 'How long a copy may be used (README "Caching and polling"): `no-store` on every '
+        "description": 'How long a copy may be used (docs/apps.md "Caching"): `no-store` on every '
         "problem, `no-cache` or `private, no-cache` where a copy must be revalidated with its ETag, "
         "`public, max-age=…` on the rules and `immutable` on a finished match's log.",
         "schema": {"type": "string"},

@@ -4,7 +4,7 @@ committed as openapi/openapi.json, from which clients generate their types (open
 schemathesis its tests. Pydantic writes the body schemas; this module says the rest (parameters,
 problem codes by status, auth, stream frames, links) and shapes the schemas for code generators.
 
-The document is open to additions (README, "Versioning and deprecation"): no schema an answer holds
+The document is open to additions (docs/apps.md, "Versioning"): no schema an answer holds
 is closed (``additionalProperties: false``; request bodies stay closed: the server refuses a field
 it does not know), ``Problem.code`` is a string whose known values are listed, not a closed enum,
 and each union discriminated by ``type`` says that a client skips a member it does not know. Every
