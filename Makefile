@@ -4,7 +4,7 @@ VENV   := .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 
-.PHONY: serve test check lint typecheck unit redis tools browser java vendor image bench bench-quick openapi clean compile
+.PHONY: serve test check lint typecheck unit redis tools browser java vendor image bench bench-quick openapi clean compile docs
 
 $(STAMP): pyproject.toml setup.py
 	$(PYTHON) -m venv $(VENV)
@@ -103,7 +103,7 @@ lint: $(STAMP)
 	$(VENV)/bin/lint-imports
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check engine
-	$(VENV)/bin/ruff format --check service schema atout workers/jobs bench tests/atout tests/service tests/browser tests/cluster tests/image tests/conftest.py
+	$(VENV)/bin/ruff format --check service schema atout workers/jobs bench tests/atout tests/service tests/browser tests/cluster tests/image tests/conftest.py docs_site tests/test_docs_site.py tests/test_docs_truth.py tests/test_docs_readme.py
 
 typecheck: $(STAMP)
 	$(VENV)/bin/mypy engine
@@ -188,18 +188,31 @@ bench-quick: bench-deps
 	$(PY) bench/ismcts.py --quick
 
 # Regenerate the committed API contracts, the example clients' TypeScript types (REST: openapi-typescript;
-# GraphQL: GraphQL Code Generator, codegen.yml) and the README's
-# settings table (tests fail when they drift).
+# GraphQL: GraphQL Code Generator, codegen.yml) and the guides' generated parts: docs/configuration.md's
+# settings table, docs/errors.md, docs/apps.md's endpoint list, docs/bots.md's tables, the rendered
+# reference (tests fail when they drift).
 openapi: $(STAMP) $(NODE)
 	$(VENV)/bin/atout openapi -o openapi/openapi.json
 	npx --no-install openapi-typescript openapi/openapi.json -o examples/client/atout-api.d.ts
 	$(PY) -m service.api.graphql > schema/schema.graphql
 	npx --no-install graphql-codegen --config codegen.yml --silent
-	$(PY) -m service.base.settings --readme README.md
+	$(PY) -m service.base.settings --doc docs/configuration.md
 	$(PY) -m service.base.catalogue_doc > docs/errors.md
+	$(PY) -m service.api.rest.endpoint_doc docs/apps.md
 	$(PY) -m schema.view_fields_doc docs/bots.md
 	$(PY) -c 'from atout.runner.config import write_options_table; write_options_table("docs/bots.md")'
+	$(PY) -m service.api.rest_reference
+	$(PY) -m service.api.graphql_reference
+
+# The docs site (MkDocs, the Material theme, its search in the page; nothing fetched) from docs/ into
+# site/, with the rendered API reference rebuilt first (it is committed: service/static/reference).
+# --strict is the link check: a broken link or #anchor fails (make test runs the same build,
+# tests/test_docs_site.py). NO_MKDOCS_2_WARNING: Material's banner about MkDocs 2, printed on every build.
+docs: $(STAMP) $(NODE)
+	$(PY) -m service.api.rest_reference
+	$(PY) -m service.api.graphql_reference
+	NO_MKDOCS_2_WARNING=1 $(VENV)/bin/mkdocs build --strict --site-dir site
 
 clean:
-	rm -rf $(VENV) var build node_modules .pytest_cache .mypy_cache .ruff_cache .hypothesis
+	rm -rf $(VENV) var build site node_modules .pytest_cache .mypy_cache .ruff_cache .hypothesis
 	rm -f engine/*.so *__mypyc*.so

@@ -267,16 +267,21 @@ def shipped_assets() -> dict[str, bytes]:
     return assets
 
 
+PAGES = ("/play", "/play/tournament", "/docs", "/graphql", "/reference", "/reference/graphql")
+"""The HTML pages the service serves (each checked with the scripts and styles it names)."""
+
+
 @pytest.fixture
 def serves_everything() -> Callable[[str], None]:
     """A check that the service at a base URL serves every page and asset the checkout serves:
-    ``/play`` and its tournament standings page, ``/docs``, GraphiQL at ``/graphql``, ``/openapi.json``,
+    ``/play`` and its tournament standings page, ``/docs``, GraphiQL at ``/graphql``, the reference at
+    ``/reference`` and ``/reference/graphql``, ``/openapi.json``,
     the scripts the pages name, and
     each static file byte for byte (the installed wheel and the image must ship them all)."""
 
     def check(base: str) -> None:
         with httpx.Client(base_url=base, timeout=30) as http:
-            for page in ("/play", "/play/tournament", "/docs", "/graphql"):
+            for page in PAGES:
                 response = http.get(page, headers={"Accept": "text/html"})
                 assert response.status_code == 200, (page, response.status_code, response.text[:300])
                 for src in re.findall(r'(?:src|href)="(/static/[^"]+)"', response.text):

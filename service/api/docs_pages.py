@@ -9,6 +9,9 @@ Where the assets come from, each pinned:
   browser builds from the npm packages pinned in ``package-lock.json`` into
   ``service/static/vendor`` (committed, with their licences; tests/service/test_docs_pages.py
   checks they are byte for byte those packages' files).
+- The rendered reference at ``/reference`` (REST: Redoc's page from ``redocly build-docs``) and
+  ``/reference/graphql`` (a static page from the SDL), built by ``make openapi`` into
+  ``service/static/reference`` (committed: see service/api/rest_reference.py and graphql_reference.py).
 - Our own small pages and scripts: ``service/static``; the reference web table at ``/play``
   (``service/static/play``: plain ES modules over the public API, no build step).
 """
@@ -49,8 +52,15 @@ PAGE_HEADERS = {
 other origin, no inline script, never framed: a framed table could be clickjacked into moves)."""
 
 
-def page_response(name: str) -> HTMLResponse:
-    return HTMLResponse(page(name), headers=PAGE_HEADERS)
+REFERENCE_HEADERS = PAGE_HEADERS | {
+    "Content-Security-Policy": f"{CONTENT_SECURITY_POLICY}; worker-src 'self' blob:"
+}
+"""Redoc's search runs in a worker its bundle makes from a blob: code the page's own script (from the
+service) wrote, so allowing it lets in no other origin's code."""
+
+
+def page_response(name: str, headers: dict[str, str] = PAGE_HEADERS) -> HTMLResponse:
+    return HTMLResponse(page(name), headers=headers)
 
 
 def swagger_ui_assets() -> Path:
@@ -81,6 +91,16 @@ async def tournament_page(request: object) -> Response:
     return page_response("play/standings.html")
 
 
+async def rest_reference(request: object) -> Response:
+    """The REST reference (Redoc), pre-rendered: readable before its script hydrates it."""
+    return page_response("reference/index.html", REFERENCE_HEADERS)
+
+
+async def graphql_reference(request: object) -> Response:
+    """The GraphQL reference: every operation and type of the SDL on one page, no script."""
+    return page_response("reference/graphql.html")
+
+
 def graphiql_page() -> HTMLResponse:
     return page_response("graphiql.html")
 
@@ -88,6 +108,8 @@ def graphiql_page() -> HTMLResponse:
 def routes() -> list[BaseRoute]:
     return [
         Route("/docs", swagger_ui, include_in_schema=False),
+        Route("/reference", rest_reference, include_in_schema=False),
+        Route("/reference/graphql", graphql_reference, include_in_schema=False),
         Route("/play", play, include_in_schema=False),
         Route("/play/tournament", tournament_page, include_in_schema=False),
         Mount("/static/swagger", StaticFiles(directory=swagger_ui_assets()), name="swagger-assets"),

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import argparse
+import sys
 from functools import lru_cache
+from pathlib import Path
 from typing import Annotated, Literal
 
 from limits import parse_many
@@ -53,8 +56,9 @@ RateText = Annotated[str, AfterValidator(_rate_text)]
 
 
 class Settings(BaseSettings):
-    """Environment variables: ``REDIS_URL`` and ``ATOUT_*``, every one here, by section (the README's
-    table lists them in this order, with their defaults: ``python -m service.base.settings --readme``)."""
+    """Environment variables: ``REDIS_URL`` and ``ATOUT_*``, every one here, by section (the
+    table in docs/configuration.md lists them in this order, with their defaults: ``python -m
+    service.base.settings --doc docs/configuration.md``)."""
 
     model_config = SettingsConfigDict(env_prefix="ATOUT_", extra="ignore", populate_by_name=True)
 
@@ -714,35 +718,76 @@ def environment_name(name: str) -> str:
     return f"ATOUT_{name.upper()}"
 
 
+# The table's sections, each named by its first setting (the settings follow the class's order), so
+# docs/configuration.md has a heading, and an anchor, per concern: `configuration.md#rate-limits`.
+SECTIONS: dict[str, str] = {
+    "redis_url": "Redis, the server and game lifetimes",
+    "streams_per_client": "Open streams",
+    "bot_queue": "Workers and bot turns",
+    "log_json": "Logs and CORS",
+    "max_body_bytes": "Input limits",
+    "trusted_proxies": "HTTP connections, headers, WebSockets and proxies",
+    "rate_limits": "Rate limits",
+    "max_open_games_per_creator": "Bounded data",
+    "tournament_poll_seconds": "Tournaments and Play now",
+    "webhook_queue": "Webhooks",
+    "rating_provisional_matches": "Rated games and ladders",
+    "player_idle_ttl": "Players, invitations and reminders",
+    "jwt_issuers": "Players signed in by their app (JWT)",
+    "graphql_max_bytes": "GraphQL documents",
+}
+
+
+def default_text(name: str) -> str:
+    """A setting's default as the table shows it: ``(unset)`` for None, ``(empty)`` for ``""`` (an
+    empty code span would not render)."""
+    default = Settings.model_fields[name].default
+    if default is None:
+        return "(unset)"
+    return "(empty)" if default == "" else f"`{default}`"
+
+
 def markdown_table() -> str:
-    """Every setting with its default and meaning, as the README shows it (a test keeps them equal)."""
-    rows = ["| Variable | Default | Meaning |", "| --- | --- | --- |"]
-    own = [
-        n for n in Settings.model_fields if n in Settings.__annotations__
-    ]  # the core first, then the parts
-    for name in [*own, *(n for n in Settings.model_fields if n not in own)]:
-        field = Settings.model_fields[name]
-        default = "(unset)" if field.default is None else f"`{field.default}`"
+    """Every setting with its default and meaning, one table per section (:data:`SECTIONS`), as
+    docs/configuration.md shows them between its markers (a test keeps them equal)."""
+    header = ["| Variable | Default | Meaning |", "| --- | --- | --- |"]
+    rows: list[str] = []
+    for name, field in Settings.model_fields.items():
+        if name in SECTIONS:
+            rows += [*([""] if rows else []), f"## {SECTIONS[name]}", "", *header]
         meaning = (field.description or "").replace("|", "\\|")
-        rows.append(f"| `{environment_name(name)}` | {default} | {meaning} |")
+        rows.append(f"| `{environment_name(name)}` | {default_text(name)} | {meaning} |")
     return "\n".join(rows) + "\n"
 
 
 START, END = "<!-- settings:start -->\n", "<!-- settings:end -->"
 
 
-def with_table(readme: str) -> str:
-    """``readme`` with the text between its settings markers replaced by the current table."""
-    head, rest = readme.split(START, 1)
+def with_table(page: str) -> str:
+    """``page`` with the text between its settings markers replaced by the current table; a page
+    without both markers is refused (``ValueError``) rather than overwritten."""
+    if START not in page or END not in page:
+        raise ValueError(f"no {START.strip()} ... {END} markers in the page: nothing to rewrite")
+    head, rest = page.split(START, 1)
     return head + START + markdown_table() + END + rest.split(END, 1)[1]
 
 
-if __name__ == "__main__":
-    import sys
-    from pathlib import Path
-
-    if sys.argv[1:2] == ["--readme"]:  # python -m service.base.settings --readme README.md
-        path = Path(sys.argv[2])
-        path.write_text(with_table(path.read_text()))
-    else:
+def main(argv: list[str]) -> int:
+    """``python -m service.base.settings`` prints the table; ``--doc docs/configuration.md`` rewrites
+    it in that page between its markers (``make openapi`` does)."""
+    parser = argparse.ArgumentParser(prog="python -m service.base.settings", description=main.__doc__)
+    parser.add_argument("--doc", type=Path, metavar="PAGE", help="rewrite the table between PAGE's markers")
+    args = parser.parse_args(argv)
+    if args.doc is None:
         sys.stdout.write(markdown_table())
+        return 0
+    try:
+        args.doc.write_text(with_table(args.doc.read_text()))
+    except ValueError as refused:
+        print(f"{args.doc}: {refused}", file=sys.stderr)
+        return 2
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

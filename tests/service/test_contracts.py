@@ -1,5 +1,5 @@
 """The committed API contracts match the code: openapi/openapi.json, schema/schema.graphql, and the
-README's table of settings."""
+table of settings in docs/configuration.md."""
 
 from __future__ import annotations
 
@@ -11,7 +11,17 @@ from starlette.testclient import TestClient
 from schema.views import EVENT_BODIES
 from service.api.graphql import sdl
 from service.api.rest import openapi_document
-from service.base.settings import END, START, Settings, environment_name, markdown_table, with_table
+from service.base.settings import (
+    END,
+    SECTIONS,
+    START,
+    Settings,
+    default_text,
+    environment_name,
+    markdown_table,
+    with_table,
+)
+from service.base.settings import main as settings_main
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -46,13 +56,23 @@ def test_the_graphql_schema_is_typed_throughout() -> None:
         assert {kind.name for kind in schema.get_possible_types(schema.type_map[interface])} == members
 
 
-def test_the_readme_lists_every_setting_with_its_default() -> None:
-    readme = (ROOT / "README.md").read_text()
-    table = readme.split(START, 1)[1].split(END, 1)[0]
-    assert readme == with_table(readme), "README settings drifted: run `make openapi`"
+def test_the_configuration_page_lists_every_setting_with_its_default() -> None:
+    page = (ROOT / "docs" / "configuration.md").read_text()
+    table = page.split(START, 1)[1].split(END, 1)[0]
+    assert page == with_table(page), "docs/configuration.md's settings drifted: run `make openapi`"
     assert table == markdown_table()
     for name in Settings.model_fields:
-        assert f"`{environment_name(name)}`" in table
+        row = f"| `{environment_name(name)}` | {default_text(name)} |"
+        assert table.count(row) == 1, f"{name}: no row {row!r} in docs/configuration.md"
+    assert set(SECTIONS) <= set(Settings.model_fields), "a section starts at a setting that is gone"
+
+
+def test_the_settings_generator_refuses_a_page_without_its_markers(tmp_path: Path) -> None:
+    """`--doc` rewrites only between the markers: a page without them is left whole (exit 2)."""
+    page = tmp_path / "page.md"
+    page.write_text("# words someone wrote\n")
+    assert settings_main(["--doc", str(page)]) == 2
+    assert page.read_text() == "# words someone wrote\n"
 
 
 def test_the_app_serves_its_openapi_document_and_docs(client: TestClient) -> None:

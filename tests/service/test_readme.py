@@ -1,7 +1,9 @@
 """The README's curl walkthrough runs as written against a live service, in a game where bots may
 move first (Le Rough, three bot seats and the caller's). Only two things differ from the text: the
 address ``B`` (a free port, not 8000) and the last line's event stream, which is given a few seconds
-rather than followed to the end of the match."""
+rather than followed to the end of the match. The app developers' guide (docs/apps.md) goes on from
+that game: its GraphQL and players blocks run here after the README's, their answers checked field by
+field (tests/atout/test_guide_apps.py runs every block of the guide in order as well)."""
 
 from __future__ import annotations
 
@@ -11,15 +13,17 @@ import subprocess
 from pathlib import Path
 from typing import Any
 
-README = Path(__file__).resolve().parents[2] / "README.md"
+ROOT = Path(__file__).resolve().parents[2]
+README = ROOT / "README.md"
+GUIDE = ROOT / "docs" / "apps.md"
 
 
-def sh_block_after(heading: str) -> str:
-    """The first ``sh`` block after ``heading`` in the README."""
-    text = README.read_text()
+def sh_block_after(heading: str, page: Path = README) -> str:
+    """The first ``sh`` block after ``heading`` in ``page``."""
+    text = page.read_text()
     start = text.index(heading)
     block = re.search(r"```sh\n(.*?)```", text[start:], re.S)
-    assert block is not None, f"the README lost its block after {heading!r}"
+    assert block is not None, f"{page.name} lost its block after {heading!r}"
     return block.group(1)
 
 
@@ -65,12 +69,12 @@ def test_the_readme_walkthrough_moves_even_when_a_bot_moves_first(live_server: s
 
 
 def test_the_readme_graphql_calls_answer_typed_data(live_server: str, rq_worker: str) -> None:
-    """The GraphQL block runs as written after the walkthrough's game (its stream line left out): the
+    """The guide's GraphQL block runs as written after the walkthrough's game (its stream line left out): the
     typed view and legal actions come back; the pass is applied, or refused with a problem code when
     the game has moved on (the block names no version)."""
     script = walkthrough().replace("B=http://localhost:8000\n", f"B={live_server}\n")
     script = "\n".join(line for line in script.splitlines() if not line.startswith("curl -N "))
-    script += "\n" + sh_block_after("The same through GraphQL")
+    script += "\n" + sh_block_after("The first game's seat, through GraphQL", GUIDE)
     run = subprocess.run(["bash", "-c", script], capture_output=True, text=True, timeout=120)
     assert run.returncode == 0, run.stderr
     _, _, moved, typed, submitted = answers(run.stdout, 5)
@@ -87,12 +91,10 @@ def test_the_readme_graphql_calls_answer_typed_data(live_server: str, rq_worker:
         assert submitted["data"]["submitAction"]["version"] > moved["version"]
 
 
-def test_the_readme_players_block_runs_as_written(live_server: str, rq_worker: str) -> None:
-    """Issue 23: the "Players and notifications" block: a guest joins with its token, lists its
-    games, reads its seat's view and its stream, with no seat token anywhere."""
-    script = sh_block_after("Two devices, one guest").replace(
-        "B=http://localhost:8000\n", f"B={live_server}\n"
-    )
+def test_the_guide_players_block_runs_as_written(live_server: str, rq_worker: str) -> None:
+    """Issue 23: the guide's "Players" block: a guest joins with its token, lists its games, reads
+    its seat's view and its stream, with no seat token anywhere."""
+    script = f"B={live_server}\n" + sh_block_after("Two devices, one guest", GUIDE)
     run = subprocess.run(["bash", "-c", script], capture_output=True, text=True, timeout=120)
     assert run.returncode == 0, run.stderr
     joined, mine, view = answers(run.stdout, 3)
