@@ -152,8 +152,9 @@ BotNotice = union_interface(
     "BotNotice",
     g.BotNotice,
     "A notice of `botTurns`, by its `type`: `your_turn` (with the seat's view and legal actions), "
-    "`game_finished` (with the winners) or `tournament_game` (a tournament's game: its seats and their "
-    "seat tokens, before its first turn). Open to additions: skip a type you do not know.",
+    "`game_finished` (with the winners), `tournament_game` (a tournament's game: its seats and their "
+    "seat tokens, before its first turn) or `match_found` (Play now seated the bot: the game and its "
+    "seat). Open to additions: skip a type you do not know.",
     type_enum="NoticeType",
 )
 PlayerNotice = union_interface(
@@ -162,8 +163,9 @@ PlayerNotice = union_interface(
     "A notice of `myEvents`, by its `type`: `your_turn` (your seat, its view and legal actions: answer "
     "with one submitAction); `invitation` (a table you are invited to: acceptInvitation); "
     "`game_started`; `game_finished` (with the winners); `rematch_offered` (the rematch's id: join it "
-    "with `rematch` on the finished game); `reminder` (your turn's clock runs out at `deadlineAt`). Open "
-    "to additions: skip a type you do not know.",
+    "with `rematch` on the finished game); `reminder` (your turn's clock runs out at `deadlineAt`); "
+    "`match_found` (Play now seated you: the game and your seat). Open to additions: skip a type you do "
+    "not know.",
     type_enum="NoticeType",
 )
 graphql_type(g.BotNotice)  # each notice type, implementing the interfaces of the streams it is on

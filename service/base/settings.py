@@ -740,10 +740,12 @@ SECTIONS: dict[str, str] = {
 
 def default_text(name: str) -> str:
     """A setting's default as the table shows it: ``(unset)`` for None, ``(empty)`` for ``""`` (an
-    empty code span would not render)."""
+    empty code span would not render), a boolean as it is written in the environment (``true``)."""
     default = Settings.model_fields[name].default
     if default is None:
         return "(unset)"
+    if isinstance(default, bool):
+        return f"`{str(default).lower()}`"
     return "(empty)" if default == "" else f"`{default}`"
 
 

@@ -28,7 +28,6 @@ from toolkit_live import ADMIN_TOKEN, Serve, env_of, stop
 import engine
 from schema.views.events import public_event
 from service.api.rest import endpoint_doc
-from service.base.settings import Settings
 from service.runtime.embedded_redis import EmbeddedRedis
 
 PAGE = ROOT / "docs" / "apps.md"
@@ -373,23 +372,3 @@ def test_every_link_within_the_guide_and_from_the_readme_lands_on_an_anchor() ->
     from_readme = set(re.findall(r"\]\(docs/apps\.md#([\w-]+)\)", (ROOT / "README.md").read_text()))
     assert within and from_readme
     assert (within | from_readme) <= anchors(text), (within | from_readme) - anchors(text)
-
-
-SETTING_SAID = re.compile(r"`(ATOUT_\w+)` \((\d[\d,.]*)( days?(?: idle| unused)?|mb|/minute|/hour| s)?")
-
-
-def test_every_default_the_guide_states_is_the_settings_default() -> None:
-    """A figure the guide gives for a setting, ``ATOUT_X`` (its default), is what the settings model
-    says (service/base/settings.py): a day is 86,400 seconds, a rate is "N/period", a size "Nmb"."""
-    fields = Settings.model_fields  # the declared defaults, whatever this process's environment says
-    said = SETTING_SAID.findall(PAGE.read_text())
-    assert len(said) >= 20
-    for name, figure, unit in said:
-        actual = fields[name.removeprefix("ATOUT_").lower()].default
-        number = float(figure.replace(",", ""))
-        if unit.startswith(" day"):
-            assert number * 86400 == actual, name
-        elif unit in ("mb", "/minute", "/hour"):
-            assert f"{figure}{unit}" == actual, name
-        else:
-            assert number == float(actual), name

@@ -201,7 +201,8 @@ async def bot_stream(request: Request) -> Response:
 
 async def player_stream(request: Request) -> Response:
     """One connection for all of a player's games, as a bot's: ``your_turn`` (with the view and legal
-    actions), ``invitation``, ``game_started``, ``game_finished``, ``rematch_offered``, ``reminder``."""
+    actions), ``invitation``, ``game_started``, ``game_finished``, ``rematch_offered``, ``reminder``,
+    ``match_found``."""
     return await account_stream(request, games_of(request).players.open_player_stream)
 
 
