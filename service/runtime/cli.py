@@ -374,7 +374,10 @@ def verify(args: argparse.Namespace) -> int:
 def parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="atout", description="Atout game service.")
     sub = p.add_subparsers(dest="command", required=True)
-    s = sub.add_parser("serve", help="serve the API (with REDIS_URL unset: an embedded Redis, a worker per queue and the matchmaker)")
+    s = sub.add_parser(
+        "serve",
+        help="serve the API (with REDIS_URL unset: an embedded Redis, a worker per queue and the matchmaker)",
+    )
     s.add_argument("--host", default=None)
     s.add_argument("--port", type=int, default=None)
     s.add_argument("--workers", type=int, default=1, help="uvicorn worker processes")
@@ -392,8 +395,8 @@ def parser() -> argparse.ArgumentParser:
         "--queues",
         choices=["all", "fast", "expert", "webhooks"],
         default="all",
-        help="fast: random, heuristic and learned bots, turn timers, reminders and tournament rounds; expert: "
-        "expert bots; webhooks: webhook deliveries; all: every queue, in that order",
+        help="fast: random, heuristic and learned bots, turn timers, reminders and tournament rounds; "
+        "expert: expert bots; webhooks: webhook deliveries; all: every queue, in that order",
     )
     w.set_defaults(func=worker)
     m = sub.add_parser("matchmaker", help="run Play now's matcher (several may run; atout serve runs one)")
