@@ -17,10 +17,11 @@ chairs go to the oldest tickets that fit; in a rated pool they go to the nearest
 **Rating window (rated pools).** A ticket that has waited ``w`` seconds accepts opponents within
 ``window(w) = min(window_max, window_start + window_growth * w)`` points of its own rating (the service
 passes its settings, on the display-rating scale: ±5 at once, +0.5 a second, at most ±50, so a full
-window after 90 s; :class:`Rules`' own defaults suit an Elo-like scale). Two tickets may share a
-table only when each is within the *other's* window, ``|r1 - r2| <= min(window(w1), window(w2))``:
-a newcomer is not dragged to a far table because an old ticket's window grew. Nor does a rated table seat a party with an
-account of its ``recent_opponents`` (its last rated game: no replaying the same opponents at once).
+window after 90 s; :class:`Rules`' own defaults suit an Elo-like scale). Two tickets may share a table
+only when each is within the *other's* window, ``|r1 - r2| <= min(window(w1), window(w2))``: a newcomer
+is not dragged to a far table because an old ticket's window grew. Nor does a rated table seat a party
+with an account of its ``recent_opponents`` (its last rated game: no replaying the same opponents at
+once).
 
 **Seating.** Euchre-5 has no fixed teams: parties sit in order, each on consecutive chairs. In the
 partnership games (seats 0 & 2 against 1 & 3) the largest party sits first; a party's members, in the
