@@ -13,13 +13,12 @@ from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException
 from starlette.middleware import Middleware
-from starlette.middleware.cors import CORSMiddleware
 from starlette.requests import ClientDisconnect, Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import BaseRoute, Route, WebSocketRoute
 
 from service.api import docs_pages, graphql, problem_types, rest
-from service.api.edge import EdgeMiddleware
+from service.api.edge import BrowserCORS, EdgeMiddleware
 from service.api.metrics import serve as serve_metrics
 from service.api.problems import handle_problem, problem_response
 from service.api.ratelimit import RATE_LIMIT_HEADERS, RateLimits
@@ -287,10 +286,11 @@ async def close_bounded(steps: tuple[tuple[str, Callable[[], Awaitable[Any]]], .
 
 
 def middleware(settings: Settings, metrics: Metrics) -> list[Middleware]:
-    """CORS for the origins allowed, then the edge: request id, metrics, client address, input limits,
-    Redis faults outside the routes (one layer)."""
+    """CORS for the origins allowed (for a browser's request: one with an Origin), then the edge: request
+    id, metrics, client address, input limits, Redis faults outside the routes, and the ``Vary: Origin``
+    CORS adds to the others (one layer)."""
     cors = Middleware(
-        CORSMiddleware,
+        BrowserCORS,
         allow_origins=[o.strip() for o in settings.cors_origins.split(",") if o.strip()],
         allow_methods=["GET", "POST", "PATCH", "DELETE", "OPTIONS"],  # PATCH: updateWebhook
         allow_headers=[
@@ -322,6 +322,7 @@ def middleware(settings: Settings, metrics: Metrics) -> list[Middleware]:
         body_timeout=settings.body_timeout,
         ws_per_address=settings.ws_connections_per_address,
         ws_messages_per_second=settings.ws_messages_per_second,
+        vary_origin=True,
     )
     return [cors, edge]
 

@@ -29,13 +29,22 @@ The client address is the peer's, or the one a trusted proxy forwarded (uvicorn'
 
 Every answer carries ``X-Content-Type-Options: nosniff``: no JSON answer or script is ever read by a
 browser as anything else.
+
+CORS (:class:`BrowserCORS`, the layer outside this one) runs only for a request that carries an
+``Origin``, which a browser's cross-origin call does; a bot, a server or curl sends none. Starlette's
+CORS layer answered those too, wrapping every ``send`` to add the one header it adds without an
+Origin, ``Vary: Origin`` (so a shared cache never serves a browser a copy made without its CORS
+headers): with ``vary_origin`` this layer adds it instead, merged as Starlette merges it, in the pass
+over the headers it makes anyway.
 """
 
 from __future__ import annotations
 
 import asyncio
 import time
+from typing import Any
 
+from starlette.middleware.cors import CORSMiddleware
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from service.api.metrics import route_template
@@ -54,19 +63,57 @@ JSON_MEDIA_TYPE = b"application/json"
 _NO_BODY = frozenset({"GET", "HEAD", "OPTIONS"})
 NOSNIFF = (b"x-content-type-options", b"nosniff")
 WS_POLICY_VIOLATION = 1008
+ORIGIN = b"origin"
+VARY = b"vary"
 
 
-def _request_id(scope: Scope) -> tuple[str, tuple[bytes, bytes], str]:
-    """The request's id (the client's when sane, else new), its response header, and the language
-    its ``Accept-Language`` asks for (``service.base.languages``): one pass over the headers."""
+def has_origin(scope: Scope) -> bool:
+    return any(name == ORIGIN for name, _ in scope["headers"])  # ASGI header names are lower-case
+
+
+class BrowserCORS:
+    """Starlette's ``CORSMiddleware`` (built with ``options``) for a request with an ``Origin``: its
+    preflight answers and its headers, as before. Any other request goes straight to ``app``, whose
+    :class:`EdgeMiddleware` (``vary_origin``) adds the ``Vary: Origin`` CORS would have added."""
+
+    def __init__(self, app: ASGIApp, /, **options: Any) -> None:
+        self.app = app
+        self.cors = CORSMiddleware(app, **options)
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "http" and has_origin(scope):
+            await self.cors(scope, receive, send)
+        else:
+            await self.app(scope, receive, send)
+
+
+def _request_id(scope: Scope) -> tuple[str, tuple[bytes, bytes], str, bool]:
+    """The request's id (the client's when sane, else new), its response header, the language its
+    ``Accept-Language`` asks for (``service.base.languages``), and whether it has an ``Origin``: one
+    pass over the headers."""
     raw = accepted = None
+    origin = False
     for name, value in scope["headers"]:  # ASGI header names are lower-case
         if name == logs.REQUEST_ID_HEADER and raw is None:
             raw = value
         elif name == languages.ACCEPT_LANGUAGE_HEADER:
             accepted = value
+        elif name == ORIGIN:
+            origin = True
     rid = logs.incoming_request_id(raw) or logs.new_request_id()
-    return rid, (logs.REQUEST_ID_HEADER, rid.encode("ascii")), languages.from_header(accepted)
+    return rid, (logs.REQUEST_ID_HEADER, rid.encode("ascii")), languages.from_header(accepted), origin
+
+
+def with_vary_origin(headers: list[tuple[bytes, bytes]]) -> list[tuple[bytes, bytes]]:
+    """``headers`` with ``Origin`` added to ``Vary`` as Starlette's CORS layer adds it to an answer
+    without an Origin: the values of every ``Vary`` joined in the first one's place, else at the end."""
+    found = [i for i, (name, _) in enumerate(headers) if name == VARY]
+    if not found:
+        return [*headers, (VARY, b"Origin")]
+    joined = b", ".join([*(headers[i][1] for i in found), b"Origin"])
+    kept = [header for i, header in enumerate(headers) if i not in found[1:]]
+    kept[found[0]] = (VARY, joined)
+    return kept
 
 
 class EdgeMiddleware:
@@ -79,8 +126,10 @@ class EdgeMiddleware:
         body_timeout: float = 30.0,
         ws_per_address: int = 16,
         ws_messages_per_second: int = 20,
+        vary_origin: bool = False,
     ) -> None:
         self.app = app
+        self.vary_origin = vary_origin  # BrowserCORS outside: add its Vary: Origin here
         self.metrics = metrics
         self.access_log = access_log
         self.max_body_bytes = max_body_bytes
@@ -99,7 +148,8 @@ class EdgeMiddleware:
             return
         client = scope.get("client")
         client_address.set(address_key(str(client[0])) if client else "")
-        rid, rid_header, language = _request_id(scope)
+        rid, rid_header, language, origin = _request_id(scope)
+        vary = self.vary_origin and not origin
         rid_token = logs.request_id.set(rid)
         language_token = languages.language.set(language)
         method = scope["method"]
@@ -110,7 +160,8 @@ class EdgeMiddleware:
             nonlocal status
             if message["type"] == "http.response.start":
                 status = message["status"]
-                message = {**message, "headers": [*message.get("headers", ()), rid_header, NOSNIFF]}
+                headers = [*message.get("headers", ()), rid_header, NOSNIFF]
+                message = {**message, "headers": with_vary_origin(headers) if vary else headers}
                 if self.metrics is not None:
                     self.metrics.observe(route_template(scope), method, time.perf_counter() - started_at)
             await send(message)
@@ -217,7 +268,7 @@ class EdgeMiddleware:
         client = scope.get("client")
         address = address_key(str(client[0])) if client else ""
         client_address.set(address)  # the creator of a game, for its quota
-        rid, _, language = _request_id(scope)
+        rid, _, language, _ = _request_id(scope)
         logs.request_id.set(rid)  # the connection's: its subscriptions' errors
         languages.language.set(language)  # the upgrade's Accept-Language: its errors' language
         held = self.websockets.get(address, 0)

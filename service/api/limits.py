@@ -34,6 +34,14 @@ def _reject_constant(name: str) -> Any:
     raise ValueError(f"{name} is not JSON")
 
 
+def _too_deep(max_depth: int) -> ProblemError:
+    """The refusal of a body nested too deep: built when one is refused, not for every body."""
+    return ProblemError(
+        "malformed_body",
+        Text("The JSON is nested more than {depth} levels deep; send a flatter body.", depth=max_depth),
+    )
+
+
 def parse_json(raw: bytes | str, max_depth: int = 32, max_int_digits: int = 30) -> Any:
     """``json.loads`` that answers bad input with a problem, never a RecursionError or ValueError 500.
 
@@ -45,10 +53,6 @@ def parse_json(raw: bytes | str, max_depth: int = 32, max_int_digits: int = 30) 
     and converting is quadratic below that). ``NaN`` and ``Infinity`` are not JSON: malformed.
     """
     data = raw.encode("utf-8", "surrogatepass") if isinstance(raw, str) else raw
-    too_deep = ProblemError(
-        "malformed_body",
-        Text("The JSON is nested more than {depth} levels deep; send a flatter body.", depth=max_depth),
-    )
 
     def parse_int(text: str) -> int:
         digits = len(text.lstrip("-"))
@@ -59,7 +63,7 @@ def parse_json(raw: bytes | str, max_depth: int = 32, max_int_digits: int = 30) 
     try:
         value = json.loads(data, parse_int=parse_int, parse_constant=_reject_constant)
     except RecursionError:  # the C parser stops at the interpreter's recursion limit, cleanly
-        raise too_deep from None
+        raise _too_deep(max_depth) from None
     except _IntTooLong as exc:
         raise ProblemError(
             "invalid_request",
@@ -76,7 +80,7 @@ def parse_json(raw: bytes | str, max_depth: int = 32, max_int_digits: int = 30) 
         ) from None
     # Fewer brackets than the limit cannot nest past it: ordinary bodies skip the walk.
     if data.count(b"[") + data.count(b"{") > max_depth and deeper_than(value, max_depth):
-        raise too_deep
+        raise _too_deep(max_depth)
     # Only a \uD800-\uDFFF escape can make a string that is not Unicode (a lone surrogate): Python
     # decodes it, but cannot encode it again (for Redis, a log line, an answer that quotes it).
     if _SURROGATE_ESCAPE.search(data) and lone_surrogate(value):

@@ -387,7 +387,7 @@ class _Check:
     def _list_size(self, node: FieldNode) -> int:
         size = LIST_FIELDS.get(node.name.value, 1)
         for argument in node.arguments or ():
-            if argument.name.value not in ("limit", "first"):
+            if argument.name.value not in SIZE_ARGUMENTS:
                 continue
             value: Any = argument.value
             if isinstance(value, VariableNode):
@@ -399,6 +399,26 @@ class _Check:
             elif isinstance(value, str) and value.isdigit() and len(value) <= 6:
                 size = max(1, int(value))
         return size
+
+
+SIZE_ARGUMENTS = ("limit", "first")
+"""The arguments that size a list field, and so its cost: the only part of a check the variables change."""
+
+
+def sized_by_variables(document: DocumentNode) -> bool:
+    """Whether a list's size in ``document`` comes from a variable (``games(limit: $n)``): only then does
+    :func:`check_document` answer differently for different variables."""
+    stack: list[Any] = list(document.definitions)
+    while stack:
+        node = stack.pop()
+        if isinstance(node, FieldNode) and any(
+            a.name.value in SIZE_ARGUMENTS and isinstance(a.value, VariableNode) for a in node.arguments or ()
+        ):
+            return True
+        selections = getattr(node, "selection_set", None)
+        if selections is not None:
+            stack.extend(selections.selections)
+    return False
 
 
 def check_document(

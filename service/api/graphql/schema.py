@@ -4,11 +4,12 @@ the committed ``schema/schema.graphql``."""
 
 from __future__ import annotations
 
+from collections import OrderedDict
 from collections.abc import Iterator
 from typing import Any
 
 import strawberry
-from graphql import GraphQLError, parse
+from graphql import DocumentNode, GraphQLError, parse
 from strawberry.extensions import SchemaExtension
 from strawberry.schema.config import StrawberryConfig
 
@@ -16,7 +17,13 @@ from schema import graphql_bodies as b
 from schema.graphql_models import SCALARS, every_type
 from service.api.graphql.error_codes import ErrorCode
 from service.api.graphql.errors import code_errors, drop_suggestions
-from service.api.graphql.limits import QueryLimits, bound_validation, check_query
+from service.api.graphql.limits import (
+    QueryLimits,
+    bound_validation,
+    check_document,
+    parse_limited,
+    sized_by_variables,
+)
 from service.api.graphql.mutations import Mutation
 from service.api.graphql.queries import Query
 from service.api.graphql.subscriptions import Subscription
@@ -28,18 +35,71 @@ from service.base.problems import CODES, ProblemError
 PLACEHOLDER = parse("{ __typename }")
 
 
+DOCUMENTS_KEPT = 256
+"""Documents a process keeps parsed and validated, by their text: a client sends the same few again and
+again (a bot's move, its view), and parsing and validating one cost most of a GraphQL move's CPU
+(``bench/api.py --graphql --profile``: validation ~48%, parsing ~12% of a worker's samples)."""
+
+
+class Documents:
+    """The documents already parsed within the limits, by their text, and those of them that passed
+    graphql-core's validation (with the same rules), and those within the limits whatever the variables
+    (:meth:`check`): the least recently used forgotten past ``DOCUMENTS_KEPT``, so a flood of distinct
+    documents costs what it cost before and no memory. A document that fails to parse, to validate or
+    the limits is never recorded: its errors are computed each time. A document whose lists are sized
+    by its variables (``first: $n``) is weighed on every request."""
+
+    def __init__(self, kept: int = DOCUMENTS_KEPT) -> None:
+        self.kept = kept
+        self.parsed: OrderedDict[str, DocumentNode] = OrderedDict()
+        self.valid: set[tuple[int, tuple[Any, ...]]] = set()  # (id of a kept document, its rules)
+        self.within: set[int] = set()  # ids of kept documents within the limits whatever the variables
+
+    def check(self, query: str, document: DocumentNode, limits: QueryLimits, variables: Any) -> None:
+        """:func:`check_document`, once for a kept document its variables cannot change."""
+        if id(document) in self.within:
+            return
+        check_document(document, limits, variables)
+        if self.parsed.get(query) is document and not sized_by_variables(document):
+            self.within.add(id(document))
+
+    def parse(self, query: str, limits: QueryLimits) -> DocumentNode:
+        document = self.parsed.get(query)
+        if document is not None:
+            self.parsed.move_to_end(query)
+            return document
+        document = parse_limited(query, limits)
+        self.parsed[query] = document
+        if len(self.parsed) > self.kept:
+            _, gone = self.parsed.popitem(last=False)
+            self.valid = {key for key in self.valid if key[0] != id(gone)}
+            self.within.discard(id(gone))
+        return document
+
+    def validated(self, document: DocumentNode, rules: tuple[Any, ...]) -> bool:
+        return (id(document), rules) in self.valid
+
+    def passed(self, query: str, document: DocumentNode, rules: tuple[Any, ...]) -> None:
+        if self.parsed.get(query) is document:  # only a kept document: its id stays its own
+            self.valid.add((id(document), rules))
+
+
 class DocumentLimits(SchemaExtension):
     """Parse and bound the document before graphql-core validates it (validation expands fragments, so
-    a small document can stand for billions of fields); then give every error of the result a code."""
+    a small document can stand for billions of fields); then give every error of the result a code. A
+    document seen before is not parsed nor validated again (:class:`Documents`)."""
 
-    def __init__(self, *, limits: QueryLimits) -> None:
+    def __init__(self, *, limits: QueryLimits, documents: Documents | None = None) -> None:
         self.limits = limits
+        self.documents = documents or Documents(0)
 
     def on_operation(self) -> Iterator[None]:
         context = self.execution_context
         if context.query and context.graphql_document is None:
             try:
-                context.graphql_document = check_query(context.query, self.limits, context.variables)
+                document = self.documents.parse(context.query, self.limits)
+                self.documents.check(context.query, document, self.limits, context.variables)
+                context.graphql_document = document
             except ProblemError as error:
                 # Strawberry skips validation and execution when errors are already there.
                 context.graphql_document = PLACEHOLDER
@@ -47,6 +107,21 @@ class DocumentLimits(SchemaExtension):
                 context.pre_execution_errors = [problem_error(error)]
         yield
         self._finish(context.result)
+
+    def on_validate(self) -> Iterator[None]:
+        """Validation skipped for a document that passed it already with the same rules (graphql-core
+        validates against the schema alone, not the variables); recorded when it passes."""
+        context = self.execution_context
+        document, rules = context.graphql_document, tuple(context.validation_rules)
+        if document is not None and context.pre_execution_errors is None and rules:
+            if self.documents.validated(document, rules):
+                context.pre_execution_errors = []
+            else:
+                yield
+                if context.pre_execution_errors == [] and context.query:
+                    self.documents.passed(context.query, document, rules)
+                return
+        yield
 
     def on_stream_result(self, result: Any) -> Iterator[None]:
         self._finish(result)
@@ -76,6 +151,7 @@ class AtoutSchema(strawberry.Schema):
 def build_schema(limits: QueryLimits | None = None) -> strawberry.Schema:
     """The schema, its documents bounded by ``limits`` (the defaults when none are given)."""
     bounds = limits or QueryLimits()
+    documents = Documents()
     bound_validation()
     schema = AtoutSchema(
         query=Query,
@@ -83,7 +159,7 @@ def build_schema(limits: QueryLimits | None = None) -> strawberry.Schema:
         subscription=Subscription,
         types=[*every_type(), b.IntOption, b.BoolOption, ErrorCode],  # reached only through their interfaces
         config=StrawberryConfig(scalar_map=SCALARS),
-        extensions=[lambda: DocumentLimits(limits=bounds)],  # one per operation: it holds its context
+        extensions=[lambda: DocumentLimits(limits=bounds, documents=documents)],  # one per operation
     )
     describe_arguments(schema)
     return schema
