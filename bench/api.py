@@ -23,10 +23,10 @@ throughput and CPU from a run without ``--profile``. The samples are wall time w
 waiting in epoll: a syscall that hands the CPU to Redis (a ``write``) weighs more than its own CPU.
 ``BENCH_PROFILE_RAW=PATH`` keeps the raw samples (``PATH.ours``, ``PATH.graphql``) for a flame graph.
 
-Each of our clients creates a game with every seat open, joins every seat, then plays it to
-the end: for the seat to act, ``GET /v1/games/{id}/actions`` then ``POST`` one of them (a
-random legal action), timing each POST. Printed: actions/s, requests/s, p50/p99 latency of
-an action for us and of a request for the baseline, and the ratios.
+Each of our clients creates a game with every seat open, joins every seat, then plays it to the end:
+for the seat to act, ``GET /v1/games/{id}/actions`` then ``POST`` one of them (a random legal
+action, with an ``Idempotency-Key`` as the docs teach), timing each POST. Printed: actions/s,
+requests/s, p50/p99 latency of an action for us and of a request for the baseline, and the ratios.
 
     python bench/api.py [--quick] [--clients 32] [--rounds 6] [--ref REV] [--graphql] [--profile]
 
@@ -124,9 +124,16 @@ async def play_games(
     deadline = time.perf_counter() + seconds
 
     async def call(
-        http: aiohttp.ClientSession, method: str, path: str, token: str | None = None, body: object = None
+        http: aiohttp.ClientSession,
+        method: str,
+        path: str,
+        token: str | None = None,
+        body: object = None,
+        key: str | None = None,
     ) -> dict[str, Any]:
         headers = {"Authorization": f"Bearer {token}"} if token else {}
+        if key:
+            headers["Idempotency-Key"] = key  # as the docs teach a move: a retry is then safe
         async with http.request(method, base + path, json=body, headers=headers) as r:
             counts["requests"] += 1
             data: dict[str, Any] = await r.json()
@@ -174,7 +181,10 @@ async def play_games(
                     counts["requests"] += 1
                 else:
                     body = {"action": choose(rng, legal)}
-                    posted = await call(http, "POST", f"/v1/games/{gid}/actions", tokens[to_act], body)
+                    move_key = f"{gid}-{counts['actions']}"
+                    posted = await call(
+                        http, "POST", f"/v1/games/{gid}/actions", tokens[to_act], body, move_key
+                    )
                 latencies.append(time.perf_counter() - start)
                 counts["actions"] += 1
                 to_act, turn = posted.get("to_act"), posted.get("next_turn")  # GraphQL: no nulls

@@ -337,31 +337,50 @@ class Play:
         be stale (from the cache); every refusal is then decided again on a fresh read.
         ``credential`` (the seat token's hash, or "bot") is checked again in the atomic write."""
         move = Move(seat, action, expected_version, idempotency_key or None, credential, by)
-        if move.key:
-            prior = await self.store.games.idempotent_result(record.id, str(seat), move.key)
-            if prior is not None:
-                return await self._replayed(record, prior, move.fingerprint), True
+        try:
+            record, planned, result = await self._write(record, move, fresh)
+        except ProblemError:
+            prior = await self._prior(record, move)
+            if prior is None:
+                raise
+            return await self._replayed(record, prior, move.fingerprint), True
+        if result.replayed is not None:
+            return await self._replayed(record, result.replayed, move.fingerprint), True
+        await self._after_move(record, move, planned, result)
+        return planned.response, False
+
+    async def _prior(self, record: GameRecord, move: Move) -> str | None:
+        """The answer stored for the move's key, if an earlier request with it was applied.
+
+        Looked up only once the move is refused: a retry of an applied move always is (the game has
+        moved on: the version, the turn or the cards are no longer those it was made on), or else
+        the commit's script finds the key itself and answers the stored result, atomically. So a
+        first request, the common case, costs no extra round trip, and no move is applied twice."""
+        if not move.key:
+            return None
+        return await self.store.games.idempotent_result(record.id, str(move.seat), move.key)
+
+    async def _write(
+        self, record: GameRecord, move: Move, fresh: bool
+    ) -> tuple[GameRecord, Planned, CommitResult]:
+        """Steps 7-10 of :meth:`submit`: the move checked, planned and committed, on a fresh read
+        whenever a stale copy refuses it or the compare-and-set finds the game moved on."""
         retries = 0
         while True:
-            if not fresh and not self._runs_at(record, expected_version):
+            if not fresh and not self._runs_at(record, move.expected_version):
                 record, fresh = await self.core.get(record.id), True
-            self._check_runs_at(record, expected_version)
+            self._check_runs_at(record, move.expected_version)
             planned = self._plan(record, move, fresh)
             if planned is None:  # refused on a copy that may be stale: decided on a fresh read
                 record, fresh = await self.core.get(record.id), True
                 continue
             try:
-                result = await self._commit(record, move, planned)
+                return record, planned, await self._commit(record, move, planned)
             except VersionConflict as conflict:
                 if fresh:
-                    self._conflicted(conflict, expected_version, retries)
+                    self._conflicted(conflict, move.expected_version, retries)
                     retries += 1
                 record, fresh = await self.core.get(record.id), True
-                continue
-            if result.replayed is not None:
-                return await self._replayed(record, result.replayed, move.fingerprint), True
-            await self._after_move(record, move, planned, result)
-            return planned.response, False
 
     @staticmethod
     def _runs_at(record: GameRecord, expected_version: int | None) -> bool:
@@ -425,9 +444,9 @@ class Play:
         stored answer (with a key) and turn notice. A :class:`VersionConflict` goes to the caller."""
         notice = self.core.account_turn(record, planned.nxt, planned.version) if planned.running else None
         stored = ""  # the answer a retry with the same key gets
-        if move.key:
-            answer = planned.response.model_dump(mode="json", warnings=False)
-            stored = json.dumps({"fingerprint": move.fingerprint, "response": answer})
+        if move.key:  # the answer serialized once, by pydantic-core, into the record json.loads reads back
+            answer = planned.response.model_dump_json(warnings=False)
+            stored = f'{{"fingerprint": {json.dumps(move.fingerprint)}, "response": {answer}}}'
         try:
             return await self.store.games.commit(
                 record.id,

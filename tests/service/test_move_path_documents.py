@@ -4,7 +4,8 @@ A GraphQL document is parsed, validated and weighed against the limits once per 
 (``service.api.graphql.schema.Documents``): the same move sent again skips all three, while a document
 whose lists are sized by its variables is weighed on every request, and a document that fails is never
 recorded as passed. A request without an ``Origin`` (no browser's)
-skips the CORS layer, and still carries the ``Vary: Origin`` that layer added."""
+skips the CORS layer, and still carries the ``Vary: Origin`` that layer added. A first move with an
+``Idempotency-Key`` costs no read of a stored answer."""
 
 from __future__ import annotations
 
@@ -15,11 +16,13 @@ import pytest
 import strawberry.schema.schema as strawberry_schema
 from graphql import parse
 from starlette.testclient import TestClient
+from svc_helpers import auth, seated
 
 from service.api.edge import with_vary_origin
 from service.api.graphql import schema as our_schema
 from service.api.graphql.limits import QueryLimits, sized_by_variables
 from service.api.graphql.schema import Documents, build_schema
+from service.store.games import GameStore
 
 
 def run(schema: Any, query: str, **variables: Any) -> Any:
@@ -147,3 +150,31 @@ def test_a_browser_request_still_gets_its_cors_headers_once(client: TestClient) 
     response = client.get("/v1/rules", headers={"Origin": "https://cards.example"})
     assert response.headers["access-control-allow-origin"] == "*"
     assert response.headers["x-content-type-options"] == "nosniff" and response.headers["x-request-id"]
+
+
+def test_a_first_keyed_move_reads_no_stored_answer_and_its_retry_still_replays(
+    client: TestClient, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Idempotency-Key without an extra round trip: the stored answer is read only once a move is
+    refused (a retry of an applied move always is: the game has moved on), or found by the commit's
+    own script in its round trip; the retry gets the first answer, marked replayed, applied once."""
+    reads: list[str] = []
+    read = GameStore.idempotent_result
+
+    async def counted(self: GameStore, gid: str, scope: str, key: str) -> str | None:
+        reads.append(key)
+        return await read(self, gid, scope, key)
+
+    monkeypatch.setattr(GameStore, "idempotent_result", counted)
+    table = seated(client, "rough", seed="38")
+    gid = table.game_id
+    seat = client.get(f"/v1/games/{gid}").json()["to_act"]
+    body = {"action": table.legal(seat)[0]}
+    headers = {**auth(table.tokens[seat]), "Idempotency-Key": "move-1"}
+    first = client.post(f"/v1/games/{gid}/actions", json=body, headers=headers)
+    assert first.status_code == 200 and reads == [], (first.text, reads)
+    again = client.post(f"/v1/games/{gid}/actions", json=body, headers=headers)
+    assert again.status_code == 200 and again.headers["Idempotent-Replayed"] == "true", again.text
+    assert (
+        again.json()["version"] == first.json()["version"] == client.get(f"/v1/games/{gid}").json()["version"]
+    )
