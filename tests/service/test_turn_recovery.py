@@ -124,3 +124,39 @@ def test_a_replayed_move_enqueues_the_bot_turn_its_first_request_may_have_lost(
     assert again.status_code == 200 and again.json()["replayed"] is True
     assert job_status(worker_env, gid, after) == JobStatus.QUEUED
     assert bot_turns.play_turn(gid, after) == "played"
+
+
+def test_a_turn_taken_by_a_worker_that_stopped_before_starting_it_is_enqueued_again_within_seconds(
+    client: TestClient, settings: Settings, worker_env: redis.Redis
+) -> None:
+    """A worker on several queues takes a job with BLPOP; stopped (SIGTERM) before it marks the job
+    started, it leaves the job ``queued`` in no queue (the upgrade drill's stall). The watchdog counts
+    it lost once it is ``LOST_AFTER`` old, without waiting out the turn timeout (two minutes here)."""
+    created = client.post("/v1/games", json=BOTS_ONLY)
+    assert created.status_code == 201, created.text
+    gid, version = created.json()["game"]["game_id"], created.json()["game"]["version"]
+    queue_key = f"rq:queue:{settings.bot_queue}"
+    taken = bot_jobs.job_id(gid, version)
+    assert worker_env.lrem(queue_key, 0, taken) == 1  # what BLPOP did, and nothing after it
+    member = bot_jobs.due_member(gid, version)
+    patient = settings.model_copy(update={"bot_turn_timeout": 120})
+    worker_env.zadd(bot_jobs.DUE_KEY, {member: time.time() - 1})  # just taken: not lost yet
+    assert bot_watchdog.requeue_stuck_turns(worker_env, patient) == 0
+    worker_env.delete(bot_jobs.WATCHDOG_LOCK)
+    worker_env.zadd(bot_jobs.DUE_KEY, {member: time.time() - bot_watchdog.LOST_AFTER - 1})
+    assert bot_watchdog.requeue_stuck_turns(worker_env, patient) == 1
+    assert worker_env.lpos(queue_key, taken) is not None  # back in its queue
+    assert bot_turns.play_turn(gid, version) == "played"
+
+
+def test_a_job_waiting_in_its_queue_or_running_is_left_alone_before_the_turn_timeout(
+    client: TestClient, settings: Settings, worker_env: redis.Redis
+) -> None:
+    created = client.post("/v1/games", json=BOTS_ONLY)
+    assert created.status_code == 201, created.text
+    gid, version = created.json()["game"]["game_id"], created.json()["game"]["version"]
+    member = bot_jobs.due_member(gid, version)
+    worker_env.zadd(bot_jobs.DUE_KEY, {member: time.time() - 30})
+    patient = settings.model_copy(update={"bot_turn_timeout": 120})
+    assert bot_watchdog.requeue_stuck_turns(worker_env, patient) == 0  # still in its queue
+    assert job_status(worker_env, gid, version) == JobStatus.QUEUED

@@ -257,7 +257,8 @@ def stalled(http: httpx.Client, url: str, games: list[str], connection: redis.Re
     lines = []
     for gid in games:
         game = http.get(f"{url}/v1/games/{gid}").json()
-        lines.append(f"{gid}: {game['game']} v{game['version']} to_act {game['to_act']} {game['status']}")
+        kind = game.get("kind", game.get("game"))  # v1 names it `kind`, the pre-v1 release `game`
+        lines.append(f"{gid}: {kind} v{game['version']} to_act {game['to_act']} {game['status']}")
         job = (
             Job.fetch(f"bot-{gid}-{game['version']}", connection=connection, serializer=JSONSerializer)
             if connection.exists(f"rq:job:bot-{gid}-{game['version']}")
@@ -315,7 +316,8 @@ def test_old_and_new_release_side_by_side_on_one_redis(old_tree: Path, fleet: Fl
             games.append(gid)
 
         def why(running: list[str]) -> str:
-            return stalled(http, new_url, running, connection)
+            refused = "\n".join(drill.errors[-5:]) or "none"
+            return f"{stalled(http, new_url, running, connection)}\nthe last refusals: {refused}"
 
         phases: list[tuple[str, int]] = []
         running = play_for(drill, http, games, PHASE, 30, why)  # both workers

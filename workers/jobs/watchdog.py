@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import time
 from datetime import UTC
-from typing import Any
+from typing import Any, cast
 
 import redis
 from rq import Queue
@@ -19,24 +19,40 @@ from service.store.keys import game_key
 from workers.jobs.queue import DUE_KEY, WATCHDOG_BATCH, WATCHDOG_LOCK, enqueue, job_id, log
 from workers.jobs.turns import Runtime, runtime
 
+LOST_AFTER = 5.0
+"""Seconds after its enqueue past which a turn whose job reads ``queued`` but waits in no queue counts as
+lost, without waiting out ``bot_turn_timeout``. A worker listening on several queues takes a job with
+BLPOP (no intermediate list to hand it back from): a SIGTERM between that and marking the job started
+(RQ's warm shutdown raises at once in an idle worker) drops it. The upgrade drill met it: a Euchre-5 bot
+turn waited past the drill's two minutes. A live worker marks what it took started within milliseconds;
+were one slower, the copy loses the compare-and-set on the game's version."""
+
 
 def requeue_stuck_turns(connection: redis.Redis, settings: Settings) -> int:
     """Enqueue again every bot turn due for longer than ``bot_turn_timeout`` whose job is neither
-    queued nor running (lost with a Redis restart, deleted, or failed past its retries), and drop the index
-    entries of games that moved on (enqueuing the bot turn they moved on to, if any). Run from every worker's
-    maintenance: a short lock lets one worker of the cluster do a pass at a time. Returns the number of turns
-    enqueued again."""
+    queued nor running (lost with a Redis restart, deleted, or failed past its retries), and one due for
+    :data:`LOST_AFTER` whose job is queued in no queue (taken by a worker that stopped before starting
+    it); drop the index entries of games that moved on (enqueuing the bot turn they moved on to, if any).
+    Run from every worker's maintenance: a short lock lets one worker of the cluster do a pass at a time.
+    Returns the number of turns enqueued again."""
 
     now = time.time()
     lock_seconds = max(1, int(settings.bot_turn_timeout // 2))
     if not connection.set(WATCHDOG_LOCK, "1", nx=True, ex=lock_seconds):
         return 0
     connection.zremrangebyscore(DUE_KEY, "-inf", now - settings.abandoned_ttl)  # those games expired
+    overdue_before = now - settings.bot_turn_timeout
     due = connection.zrangebyscore(
-        DUE_KEY, "-inf", now - settings.bot_turn_timeout, start=0, num=WATCHDOG_BATCH
+        DUE_KEY,
+        "-inf",
+        now - min(LOST_AFTER, settings.bot_turn_timeout),
+        start=0,
+        num=WATCHDOG_BATCH,
+        withscores=True,
     )
     requeued = 0
-    for raw in due:
+    for raw, score in cast(list[tuple[bytes | str, float]], due):
+        since = float(score)
         member = raw.decode() if isinstance(raw, bytes) else str(raw)
         game_id, _, v = member.rpartition(":")
         turn = runtime().bot_turn(game_id)
@@ -53,17 +69,13 @@ def requeue_stuck_turns(connection: redis.Redis, settings: Settings) -> int:
             status = job.get_status()
         except NoSuchJobError:
             job, status = None, None
-        if status in (JobStatus.SCHEDULED, JobStatus.DEFERRED):
-            continue
-        if status == JobStatus.QUEUED and _waiting_in_queue(connection, job):
-            continue
-        if status == JobStatus.STARTED and _started_within(job, settings.bot_turn_timeout, now):
+        if not _lost(connection, job, status, since > overdue_before, settings.bot_turn_timeout, now):
             continue
         # Also a job "started" longer than a bot turn may take: its worker died with it (killed, or
         # Redis went down under it, so the job's end was never written). RQ would fail it only after
         # its timeout; the turn is due now. Should it still be running, the copy loses the race.
-        # Also a job "queued" but in no queue: a worker moved it to RQ's intermediate list and died
-        # (or lost Redis) before marking it started. RQ fails such a job only after a minute.
+        # Also a job "queued" but in no queue: a worker took it (BLPOP, or BLMOVE to RQ's intermediate
+        # list) and stopped, died or lost Redis before marking it started (LOST_AFTER).
         if job is not None:
             # finished or failed under the same id: the unique enqueue would refuse; and RQ's own
             # cleanup must not later fail the new job for the old one's place in the intermediate list
@@ -74,6 +86,19 @@ def requeue_stuck_turns(connection: redis.Redis, settings: Settings) -> int:
         log.warning("bot_turn_requeued", game=game_id, version=int(v), level=level, job_status=str(status))
         requeued += 1
     return requeued
+
+
+def _lost(connection: redis.Redis, job: Any, status: Any, recent: bool, timeout: float, now: float) -> bool:
+    """Whether a due turn's job is lost: queued in no queue (at any age past :data:`LOST_AFTER`), or,
+    once the turn is overdue (not ``recent``), gone, finished, failed, or started longer ago than a
+    bot turn may take. A scheduled or deferred job (a retry's pause) is never lost."""
+    if status in (JobStatus.SCHEDULED, JobStatus.DEFERRED):
+        return False
+    if status == JobStatus.QUEUED:
+        return not _waiting_in_queue(connection, job)
+    if recent:
+        return False  # not overdue: its worker may still be at it
+    return not (status == JobStatus.STARTED and _started_within(job, timeout, now))
 
 
 def _waiting_in_queue(connection: redis.Redis, job: Any) -> bool:
