@@ -23,7 +23,7 @@ from typing import Any
 import pytest
 import yaml
 
-from service.base.settings import Settings, environment_name, get_settings, with_table
+from service.base.settings import Settings, environment_name, with_table
 from service.runtime import cli
 from workers.jobs.queue import queues
 
@@ -88,61 +88,16 @@ def of_kind(objects: list[dict[str, Any]], kind: str) -> dict[str, dict[str, Any
     return {o["metadata"]["name"]: o for o in objects if o["kind"] == kind}
 
 
-class _FakeRedis:
-    url = public_url = "redis://127.0.0.1:1/0"
-    pid = 0
-
-    def __init__(self, data_dir: Path, **_: Any) -> None:
-        self.data_dir = data_dir
-
-
-class _FakeChild:
-    def __init__(self, *_: Any) -> None:
-        pass
-
-    def start(self) -> None:
-        pass
-
-
-class _FakeSupervisor(_FakeChild):
-    def __init__(self, children: list[Any], **_: Any) -> None:
-        self.children = children
-
-
-class _Log:
-    def info(self, *_: Any, **__: Any) -> None:
-        pass
-
-
-def served_queues(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> list[str]:
-    """The ``--queues`` of each worker ``atout serve`` starts, read from its own code
-    (``cli._start_embedded``) with Redis and the supervisor faked: nothing is started."""
-    monkeypatch.setattr(cli, "EmbeddedRedis", _FakeRedis)
-    monkeypatch.setattr(cli, "RedisChild", _FakeChild)
-    monkeypatch.setattr(cli, "Supervisor", _FakeSupervisor)
-    monkeypatch.setenv("REDIS_URL", "redis://127.0.0.1:1/0")  # restored after the test
-    held = cli.Held()
-    try:
-        cli._start_embedded(held, tmp_path, 8000, Settings(), _Log())
-    finally:
-        get_settings.cache_clear()
-    assert isinstance(held.supervisor, _FakeSupervisor)
-    argvs = [child.argv for child in held.supervisor.children if "worker" in child.argv]
-    return [argv[argv.index("--queues") + 1] for argv in argvs]
-
-
 def default(name: str) -> Any:
     return Settings.model_fields[name].default
 
 
-def test_the_guide_names_the_queues_atout_serve_and_atout_worker_use(
-    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
-) -> None:
+def test_the_guide_names_the_queues_atout_serve_and_atout_worker_use() -> None:
     """`make serve` runs one worker per queue: the guide's queue table has exactly those, in the
     order `--queues all` takes them, each row's queue the one its `--queues` value names."""
     rows = table(OPERATIONS.read_text(), "Queue")
     bot_queue, webhook_queue = default("bot_queue"), default("webhook_queue")
-    assert [which for _, which, *_ in rows] == served_queues(monkeypatch, tmp_path)
+    assert [which for _, which, *_ in rows] == list(cli.SERVED_QUEUES)
     assert [queue for queue, *_ in rows] == queues(bot_queue, "all", webhook_queue)
     for queue, which, *_ in rows:
         assert queues(bot_queue, which, webhook_queue) == [queue], f"--queues {which} is not {queue}"

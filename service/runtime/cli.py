@@ -148,6 +148,11 @@ class Held:
     metrics_dir: tempfile.TemporaryDirectory[str] | None = None
 
 
+SERVED_QUEUES = ("fast", "expert", "webhooks")
+"""The ``--queues`` of the workers ``atout serve`` starts with an embedded Redis: one worker per queue
+(docs/operations.md's queue table lists them, tests/test_docs_truth.py checks it)."""
+
+
 def _start_embedded(held: Held, data_dir: Path, api_port: int, settings: Settings, log: Any) -> None:
     """The embedded redis-server (in ``data_dir``, never on the API's port: the API binds after Redis
     has picked one) and one worker per queue, under a supervisor that stops Redis last."""
@@ -163,7 +168,7 @@ def _start_embedded(held: Held, data_dir: Path, api_port: int, settings: Setting
     command = [sys.executable, "-m", "service.runtime.cli", "worker", "--queues"]
     workers = [
         WorkerChild(f"worker-{which}", [*command, which, "--metrics-port", "0"], os.environ.copy())
-        for which in ("fast", "expert", "webhooks")
+        for which in SERVED_QUEUES
     ]
     matcher = [sys.executable, "-m", "service.runtime.cli", "matchmaker", "--metrics-port", "0"]
     workers.append(WorkerChild("matchmaker", matcher, os.environ.copy()))
