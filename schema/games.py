@@ -12,6 +12,7 @@ from pydantic import (
     ConfigDict,
     Field,
     ModelWrapValidatorHandler,
+    PrivateAttr,
     RootModel,
     ValidationError,
     field_validator,
@@ -535,7 +536,12 @@ class ActionRequest(Model):
 
 
 class ActionResponse(BaseModel):
+    """A move's answer. Built once and never changed (``model_construct``, from the engine's trusted
+    values), so its JSON is made once too (:meth:`json_text`): the stored answer of an
+    Idempotency-Key and the REST body are the same text (issue 38: one dump, not two)."""
+
     model_config = ConfigDict(extra="forbid")  # built with model_construct; checked in tests
+    _text: str | None = PrivateAttr(default=None)
     game_id: str
     version: int
     seat: int
@@ -556,6 +562,13 @@ class ActionResponse(BaseModel):
         description="True when this is the stored answer of an earlier request with the same "
         "Idempotency-Key: the move was not played again (the `Idempotent-Replayed` header says it too).",
     )
+
+    def json_text(self) -> str:
+        """The answer as JSON, serialized by pydantic-core the first time only."""
+        if self._text is None:
+            # warnings off: built from the engine's dicts, which the typed fields describe but do not hold
+            self._text = self.model_dump_json(warnings=False)
+        return self._text
 
 
 class LogEntry(BaseModel):

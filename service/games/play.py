@@ -444,8 +444,8 @@ class Play:
         stored answer (with a key) and turn notice. A :class:`VersionConflict` goes to the caller."""
         notice = self.core.account_turn(record, planned.nxt, planned.version) if planned.running else None
         stored = ""  # the answer a retry with the same key gets
-        if move.key:  # the answer serialized once, by pydantic-core, into the record json.loads reads back
-            answer = planned.response.model_dump_json(warnings=False)
+        if move.key:  # the answer serialized once (REST sends the same text), in the record json.loads reads
+            answer = planned.response.json_text()
             stored = f'{{"fingerprint": {json.dumps(move.fingerprint)}, "response": {answer}}}'
         try:
             return await self.store.games.commit(

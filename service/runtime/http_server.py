@@ -43,6 +43,7 @@ from service.base.addresses import address_key
 from service.base.problems import PROBLEM_JSON, ProblemError
 from service.base.settings import Settings, get_settings
 from service.base.texts import Text
+from service.runtime.coalescing import CoalescingTransport
 
 log = logs.get_logger("atout.http")
 
@@ -143,7 +144,7 @@ class GuardedHttpToolsProtocol(HttpToolsProtocol):
     # --- connections --------------------------------------------------------------------------
 
     def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
-        super().connection_made(transport)
+        super().connection_made(CoalescingTransport(transport, self.loop))  # an answer in one send
         limits = self._limits
         if len(self.connections) > limits.max_connections:
             full = Text(
@@ -180,6 +181,9 @@ class GuardedHttpToolsProtocol(HttpToolsProtocol):
         # the GraphQL WebSockets of one client address are capped at the ASGI edge.
         self._cancel_header_timer()
         self._release_peer()
+        if isinstance(self.transport, CoalescingTransport):  # frames are written as they come
+            self.transport.flush()
+            self.transport = self.transport.inner
         super().handle_websocket_upgrade()
 
     def _release_peer(self) -> None:

@@ -10,6 +10,7 @@ skips the CORS layer, and still carries the ``Vary: Origin`` that layer added. A
 from __future__ import annotations
 
 import asyncio
+import json
 from typing import Any
 
 import pytest
@@ -18,6 +19,7 @@ from graphql import parse
 from starlette.testclient import TestClient
 from svc_helpers import auth, seated
 
+from schema.games import ActionResponse
 from service.api.edge import with_vary_origin
 from service.api.graphql import schema as our_schema
 from service.api.graphql.limits import QueryLimits, sized_by_variables
@@ -178,3 +180,39 @@ def test_a_first_keyed_move_reads_no_stored_answer_and_its_retry_still_replays(
     assert (
         again.json()["version"] == first.json()["version"] == client.get(f"/v1/games/{gid}").json()["version"]
     )
+
+
+def test_a_keyed_move_is_answered_with_the_very_text_stored_for_its_key(
+    client: TestClient, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """One serialization of a move's answer: the REST body of a keyed move is, byte for byte, the
+    answer its commit stored for the Idempotency-Key (ActionResponse.json_text), which a retry then
+    gets back marked replayed."""
+    stored: list[str] = []
+    commit = GameStore.commit
+
+    async def keeping(self: GameStore, *args: Any, **kwargs: Any) -> Any:
+        stored.append(kwargs["idempotent_result"])
+        return await commit(self, *args, **kwargs)
+
+    dumps: list[int] = []
+    dump = ActionResponse.model_dump_json
+
+    def counting(self: ActionResponse, **kwargs: Any) -> str:
+        dumps.append(self.version)
+        return dump(self, **kwargs)
+
+    monkeypatch.setattr(GameStore, "commit", keeping)
+    table = seated(client, "euchre5", seed="3805")
+    monkeypatch.setattr(ActionResponse, "model_dump_json", counting)
+    gid = table.game_id
+    seat = client.get(f"/v1/games/{gid}").json()["to_act"]
+    headers = {**auth(table.tokens[seat]), "Idempotency-Key": "move-1"}
+    body = {"action": table.legal(seat)[0]}
+    first = client.post(f"/v1/games/{gid}/actions", json=body, headers=headers)
+    assert first.status_code == 200, first.text
+    assert dumps == [first.json()["version"]], dumps  # serialized once for the store and the body
+    assert len(stored) == 1 and json.loads(stored[0])["response"] == first.json()
+    assert stored[0].endswith(f'"response": {first.text}}}'), (stored[0][-200:], first.text[-200:])
+    again = client.post(f"/v1/games/{gid}/actions", json=body, headers=headers)
+    assert again.json() == {**first.json(), "replayed": True}

@@ -12,6 +12,7 @@ from pydantic import BaseModel, ValidationError
 from starlette.requests import Request
 from starlette.responses import Response
 
+from schema.games import ActionResponse
 from schema.pages import Page
 from service.api.limits import parse_json
 from service.api.pages import page_of
@@ -106,11 +107,12 @@ def bool_query(request: Request, name: str, default: bool) -> bool:
 
 
 def ok(model: BaseModel, status: int = 200, headers: dict[str, str] | None = None) -> Response:
-    """The model as JSON, serialized by pydantic-core in one step (no intermediate dict)."""
+    """The model as JSON, serialized by pydantic-core in one step (no intermediate dict); a move's
+    answer is the text its commit already made for the Idempotency-Key (ActionResponse.json_text)."""
     return Response(
         # warnings off: responses are built with model_construct from the engine's trusted dicts, which
         # the typed fields (schema/views/) describe but do not hold as model instances
-        model.model_dump_json(warnings=False),
+        model.json_text() if isinstance(model, ActionResponse) else model.model_dump_json(warnings=False),
         status_code=status,
         headers=headers,
         media_type="application/json",
