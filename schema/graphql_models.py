@@ -841,47 +841,95 @@ GameView = strawberry.interface(type("GameView", (), _common), description=_desc
 def build(annotation: Any, value: Any) -> Any:
     """An instance of ``graphql_type(annotation)`` from a value the model validates (its instance, or
     its JSON): a union's member is the one whose ``type`` (or ``game``) literal the value names."""
-    annotation = _bare(annotation)
-    if value is None:
-        return None
+    return builder(annotation)(value)
+
+
+Builder = Callable[[Any], Any]
+
+_BUILDERS: dict[tuple[Any, Any], Builder] = {}
+
+
+def builder(annotation: Any, made: type | None = None) -> Builder:
+    """:func:`build` of ``annotation`` as a function of the value, planned once per annotation: what
+    the annotation is (a list, a union and how its members are told apart, a model and its fields) is
+    worked out here, not for every value of every answer. A move's answer holds hundreds of values (a
+    view, its cards and bids, the legal actions): built value by value with the annotation taken apart
+    each time, GraphQL's move spent most of its time here (issue 38)."""
+    key = (annotation, made)
+    found = _BUILDERS.get(key)
+    if found is None:
+        found = _BUILDERS[key] = _plan(_bare(annotation), made)
+    return found
+
+
+def _plan(annotation: Any, made: type | None) -> Builder:
     if _scalar_union(annotation):
-        return str(value)
+        return lambda value: None if value is None else str(value)
     if _is_union(annotation):
-        return build(_member(annotation, value), value)
+        return _union_builder(_members(annotation))
     if get_origin(annotation) is list:
-        return [build(get_args(annotation)[0], item) for item in value]
+        item = builder(get_args(annotation)[0])
+        return lambda value: None if value is None else [item(entry) for entry in value]
     if isinstance(annotation, type) and issubclass(annotation, BaseModel):
-        return _object(annotation, value)
-    return value
+        return _object_builder(annotation, made)
+    return lambda value: value
 
 
-def _member(annotation: Any, value: Any) -> Any:
-    """The member of a union of models that ``value`` is (or names by its ``type``, ``game`` or
-    ``kind``)."""
-    members = _members(annotation)
+def _union_builder(members: list[Any]) -> Builder:
+    """The member's builder for each value: the member the value is an instance of, or whose ``type``,
+    ``game`` or ``kind`` literal it names, tried in the union's order (:func:`_member`)."""
     if len(members) == 1:
-        return members[0]
-    for member in members:
-        if isinstance(value, member):
-            return member
-        for key in ("type", "game", "kind"):
-            info = member.model_fields.get(key)
-            if info is not None and read(value, key) in get_args(_bare(info.annotation)):
-                return member
-    raise ValueError(f"no member of {annotation!r} for {read(value, 'type') or read(value, 'game')!r}")
+        return builder(members[0])
+    tells = [(member, _literals(member), builder(member)) for member in members]
+
+    def build_member(value: Any) -> Any:
+        if value is None:
+            return None
+        for member, literals, build_it in tells:
+            if isinstance(value, member) or any(read(value, key) in said for key, said in literals):
+                return build_it(value)
+        raise ValueError(f"no member of {members!r} for {read(value, 'type') or read(value, 'game')!r}")
+
+    return build_member
 
 
-def _object(model: type[BaseModel], value: Any, made: type | None = None) -> Any:
-    """The generated type of ``model`` (or ``made``, a type of the same fields: a payload) filled from
-    ``value``: each field built from the value's, an :class:`Extra` made from the whole value."""
+def _literals(member: Any) -> list[tuple[str, tuple[Any, ...]]]:
+    """The fields that tell ``member`` from the other members of its union, and their values."""
+    fields = getattr(member, "model_fields", {})
+    keys = [key for key in ("type", "game", "kind") if key in fields]
+    return [(key, get_args(_bare(fields[key].annotation))) for key in keys]
+
+
+def _object_builder(model: type[BaseModel], made: type | None) -> Builder:
+    """The generated type of ``model`` (or ``made``, a type of the same fields: a payload) filled from a
+    value: each field built from the value's, an :class:`Extra` made from the whole value."""
     extras = SHAPES.get(model, Shape()).extras
-    fields: dict[str, Any] = {}
+    plain: list[tuple[str, str, Builder]] = []
+    converted: list[tuple[str, Callable[[Any], Any]]] = []
     for name, info in model.model_fields.items():
         if name in extras:
-            fields[extras[name].name or name] = extras[name].convert(value)
+            converted.append((extras[name].name or name, extras[name].convert))
         else:
-            fields[name] = build(info.annotation, read(value, name, info.alias))
-    return (made or object_type(model))(**fields)
+            plain.append((name, info.alias or name, builder(info.annotation)))
+    kind: type | None = made
+
+    def build_object(value: Any) -> Any:
+        nonlocal kind
+        if value is None:
+            return None
+        if isinstance(value, BaseModel):
+            fields = {name: build_it(getattr(value, name, None)) for name, _, build_it in plain}
+        elif isinstance(value, dict):
+            fields = {name: build_it(value.get(alias)) for name, alias, build_it in plain}
+        else:
+            fields = {name: build_it(None) for name, _, build_it in plain}
+        for name, convert in converted:
+            fields[name] = convert(value)
+        if kind is None:
+            kind = object_type(model)
+        return kind(**fields)
+
+    return build_object
 
 
 def payload_type(name: str, model: type[BaseModel], description: str) -> type:
@@ -899,7 +947,7 @@ PAYLOADS: dict[type, type[BaseModel]] = {}
 
 def build_payload(made: type, value: Any) -> Any:
     """A payload of :func:`payload_type` filled from its model's ``value`` (an instance or its JSON)."""
-    return _object(PAYLOADS[made], value, made)
+    return builder(PAYLOADS[made], made)(value)
 
 
 @strawberry.type(description="Where a page of a connection stands (Relay's `PageInfo`).")
