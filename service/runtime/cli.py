@@ -31,6 +31,7 @@ from service.base.settings import Settings, get_settings
 from service.runtime.backup import add_commands as add_backup_commands
 from service.runtime.embedded_redis import EmbeddedRedis, die_with_parent
 from service.runtime.http_server import server_options
+from service.runtime.reuse_port import run_workers
 from service.runtime.supervisor import RedisChild, Supervisor, WorkerChild
 from workers import arena as harness
 from workers import tournament as tourney
@@ -190,8 +191,9 @@ def _run_api(args: argparse.Namespace, settings: Settings) -> int:
         **server_options(settings, in_process=args.workers <= 1),
     }
     if args.workers > 1:
-        # uvicorn's worker processes: sse-starlette ends their SSE streams with server_closing
-        uvicorn.run("service.api.app:create_app", workers=args.workers, **options)
+        # uvicorn's worker processes, each on a socket of its own (an even share of the connections);
+        # sse-starlette ends their SSE streams with server_closing
+        run_workers(uvicorn.Config("service.api.app:create_app", workers=args.workers, **options))
         return 0
 
     class Server(uvicorn.Server):
