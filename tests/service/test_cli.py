@@ -105,17 +105,22 @@ def test_openapi_command_prints_the_document(tmp_path: Path) -> None:
     assert json.loads(out.read_text())["openapi"].startswith("3.1")
 
 
-def test_metrics_add_up_over_several_uvicorn_workers(tmp_path: Path, redis_url: str) -> None:
-    port = free_port()
+def serve_two_workers(tmp_path: Path, redis_url: str, port: int) -> subprocess.Popen[bytes]:
+    """``atout serve --workers 2`` on ``port`` against the test Redis, metrics in a folder of its own."""
     env = {k: v for k, v in os.environ.items() if k != "PROMETHEUS_MULTIPROC_DIR"}
     env.update(REDIS_URL=redis_url, PYTHONPATH=str(ROOT), ATOUT_LOG_LEVEL="warning")
-    proc = subprocess.Popen(
+    return subprocess.Popen(
         [sys.executable, "-m", "service.runtime.cli", "serve", "--port", str(port), "--workers", "2"],
         cwd=tmp_path,
         env=env,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
     )
+
+
+def test_metrics_add_up_over_several_uvicorn_workers(tmp_path: Path, redis_url: str) -> None:
+    port = free_port()
+    proc = serve_two_workers(tmp_path, redis_url, port)
     try:
         wait_until_ready(f"http://127.0.0.1:{port}/readyz", proc)
         with httpx.Client(base_url=f"http://127.0.0.1:{port}") as http:
@@ -138,15 +143,7 @@ def test_each_uvicorn_worker_listens_on_a_socket_of_its_own(tmp_path: Path, redi
     (service/runtime/reuse_port.py), so 32 clients connecting at once are spread by the kernel, not
     all accepted by the worker awake first (issue 38 saw 27 to 31 of 32 on one worker)."""
     port = free_port()
-    env = {k: v for k, v in os.environ.items() if k != "PROMETHEUS_MULTIPROC_DIR"}
-    env.update(REDIS_URL=redis_url, PYTHONPATH=str(ROOT), ATOUT_LOG_LEVEL="warning")
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "service.runtime.cli", "serve", "--port", str(port), "--workers", "2"],
-        cwd=tmp_path,
-        env=env,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
+    proc = serve_two_workers(tmp_path, redis_url, port)
     clients: list[socket.socket] = []
     try:
         wait_until_ready(f"http://127.0.0.1:{port}/readyz", proc)
