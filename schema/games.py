@@ -536,10 +536,9 @@ class ActionRequest(Model):
 
 
 class ActionResponse(BaseModel):
-    """A move's answer. Built once and never changed (``model_construct``, from the engine's trusted
-    values), so its JSON is made once too (:meth:`json_text`): the stored answer of an
-    Idempotency-Key and the REST body are the same text (issue 38: one dump, not two)."""
-
+    # Built once and never changed (model_construct, from the engine's trusted values), so its JSON is
+    # made once too (json_text): the answer stored for an Idempotency-Key and the REST body are the same
+    # text. A comment, not a docstring: the docstring would become the contract's description.
     model_config = ConfigDict(extra="forbid")  # built with model_construct; checked in tests
     _text: str | None = PrivateAttr(default=None)
     game_id: str
