@@ -193,7 +193,12 @@ def _run_api(args: argparse.Namespace, settings: Settings) -> int:
     if args.workers > 1:
         # uvicorn's worker processes, each on a socket of its own (an even share of the connections);
         # sse-starlette ends their SSE streams with server_closing
-        run_workers(uvicorn.Config("service.api.app:create_app", workers=args.workers, **options))
+        try:
+            run_workers(uvicorn.Config("service.api.app:create_app", workers=args.workers, **options))
+        except OSError as error:  # the address is taken (uvicorn's own bind says it the same way)
+            where = f"{options['host']}:{options['port']}"
+            print(f"atout serve: cannot listen on {where}: {error}", file=sys.stderr)
+            return 3
         return 0
 
     class Server(uvicorn.Server):

@@ -6,7 +6,8 @@ accepts every connection waiting: when 32 clients connect at once (a load balanc
 a bot farm, ``bench/api.py``), one worker took 27 to 31 of the 32 in most rounds measured (issue 38),
 and kept them as long as they stayed open, so one core did the work of two and the answers queued
 behind it (the p99 and the spread of every round). Here the supervisor binds the address with
-``SO_REUSEPORT`` and never listens on it (it holds the port and fails fast when it is taken); each
+``SO_REUSEPORT`` and never listens on it (it holds the port, and refuses to start when a server
+listens there already: :func:`claim`); each
 worker binds its own socket to the same address and listens on that, and Linux hands each new
 connection to one of the workers' sockets by a hash of its addresses: an even share, whoever is awake.
 A worker that dies loses only the connections in its own backlog; the one started in its place
@@ -23,19 +24,29 @@ from uvicorn.supervisors import multiprocess
 REUSE_PORT = getattr(socket, "SO_REUSEPORT", None)
 
 
-def bound(host: str, port: int) -> socket.socket:
-    """A TCP socket bound to ``host:port`` with ``SO_REUSEPORT`` (not listening)."""
+def bound(host: str, port: int, reuse_port: bool = True) -> socket.socket:
+    """A TCP socket bound to ``host:port`` (not listening), with ``SO_REUSEPORT`` unless told not to."""
     family = socket.AF_INET6 if ":" in host else socket.AF_INET
     sock = socket.socket(family, socket.SOCK_STREAM, socket.IPPROTO_TCP)
     try:
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        if REUSE_PORT is not None:
+        if reuse_port and REUSE_PORT is not None:
             sock.setsockopt(socket.SOL_SOCKET, REUSE_PORT, 1)
         sock.bind((host, port))
     except OSError:
         sock.close()
         raise
     return sock
+
+
+def claim(host: str, port: int) -> socket.socket:
+    """The supervisor's socket for ``host:port``; ``OSError`` (address in use) when a server already
+    listens there. ``SO_REUSEPORT`` lets any process of the same user join a port's group: a second
+    ``atout serve`` started by mistake on the same port would quietly take a share of the first one's
+    connections rather than fail. A plain bind is refused by any socket listening on the port, so one
+    is tried first (``SO_REUSEADDR`` only: a previous run's connections in TIME_WAIT do not count)."""
+    bound(host, port, reuse_port=False).close()
+    return bound(host, port)
 
 
 def own_sockets(shared: list[socket.socket] | None) -> list[socket.socket] | None:
@@ -65,7 +76,7 @@ def run_workers(config: uvicorn.Config) -> None:
     workers from its module's ``Process`` (at start, on a restart, on SIGTTIN): that name is pointed
     at :class:`WorkerProcess` in this process, which only supervises (tests/service/test_cli.py
     checks that every worker listens on a socket of its own)."""
-    sock = bound(config.host, config.port)
+    sock = claim(config.host, config.port)
     sock.set_inheritable(True)
     multiprocess.Process = WorkerProcess  # type: ignore[misc]
     multiprocess.Multiprocess(config, sockets=[sock]).run()

@@ -19,6 +19,7 @@ from rq import Worker
 
 from service.runtime.cli import main, parser
 from service.runtime.embedded_redis import free_port
+from service.runtime.reuse_port import bound, claim
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -172,6 +173,57 @@ def test_each_uvicorn_worker_listens_on_a_socket_of_its_own(tmp_path: Path, redi
             client.close()
         proc.send_signal(signal.SIGINT)
         proc.wait(60)
+
+
+def test_a_second_server_on_the_same_port_is_refused_not_let_into_its_group(
+    tmp_path: Path, redis_url: str
+) -> None:
+    """SO_REUSEPORT lets any process of the same user bind a port already in a group: a second
+    ``atout serve --workers 2`` on the first one's port must fail (exit 3, saying why) rather than
+    take a share of its connections (service.runtime.reuse_port.claim)."""
+    port = free_port()
+    first = serve_two_workers(tmp_path, redis_url, port)
+    try:
+        wait_until_ready(f"http://127.0.0.1:{port}/readyz", first)
+        env = {**os.environ, "REDIS_URL": redis_url, "PYTHONPATH": str(ROOT), "ATOUT_LOG_LEVEL": "warning"}
+        env.pop("PROMETHEUS_MULTIPROC_DIR", None)
+        second = subprocess.Popen(
+            [sys.executable, "-m", "service.runtime.cli", "serve", "--port", str(port), "--workers", "2"],
+            cwd=tmp_path,
+            env=env,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+            text=True,
+            start_new_session=True,  # its workers too are stopped below, should it start them
+        )
+        try:
+            _, said = second.communicate(timeout=60)
+        finally:
+            if second.poll() is None:
+                os.killpg(second.pid, signal.SIGKILL)
+                second.wait(10)
+        assert second.returncode == 3, said[-2000:]
+        assert f"cannot listen on 127.0.0.1:{port}" in said and "in use" in said
+        assert httpx.get(f"http://127.0.0.1:{port}/healthz").status_code == 200  # the first serves on
+    finally:
+        first.send_signal(signal.SIGINT)
+        first.wait(60)
+
+
+def test_the_supervisor_claims_a_free_address_and_its_workers_join_it() -> None:
+    """A free port is claimed (bound, SO_REUSEPORT, not listening) and a worker's socket joins it;
+    a port where a server listens, alone or in a SO_REUSEPORT group, is refused."""
+    with claim("127.0.0.1", 0) as held:
+        port = held.getsockname()[1]
+        with bound("127.0.0.1", port) as worker:
+            worker.listen()
+            with pytest.raises(OSError):
+                claim("127.0.0.1", port)
+    with socket.socket() as plain:
+        plain.bind(("127.0.0.1", 0))
+        plain.listen()
+        with pytest.raises(OSError):
+            claim("127.0.0.1", plain.getsockname()[1])
 
 
 def healthz_count(metrics: str) -> float:
