@@ -16,6 +16,7 @@ binds again. Where ``SO_REUSEPORT`` does not exist, the workers share the socket
 
 from __future__ import annotations
 
+import logging
 import socket
 
 import uvicorn
@@ -78,5 +79,8 @@ def run_workers(config: uvicorn.Config) -> None:
     checks that every worker listens on a socket of its own)."""
     sock = claim(config.host, config.port)
     sock.set_inheritable(True)
+    host, port = sock.getsockname()[:2]
+    said = "Uvicorn running on http://%s:%d (Press CTRL+C to quit)"  # as uvicorn.run says it
+    logging.getLogger("uvicorn.error").info(said, host, port)
     multiprocess.Process = WorkerProcess  # type: ignore[misc]
     multiprocess.Multiprocess(config, sockets=[sock]).run()
