@@ -113,6 +113,12 @@ def test_the_graphql_schema_breaks_nothing_of_v1() -> None:
     assert not broken, "a breaking change against the v1 baseline (add, never remove):\n" + "\n".join(broken)
 
 
+def with_paths(document: dict[str, Any], *paths: str) -> dict[str, Any]:
+    """``document`` with only ``paths`` (every component kept): the checks of the checker below need
+    only the operations they change, and Optic reads those in 3 s rather than the whole API in 25."""
+    return {**document, "paths": {path: document["paths"][path] for path in paths}}
+
+
 def _a_response_schema(document: dict[str, Any]) -> str:
     """The schema of ``getGame``'s answer: a response every client reads."""
     answer = document["paths"]["/v1/games/{game_id}"]["get"]["responses"]["200"]
@@ -120,7 +126,7 @@ def _a_response_schema(document: dict[str, Any]) -> str:
 
 
 def test_the_openapi_check_refuses_a_removed_response_field(tmp_path: Path) -> None:
-    before = json.loads(OPENAPI_V1.read_text())
+    before = with_paths(json.loads(OPENAPI_V1.read_text()), "/v1/games/{game_id}")
     after = copy.deepcopy(before)
     schema = after["components"]["schemas"][_a_response_schema(after)]
     removed = sorted(schema["required"])[0]
@@ -131,7 +137,7 @@ def test_the_openapi_check_refuses_a_removed_response_field(tmp_path: Path) -> N
 
 
 def test_the_openapi_check_passes_an_added_response_field(tmp_path: Path) -> None:
-    before = json.loads(OPENAPI_V1.read_text())
+    before = with_paths(json.loads(OPENAPI_V1.read_text()), "/v1/games/{game_id}")
     after = copy.deepcopy(before)
     schema = after["components"]["schemas"][_a_response_schema(after)]
     schema["properties"]["added_later"] = {"type": "string", "description": "A field of a later release."}
@@ -165,7 +171,8 @@ def test_the_openapi_check_passes_enum_values_added_to_answers(tmp_path: Path) -
     narrowing rule's report of a value added to a nullable enum (a seat's ``bot_level`` is ``anyOf:
     [enum, null]``; a level added there, ``bot:learned``, is reported as values *removed*). A value
     truly removed from a request's enum is still refused (the test below)."""
-    before = json.loads(OPENAPI_V1.read_text())
+    deliveries, game = "/v1/admin/webhooks/{webhook_id}/deliveries", "/v1/games/{game_id}"
+    before = with_paths(json.loads(OPENAPI_V1.read_text()), deliveries, game)
     after = copy.deepcopy(before)
     schemas = after["components"]["schemas"]
     schemas["WebhookDelivery"]["properties"]["event_type"]["enum"].append("added_later")
@@ -176,7 +183,7 @@ def test_the_openapi_check_passes_enum_values_added_to_answers(tmp_path: Path) -
 
 
 def test_the_openapi_check_refuses_an_enum_value_removed_from_a_request(tmp_path: Path) -> None:
-    before = json.loads(OPENAPI_V1.read_text())
+    before = with_paths(json.loads(OPENAPI_V1.read_text()), "/v1/tournaments")
     after = copy.deepcopy(before)
     after["components"]["schemas"]["CreateTournamentRequest"]["properties"]["format"]["enum"].remove("swiss")
     broken = openapi_breaks(before, after, tmp_path)
