@@ -4,8 +4,8 @@ In the same run the same load (the same number of clients, each sending requests
 back) hits a bare Starlette endpoint that does one Redis GET and one SET: the floor of any
 Redis-backed HTTP service on this machine. Both servers run under uvicorn with 2 worker
 processes, each worker on a socket of its own as ``atout serve --workers 2`` runs them
-(bench/uvicorn_workers.py), on loopback against one real redis-server started here. The sides are measured in
-short alternating rounds (the order rotates each round), so a machine shared with other work
+(bench/uvicorn_workers.py), on loopback against one real redis-server started here. The sides are
+measured in short alternating rounds (the order rotates each round), so a machine shared with other work
 slows every side alike; the figures are medians over rounds, with the spread of the ratio.
 A third side, an empty endpoint (no Redis), is the HTTP floor: with the number of requests our
 client sends per action it gives the highest ratio a server could reach whose requests did nothing

@@ -16,7 +16,7 @@ import uvicorn
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from service.runtime.reuse_port import run_workers
+from service.runtime.reuse_port import claim, run_workers
 
 
 def main() -> None:
@@ -31,7 +31,7 @@ def main() -> None:
     sys.path.insert(0, args.app_dir)  # the workers are spawned with this process's sys.path
     config = uvicorn.Config(args.app, host=args.host, port=args.port, log_level=args.log_level)
     config.workers = args.workers
-    run_workers(config)
+    run_workers(config, claim(args.host, args.port))
 
 
 if __name__ == "__main__":

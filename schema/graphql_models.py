@@ -877,7 +877,7 @@ def _plan(annotation: Any, made: type | None) -> Builder:
 
 def _union_builder(members: list[Any]) -> Builder:
     """The member's builder for each value: the member the value is an instance of, or whose ``type``,
-    ``game`` or ``kind`` literal it names, tried in the union's order (:func:`_member`)."""
+    ``game`` or ``kind`` literal it names, tried in the union's order."""
     if len(members) == 1:
         return builder(members[0])
     tells = [(member, _literals(member), builder(member)) for member in members]
@@ -917,6 +917,7 @@ def _object_builder(model: type[BaseModel], made: type | None) -> Builder:
         nonlocal kind
         if value is None:
             return None
+        # :func:`read` per field, with the value's kind decided once rather than for every field
         if isinstance(value, BaseModel):
             fields = {name: build_it(getattr(value, name, None)) for name, _, build_it in plain}
         elif isinstance(value, dict):

@@ -31,7 +31,7 @@ from service.base.settings import Settings, get_settings
 from service.runtime.backup import add_commands as add_backup_commands
 from service.runtime.embedded_redis import EmbeddedRedis, die_with_parent
 from service.runtime.http_server import server_options
-from service.runtime.reuse_port import run_workers
+from service.runtime.reuse_port import claim, run_workers
 from service.runtime.supervisor import RedisChild, Supervisor, WorkerChild
 from workers import arena as harness
 from workers import tournament as tourney
@@ -194,11 +194,12 @@ def _run_api(args: argparse.Namespace, settings: Settings) -> int:
         # uvicorn's worker processes, each on a socket of its own (an even share of the connections);
         # sse-starlette ends their SSE streams with server_closing
         try:
-            run_workers(uvicorn.Config("service.api.app:create_app", workers=args.workers, **options))
-        except OSError as error:  # the address is taken (uvicorn's own bind says it the same way)
+            claimed = claim(options["host"], options["port"])
+        except OSError as error:  # the address is taken (uvicorn's own bind exits 3 too)
             where = f"{options['host']}:{options['port']}"
             print(f"atout serve: cannot listen on {where}: {error}", file=sys.stderr)
             return 3
+        run_workers(uvicorn.Config("service.api.app:create_app", workers=args.workers, **options), claimed)
         return 0
 
     class Server(uvicorn.Server):

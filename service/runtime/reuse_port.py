@@ -7,9 +7,9 @@ a bot farm, ``bench/api.py``), one worker took 27 to 31 of the 32 in most rounds
 and kept them as long as they stayed open, so one core did the work of two and the answers queued
 behind it (the p99 and the spread of every round). Here the supervisor binds the address with
 ``SO_REUSEPORT`` and never listens on it (it holds the port, and refuses to start when a server
-listens there already: :func:`claim`); each
-worker binds its own socket to the same address and listens on that, and Linux hands each new
-connection to one of the workers' sockets by a hash of its addresses: an even share, whoever is awake.
+listens there already: :func:`claim`); each worker binds its own socket to the same address and
+listens on that, and Linux hands each new connection to one of the workers' sockets by a hash of its
+addresses: an even share, whoever is awake.
 A worker that dies loses only the connections in its own backlog; the one started in its place
 binds again. Where ``SO_REUSEPORT`` does not exist, the workers share the socket as uvicorn does.
 """
@@ -71,16 +71,16 @@ class WorkerProcess(multiprocess.Process):
         super().target(own_sockets(sockets))
 
 
-def run_workers(config: uvicorn.Config) -> None:
+def run_workers(config: uvicorn.Config, claimed: socket.socket) -> None:
     """``config.workers`` worker processes under uvicorn's supervisor (its health checks, restarts
-    and signals), each listening on its own ``SO_REUSEPORT`` socket. uvicorn's supervisor makes its
-    workers from its module's ``Process`` (at start, on a restart, on SIGTTIN): that name is pointed
-    at :class:`WorkerProcess` in this process, which only supervises (tests/service/test_cli.py
-    checks that every worker listens on a socket of its own)."""
-    sock = claim(config.host, config.port)
-    sock.set_inheritable(True)
-    host, port = sock.getsockname()[:2]
+    and signals), each listening on its own ``SO_REUSEPORT`` socket bound to the address of
+    ``claimed`` (:func:`claim`). uvicorn's supervisor makes its workers from its module's ``Process``
+    (at start, on a restart, on SIGTTIN): that name is pointed at :class:`WorkerProcess` in this
+    process, which only supervises (tests/service/test_cli.py checks that every worker listens on a
+    socket of its own)."""
+    claimed.set_inheritable(True)
+    host, port = claimed.getsockname()[:2]
     said = "Uvicorn running on http://%s:%d (Press CTRL+C to quit)"  # as uvicorn.run says it
     logging.getLogger("uvicorn.error").info(said, host, port)
     multiprocess.Process = WorkerProcess  # type: ignore[misc]
-    multiprocess.Multiprocess(config, sockets=[sock]).run()
+    multiprocess.Multiprocess(config, sockets=[claimed]).run()
